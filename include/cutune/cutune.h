@@ -1,0 +1,290 @@
+/* cutune — autotuner for CUDA kernel launch configurations.
+ *
+ * Conventions of this API:
+ * - Opaque handles with create/destroy pairs; every _destroy/_close accepts
+ *   NULL and does nothing.
+ * - Functions return a cutune_status. A function that creates a handle sets
+ *   *out even when it fails (NULL only when memory ran out), so the reason
+ *   can be read with the handle's _errmsg() before destroying it.
+ * - Returned `const char *` and `const` struct pointers are borrowed from the
+ *   handle: valid until the next call on that handle or its destruction.
+ * - The library never prints, exits or aborts; diagnostics go to the log
+ *   callback given in the options.
+ * - Handles are not thread-safe: use one handle per thread. Different
+ *   handles may be used from different threads at once.
+ */
+#ifndef CUTUNE_CUTUNE_H
+#define CUTUNE_CUTUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUTUNE_VERSION_MAJOR 0
+#define CUTUNE_VERSION_MINOR 1
+#define CUTUNE_VERSION_PATCH 0
+#define CUTUNE_VERSION_STRING "0.1.0"
+
+/* Stable values: new codes go last, none is renumbered or removed. */
+typedef enum cutune_status {
+    CUTUNE_OK = 0,
+    CUTUNE_ERR_INVALID_ARGUMENT = 1, /* a NULL or out-of-range argument */
+    CUTUNE_ERR_NO_MEMORY = 2,
+    CUTUNE_ERR_IO = 3,           /* a file could not be read or written */
+    CUTUNE_ERR_PARSE = 4,        /* malformed JSON, T1 field or expression */
+    CUTUNE_ERR_UNSUPPORTED = 5,  /* valid input cutune does not handle */
+    CUTUNE_ERR_NOT_FOUND = 6,    /* unknown template, no cache record */
+    CUTUNE_ERR_NO_DEVICE = 7,    /* no CUDA device (or driver) present */
+    CUTUNE_ERR_CUDA = 8,         /* the CUDA runtime failed outside a candidate */
+    CUTUNE_ERR_NVRTC = 9,        /* NVRTC failed outside a candidate */
+    CUTUNE_ERR_WORKER = 10,      /* the GPU worker could not be started */
+    CUTUNE_ERR_EMPTY_SPACE = 11, /* no configuration satisfies the conditions */
+    CUTUNE_ERR_NO_VALID_RESULT = 12, /* every evaluated configuration failed */
+    CUTUNE_ERR_LIMIT = 13        /* a configured size limit was exceeded */
+} cutune_status;
+
+/* A fixed English string for a status; never NULL. */
+const char *cutune_status_str(cutune_status status);
+
+/* What became of one evaluated configuration. The strings of
+ * cutune_outcome_str() are the T4 `invalidity` values. Stable values. */
+typedef enum cutune_outcome {
+    CUTUNE_OUTCOME_CORRECT = 0,     /* ran and validated */
+    CUTUNE_OUTCOME_COMPILE = 1,     /* NVRTC rejected it (log kept) */
+    CUTUNE_OUTCOME_RUNTIME = 2,     /* launch failed or the worker died */
+    CUTUNE_OUTCOME_CORRECTNESS = 3, /* output differs from the reference */
+    CUTUNE_OUTCOME_TIMEOUT = 4,     /* exceeded the per-launch time limit */
+    CUTUNE_OUTCOME_RESOURCES = 5    /* zero occupancy or too many threads:
+                                       rejected without a launch */
+} cutune_outcome;
+
+const char *cutune_outcome_str(cutune_outcome outcome);
+
+typedef enum cutune_log_level {
+    CUTUNE_LOG_ERROR = 0,
+    CUTUNE_LOG_WARN = 1,
+    CUTUNE_LOG_INFO = 2,
+    CUTUNE_LOG_DEBUG = 3
+} cutune_log_level;
+
+/* `message` is borrowed for the duration of the call. */
+typedef void (*cutune_log_fn)(void *user, cutune_log_level level,
+                              const char *message);
+
+/* One tunable parameter's value, as text ("128", "1", "-Xptxas=-dlcm=cg"). */
+typedef struct cutune_param_value {
+    const char *name;
+    const char *value;
+} cutune_param_value;
+
+/* ------------------------------------------------------------------ */
+/* Device fingerprint: what a tuning result is only valid for.          */
+
+typedef struct cutune_device {
+    char name[256];
+    char uuid[48];          /* "GPU-xxxxxxxx-...", or "" when unknown */
+    int cc_major;
+    int cc_minor;
+    int sm_count;
+    long long l2_bytes;
+    long long memory_bytes;
+    int driver_version;     /* cudaDriverGetVersion, e.g. 13000 */
+    char nvrtc_version[16]; /* "13.0" */
+    char cutune_version[16];
+    int simulated;          /* nonzero for records made by `simulate` */
+} cutune_device;
+
+/* ------------------------------------------------------------------ */
+/* Problems: a T1 file or a built-in template, with its search space.  */
+
+typedef struct cutune_problem cutune_problem;
+
+typedef struct cutune_problem_options {
+    /* Replaces the T1 ProblemSize when n_problem_size > 0. */
+    const long long *problem_size;
+    size_t n_problem_size;
+} cutune_problem_options;
+
+/* `name_or_path` is a built-in template name (see cutune_template_*) or a
+ * path to a T1 JSON file. `options` may be NULL. The caller owns *out and
+ * frees it with cutune_problem_destroy(). */
+cutune_status cutune_problem_load(const char *name_or_path,
+                                  const cutune_problem_options *options,
+                                  cutune_problem **out);
+void cutune_problem_destroy(cutune_problem *problem);
+const char *cutune_problem_errmsg(const cutune_problem *problem);
+
+const char *cutune_problem_name(const cutune_problem *problem);
+const char *cutune_problem_kernel_name(const cutune_problem *problem);
+/* A hex digest of the kernel source, for stale-cache checks. */
+const char *cutune_problem_source_hash(const cutune_problem *problem);
+size_t cutune_problem_size_dims(const cutune_problem *problem);
+long long cutune_problem_size(const cutune_problem *problem, size_t dim);
+size_t cutune_problem_param_count(const cutune_problem *problem);
+const char *cutune_problem_param_name(const cutune_problem *problem,
+                                      size_t param);
+size_t cutune_problem_value_count(const cutune_problem *problem,
+                                  size_t param);
+const char *cutune_problem_value(const cutune_problem *problem, size_t param,
+                                 size_t value);
+/* Number of points of the cartesian product, and of valid configurations. */
+double cutune_problem_cartesian_size(const cutune_problem *problem);
+size_t cutune_problem_space_size(const cutune_problem *problem);
+
+/* Built-in templates embedded in the library. */
+size_t cutune_template_count(void);
+const char *cutune_template_name(size_t index);
+
+/* ------------------------------------------------------------------ */
+/* Sessions: device discovery, compilation and tuning.                 */
+
+typedef struct cutune_session cutune_session;
+
+typedef struct cutune_session_options {
+    int device;              /* CUDA device ordinal */
+    const char *strategy;    /* strategy name; NULL for the default */
+    size_t max_evals;        /* 0: no limit */
+    double max_seconds;      /* 0: no limit */
+    uint64_t seed;           /* for randomized strategies */
+    const char *cache_dir;   /* NULL: $CUTUNE_CACHE_DIR or ~/.cache/cutune */
+    int write_cache;         /* append the winner to the cache */
+    const char *worker_path; /* NULL: $CUTUNE_WORKER, then beside the
+                                running executable, then the install dir */
+    int compile_threads;     /* 0: one per online core */
+    double launch_timeout_s; /* absolute cap on one launch; 0: default */
+    cutune_log_fn log;
+    void *log_user;
+} cutune_session_options;
+
+void cutune_session_options_init(cutune_session_options *options);
+
+/* Copies `options` (strings included). The caller owns *out. */
+cutune_status cutune_session_create(const cutune_session_options *options,
+                                    cutune_session **out);
+void cutune_session_destroy(cutune_session *session);
+const char *cutune_session_errmsg(const cutune_session *session);
+
+/* Lists the CUDA devices (through a worker process). The array is
+ * borrowed from the session. */
+cutune_status cutune_session_devices(cutune_session *session,
+                                     const cutune_device **devices,
+                                     size_t *count);
+
+/* One evaluated configuration, as the tune saw it. */
+typedef struct cutune_eval {
+    size_t config_index;          /* index in the problem's space */
+    cutune_outcome outcome;
+    double time_ms;               /* median runtime; valid when CORRECT */
+    double compile_ms;
+    const char *message;          /* NVRTC log or CUDA error; may be "" */
+} cutune_eval;
+
+typedef struct cutune_tune_result {
+    cutune_device device;
+    double memcpy_gbs;            /* device-to-device cudaMemcpy, R+W */
+    int occupancy_block_size;     /* what the occupancy API suggests */
+    const cutune_param_value *baseline; /* occupancy-seeded configuration */
+    size_t n_params;
+    double baseline_ms;
+    const cutune_param_value *best;
+    double best_ms;
+    double best_min_ms;
+    double best_stddev_ms;
+    size_t best_runs;
+    double best_gbs;              /* 0 when the problem names no bytes */
+    double speedup;               /* baseline_ms / best_ms */
+    size_t evaluations;
+    size_t failures;
+    double wall_s;
+    const char *strategy;
+    const cutune_eval *evals;     /* every evaluation, in order */
+    size_t n_evals;
+} cutune_tune_result;
+
+/* Tunes `problem` on the session's device. On success *result is borrowed
+ * from the session until the next tune or its destruction. */
+cutune_status cutune_session_tune(cutune_session *session,
+                                  const cutune_problem *problem,
+                                  const cutune_tune_result **result);
+
+/* Compiles up to `limit` configurations (0: all) for `arch` ("sm_90")
+ * without a GPU. Counts what compiled and what NVRTC rejected. */
+cutune_status cutune_session_compile(cutune_session *session,
+                                     const cutune_problem *problem,
+                                     const char *arch, size_t limit,
+                                     size_t *compiled, size_t *failed,
+                                     double *seconds);
+
+/* ------------------------------------------------------------------ */
+/* The per-device tuning cache.                                        */
+
+typedef struct cutune_cache cutune_cache;
+
+/* One tuning result as stored. All pointers are borrowed (from the caller
+ * on append, from the cache handle on lookup). */
+typedef struct cutune_cache_record {
+    cutune_device device;
+    const char *problem_name;
+    const char *source_hash;
+    const long long *problem_size;
+    size_t n_problem_size;
+    const char *compiler_options;   /* joined by spaces; may be "" */
+    const cutune_param_value *config;
+    size_t n_config;
+    double time_ms;                 /* median of the best configuration */
+    double time_min_ms;
+    double time_stddev_ms;
+    size_t runs;
+    double gbs;                     /* 0 when unknown */
+    const cutune_param_value *baseline;
+    size_t n_baseline;
+    double baseline_ms;
+    const char *strategy;
+    size_t evaluations;
+    double tune_seconds;
+    long long timestamp;            /* seconds since the Unix epoch */
+} cutune_cache_record;
+
+typedef enum cutune_match {
+    CUTUNE_MATCH_NONE = 0,
+    CUTUNE_MATCH_EXACT = 1,         /* same device, same problem size */
+    CUTUNE_MATCH_NEAREST_SIZE = 2   /* same device, nearest problem size */
+} cutune_match;
+
+const char *cutune_match_str(cutune_match match);
+
+typedef struct cutune_cache_query {
+    const char *problem_name;
+    const char *device_name;        /* compared case-insensitively */
+    const char *device_uuid;        /* preferred over the name when set */
+    const long long *problem_size;  /* NULL: any size */
+    size_t n_problem_size;
+} cutune_cache_query;
+
+/* `dir` NULL: $CUTUNE_CACHE_DIR, else $HOME/.cache/cutune. The directory
+ * is created on the first append. The caller owns *out. */
+cutune_status cutune_cache_open(const char *dir, cutune_cache **out);
+void cutune_cache_close(cutune_cache *cache);
+const char *cutune_cache_errmsg(const cutune_cache *cache);
+const char *cutune_cache_dir(const cutune_cache *cache);
+
+/* Appends one record to the device's file under an exclusive lock. Safe
+ * across processes. */
+cutune_status cutune_cache_append(cutune_cache *cache,
+                                  const cutune_cache_record *record);
+
+/* Finds the record that best answers `query`; the newest among equals.
+ * Returns CUTUNE_ERR_NOT_FOUND (with *match = NONE) when none does. */
+cutune_status cutune_cache_lookup(cutune_cache *cache,
+                                  const cutune_cache_query *query,
+                                  const cutune_cache_record **record,
+                                  cutune_match *match);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

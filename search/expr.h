@@ -1,0 +1,88 @@
+/* The T1 expression language: the subset of Python that T1 files use for
+ * parameter values, conditions, sizes and geometry.
+ *
+ * Parse once, evaluate many times. A parsed expression lists the free names
+ * it reads (parameters, `ProblemSize`, ...) in order of first appearance;
+ * the caller binds each to a value by position when evaluating. Builtins
+ * (range, list, max, min, len) and comprehension variables are not free.
+ *
+ * No global state: all functions are thread-safe on distinct objects, and
+ * cutune__expr_eval() is safe on one shared parsed expression.
+ */
+#ifndef CUTUNE_SEARCH_EXPR_H
+#define CUTUNE_SEARCH_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum cutune__vtype {
+    CUTUNE__V_NONE = 0,
+    CUTUNE__V_INT,
+    CUTUNE__V_FLOAT,
+    CUTUNE__V_BOOL,
+    CUTUNE__V_STR,
+    CUTUNE__V_LIST
+} cutune__vtype;
+
+/* A value owns its string and list storage; free with cutune__value_clear. */
+typedef struct cutune__value {
+    cutune__vtype type;
+    union {
+        int64_t i;   /* INT, and BOOL (0 or 1) */
+        double f;    /* FLOAT */
+        char *s;     /* STR, NUL-terminated, owned */
+        struct {
+            struct cutune__value *items; /* owned */
+            size_t n;
+        } list;
+    } u;
+} cutune__value;
+
+void cutune__value_clear(cutune__value *v);
+/* Deep copy; returns 0 on success, -1 when memory ran out. */
+int cutune__value_copy(cutune__value *dst, const cutune__value *src);
+/* Python truthiness. */
+int cutune__value_truthy(const cutune__value *v);
+/* Python-like text: 128, 0.5, True, abc (strings unquoted), [1, 2]. The
+ * result is malloc'ed and owned by the caller; NULL when memory ran out. */
+char *cutune__value_to_text(const cutune__value *v);
+/* Python ==. */
+int cutune__value_equal(const cutune__value *a, const cutune__value *b);
+
+typedef struct cutune__expr cutune__expr;
+
+/* Where and why parsing or evaluation failed. `column` is 1-based in the
+ * expression text (0 when not applicable); `token` is the offending token
+ * or name. The caller adds the file and the JSON field. */
+typedef struct cutune__expr_error {
+    int column;
+    char token[64];
+    char message[256];
+} cutune__expr_error;
+
+/* Upper bound on elements of any list an evaluation builds (range,
+ * comprehension, +), so a hostile file cannot exhaust memory. */
+#define CUTUNE__EXPR_DEFAULT_MAX_LIST ((size_t)1 << 24)
+
+/* NULL on failure with *err filled (err may be NULL). `max_list` 0 means
+ * CUTUNE__EXPR_DEFAULT_MAX_LIST. */
+cutune__expr *cutune__expr_parse(const char *text, size_t max_list,
+                                 cutune__expr_error *err);
+void cutune__expr_free(cutune__expr *e);
+const char *cutune__expr_text(const cutune__expr *e);
+
+size_t cutune__expr_name_count(const cutune__expr *e);
+const char *cutune__expr_name(const cutune__expr *e, size_t i);
+
+/* Evaluates with vars[i] bound to cutune__expr_name(e, i) (vars is borrowed;
+ * may be NULL when there are no names). On success *out holds a new value
+ * the caller clears. Returns 0, or -1 with *err filled (division by zero,
+ * type errors, index out of range, list too long). */
+int cutune__expr_eval(const cutune__expr *e, const cutune__value *vars,
+                      cutune__value *out, cutune__expr_error *err);
+
+/* Shorthand: parse and evaluate an expression that names nothing. */
+int cutune__expr_eval_const(const char *text, cutune__value *out,
+                            cutune__expr_error *err);
+
+#endif

@@ -1,0 +1,87 @@
+/* Search strategies and the loop that drives them.
+ *
+ * A strategy is a const table of functions, in the shape of GSL's
+ * gsl_multimin_fminimizer_type: the driver allocates `state_size` bytes,
+ * calls init, then alternates next (the strategy proposes configurations)
+ * and report (the driver tells it what each one measured). New strategies
+ * plug in by adding a table; the tuner never changes.
+ *
+ * Objectives are minimised (runtimes). A failed configuration is reported
+ * with objective = INFINITY.
+ */
+#ifndef CUTUNE_SEARCH_STRATEGY_H
+#define CUTUNE_SEARCH_STRATEGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "space.h"
+
+/* What init receives. */
+typedef struct cutune__strategy_ctx {
+    const cutune__space *space;
+    gsl_rng *rng;          /* owned by the driver; seeded from the run */
+    size_t start;          /* occupancy-seeded first configuration, or
+                              SIZE_MAX when there is none */
+    size_t budget;         /* evaluations allowed (SIZE_MAX: unlimited) */
+} cutune__strategy_ctx;
+
+typedef struct cutune__strategy_type {
+    const char *name;
+    size_t state_size;
+    /* Returns 0, or -1 when memory ran out. */
+    int (*init)(void *state, const cutune__strategy_ctx *ctx);
+    /* Writes up to `cap` (>= 1) proposals to `out` and returns how many;
+     * 0 means the strategy has nothing more to propose. A strategy may
+     * return fewer than cap when it needs results first. */
+    size_t (*next)(void *state, size_t *out, size_t cap);
+    /* The result of a proposal (also of one the driver answered from an
+     * earlier evaluation without re-measuring it). */
+    void (*report)(void *state, size_t index, double objective);
+    void (*destroy)(void *state);
+} cutune__strategy_type;
+
+extern const cutune__strategy_type *cutune__strategy_brute_force;
+extern const cutune__strategy_type *cutune__strategy_local;
+
+/* All strategies, NULL-terminated; the first is the default. */
+extern const cutune__strategy_type *const cutune__strategies[];
+/* NULL when no strategy has that name. */
+const cutune__strategy_type *cutune__strategy_find(const char *name);
+
+/* Evaluates a batch of distinct, never-before-seen configurations and
+ * writes their objectives (INFINITY for failed ones). Returns 0, or -1 to
+ * abort the search (a fatal error of the caller, e.g. no device). The
+ * evaluator may evaluate fewer than n when a time budget runs out: it
+ * returns the count evaluated through *done. */
+typedef int (*cutune__eval_fn)(void *user, const size_t *indices, size_t n,
+                               double *objectives, size_t *done);
+
+typedef struct cutune__search_options {
+    size_t max_evals;      /* 0: unlimited */
+    size_t batch;          /* proposals asked for at once; 0: 1 */
+    uint64_t seed;
+    size_t start;          /* SIZE_MAX: none */
+} cutune__search_options;
+
+typedef struct cutune__search_result {
+    size_t evaluations;    /* distinct configurations evaluated */
+    size_t best;           /* SIZE_MAX when none succeeded */
+    double best_objective; /* INFINITY when none succeeded */
+} cutune__search_result;
+
+/* Runs `type` on `space` until the strategy stops, the evaluation budget
+ * is spent or every configuration was seen. A configuration proposed a
+ * second time is answered from the first result and is not re-evaluated;
+ * a strategy that keeps proposing only seen configurations is stopped.
+ * Returns 0, -1 when memory ran out, -2 when the evaluator aborted (the
+ * result holds what was found before). */
+int cutune__search_run(const cutune__strategy_type *type,
+                       const cutune__space *space,
+                       const cutune__search_options *options,
+                       cutune__eval_fn eval, void *user,
+                       cutune__search_result *result);
+
+#endif
