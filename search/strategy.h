@@ -31,7 +31,8 @@ typedef struct cutune__strategy_ctx {
 typedef struct cutune__strategy_type {
     const char *name;
     size_t state_size;
-    /* Returns 0, or -1 when memory ran out. */
+    /* Returns 0, or -1 when memory ran out (having freed what it took:
+     * destroy is called only after a successful init). */
     int (*init)(void *state, const cutune__strategy_ctx *ctx);
     /* Writes up to `cap` (>= 1) proposals to `out` and returns how many;
      * 0 means the strategy has nothing more to propose. A strategy may
@@ -45,6 +46,11 @@ typedef struct cutune__strategy_type {
 
 extern const cutune__strategy_type *cutune__strategy_brute_force;
 extern const cutune__strategy_type *cutune__strategy_local;
+
+/* The tables themselves, so that cutune__strategies[] can be a constant
+ * initializer (the pointers above are objects, not constant expressions). */
+extern const cutune__strategy_type cutune__strategy_brute_force_type;
+extern const cutune__strategy_type cutune__strategy_local_type;
 
 /* All strategies, NULL-terminated; the first is the default. */
 extern const cutune__strategy_type *const cutune__strategies[];

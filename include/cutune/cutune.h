@@ -283,6 +283,11 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
                                   const cutune_cache_record **record,
                                   cutune_match *match);
 
+/* How many lines the most recent lookup passed over: lines that are not
+ * JSON (such as the torn last line of a killed writer), not a complete
+ * record, or written in a newer format version. 0 before any lookup. */
+size_t cutune_cache_skipped_lines(const cutune_cache *cache);
+
 #ifdef __cplusplus
 }
 #endif

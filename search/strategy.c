@@ -1,0 +1,214 @@
+/* The search driver and the registry of strategies; see strategy.h. */
+#include "strategy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A strategy that proposes this many configurations in a row without a new
+ * one is taken to be stuck rather than about to find something. */
+#define STALE_LIMIT 1000
+
+const cutune__strategy_type *const cutune__strategies[] = {
+    &cutune__strategy_local_type,
+    &cutune__strategy_brute_force_type,
+    NULL,
+};
+
+const cutune__strategy_type *cutune__strategy_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; cutune__strategies[i]; i++) {
+        if (strcmp(cutune__strategies[i]->name, name) == 0)
+            return cutune__strategies[i];
+    }
+    return NULL;
+}
+
+/* What the driver remembers of each configuration. */
+enum {
+    SEEN_NEVER = 0,
+    SEEN_PENDING, /* in the batch being evaluated */
+    SEEN_DONE
+};
+
+typedef struct run_state {
+    const cutune__strategy_type *type;
+    void *strategy;
+    size_t n;
+    unsigned char *seen;     /* n */
+    double *objective;       /* n */
+    size_t batch;
+    size_t *proposals;       /* batch */
+    size_t *fresh;           /* batch: new configurations to evaluate */
+    size_t *repeats;         /* batch: proposed twice within the batch */
+    double *results;         /* batch */
+    cutune__search_result *result;
+} run_state;
+
+static void remember(run_state *rs, size_t index, double objective)
+{
+    cutune__search_result *r = rs->result;
+    /* The header promises INFINITY for failures; NaN would also defeat
+     * every comparison below. */
+    if (isnan(objective))
+        objective = INFINITY;
+    rs->seen[index] = SEEN_DONE;
+    rs->objective[index] = objective;
+    r->evaluations++;
+    if (isfinite(objective) &&
+        (r->best == SIZE_MAX || objective < r->best_objective ||
+         (objective == r->best_objective && index < r->best))) {
+        r->best = index;
+        r->best_objective = objective;
+    }
+    rs->type->report(rs->strategy, index, objective);
+}
+
+/* One round of propose, evaluate, report. Returns 1 to go on, 0 when the
+ * search is over, -2 when the evaluator aborted. */
+static int run_round(run_state *rs, size_t budget, size_t *stale,
+                     cutune__eval_fn eval, void *user)
+{
+    size_t k = rs->type->next(rs->strategy, rs->proposals, rs->batch);
+    size_t n_fresh = 0, n_repeats = 0, done;
+    int rc;
+
+    if (k == 0)
+        return 0;
+    if (k > rs->batch)
+        k = rs->batch;
+    for (size_t i = 0; i < k; i++) {
+        size_t idx = rs->proposals[i];
+        /* An index outside the space is a strategy bug; it is ignored and
+         * counts towards the stale limit. */
+        if (idx >= rs->n)
+            continue;
+        if (rs->seen[idx] == SEEN_DONE)
+            rs->type->report(rs->strategy, idx, rs->objective[idx]);
+        else if (rs->seen[idx] == SEEN_PENDING)
+            rs->repeats[n_repeats++] = idx;
+        else {
+            rs->seen[idx] = SEEN_PENDING;
+            rs->fresh[n_fresh++] = idx;
+        }
+    }
+    if (n_fresh == 0) {
+        *stale += k;
+        return *stale < STALE_LIMIT;
+    }
+    *stale = 0;
+
+    size_t left = budget - rs->result->evaluations;
+    for (size_t i = left; i < n_fresh; i++)
+        rs->seen[rs->fresh[i]] = SEEN_NEVER;
+    if (n_fresh > left)
+        n_fresh = left;
+
+    /* SIZE_MAX tells an evaluator that left *done alone apart from one that
+     * set it: the former evaluated everything, unless it aborted. */
+    done = SIZE_MAX;
+    rc = eval(user, rs->fresh, n_fresh, rs->results, &done);
+    if (done == SIZE_MAX)
+        done = rc == 0 ? n_fresh : 0;
+    if (done > n_fresh)
+        done = n_fresh;
+    for (size_t i = 0; i < done; i++)
+        remember(rs, rs->fresh[i], rs->results[i]);
+    for (size_t i = done; i < n_fresh; i++)
+        rs->seen[rs->fresh[i]] = SEEN_NEVER;
+    for (size_t i = 0; i < n_repeats; i++) {
+        size_t idx = rs->repeats[i];
+        if (rs->seen[idx] == SEEN_DONE)
+            rs->type->report(rs->strategy, idx, rs->objective[idx]);
+    }
+    if (rc != 0)
+        return -2;
+    /* An evaluator that stops short has run out of its own time. */
+    if (done < n_fresh)
+        return 0;
+    return 1;
+}
+
+int cutune__search_run(const cutune__strategy_type *type,
+                       const cutune__space *space,
+                       const cutune__search_options *options,
+                       cutune__eval_fn eval, void *user,
+                       cutune__search_result *result)
+{
+    cutune__search_result local_result;
+    cutune__search_options defaults;
+    cutune__strategy_ctx ctx;
+    run_state rs;
+    gsl_rng *rng = NULL;
+    size_t budget, stale = 0;
+    int rc = -1, initialised = 0;
+
+    if (!result)
+        result = &local_result;
+    result->evaluations = 0;
+    result->best = SIZE_MAX;
+    result->best_objective = INFINITY;
+    if (!options) {
+        memset(&defaults, 0, sizeof defaults);
+        defaults.start = SIZE_MAX;
+        options = &defaults;
+    }
+    memset(&rs, 0, sizeof rs);
+    rs.type = type;
+    rs.result = result;
+    rs.n = cutune__space_size(space);
+    if (rs.n == 0)
+        return 0;
+    budget = options->max_evals ? options->max_evals : SIZE_MAX;
+    rs.batch = options->batch ? options->batch : 1;
+
+    rs.strategy = calloc(1, type->state_size ? type->state_size : 1);
+    rs.seen = calloc(rs.n, sizeof *rs.seen);
+    rs.objective = malloc(rs.n * sizeof *rs.objective);
+    rs.proposals = malloc(rs.batch * sizeof *rs.proposals);
+    rs.fresh = malloc(rs.batch * sizeof *rs.fresh);
+    rs.repeats = malloc(rs.batch * sizeof *rs.repeats);
+    rs.results = malloc(rs.batch * sizeof *rs.results);
+    rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rs.strategy || !rs.seen || !rs.objective || !rs.proposals ||
+        !rs.fresh || !rs.repeats || !rs.results || !rng)
+        goto out;
+    /* mt19937 takes 32 bits of seed; fold the high half in so that no bit
+     * of the caller's seed is ignored. */
+    gsl_rng_set(rng, (unsigned long)((options->seed ^ (options->seed >> 32)) &
+                                     0xffffffffu));
+
+    ctx.space = space;
+    ctx.rng = rng;
+    ctx.start = options->start < rs.n ? options->start : SIZE_MAX;
+    ctx.budget = budget;
+    if (type->init(rs.strategy, &ctx))
+        goto out;
+    initialised = 1;
+
+    rc = 0;
+    while (result->evaluations < rs.n && result->evaluations < budget) {
+        int more = run_round(&rs, budget, &stale, eval, user);
+        if (more == -2) {
+            rc = -2;
+            break;
+        }
+        if (more == 0)
+            break;
+    }
+out:
+    if (initialised && type->destroy)
+        type->destroy(rs.strategy);
+    if (rng)
+        gsl_rng_free(rng);
+    free(rs.results);
+    free(rs.repeats);
+    free(rs.fresh);
+    free(rs.proposals);
+    free(rs.objective);
+    free(rs.seen);
+    free(rs.strategy);
+    return rc;
+}

@@ -1,0 +1,1074 @@
+/* Loading a T1 tuning problem (a file or a built-in template) into a
+ * cutune_problem and its search space.
+ *
+ * The loader is strict: a field cutune does not understand yet is refused
+ * with a message naming it, never silently ignored, because a silently
+ * ignored field would tune a different problem than the file describes.
+ * Each T1 section has its own parse_* function, so support for more of T1
+ * is added section by section.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "problem.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "embedded.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ */
+/* Error reporting                                                     */
+
+static cutune_status fail(cutune_problem *p, cutune_status st,
+                          const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    free(p->errmsg);
+    p->errmsg = cutune__strdup_printf("%s: %s", p->origin, buf);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Evaluating expressions against the problem                          */
+
+/* Binds each free name of `e`: a parameter to its value in `config`, or,
+ * when config is NULL, to the list of all its values (T1 sizes such as
+ * max(filter_width) read parameters that way); ProblemSize to the problem
+ * size. The bound values are views into the problem, never freed here. */
+static int eval_in(const cutune_problem *p, const cutune__expr *e,
+                   const uint32_t *config, cutune__value *out, char *err,
+                   size_t errlen)
+{
+    size_t n = cutune__expr_name_count(e);
+    cutune__value *vars = calloc(n ? n : 1, sizeof *vars);
+    if (!vars) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = cutune__expr_name(e, i);
+        size_t param = cutune__problem_find_param(p, name);
+        if (strcmp(name, "ProblemSize") == 0) {
+            vars[i] = p->problem_size_value;
+        } else if (param != SIZE_MAX && config) {
+            vars[i] = p->param_values[param][config[param]];
+        } else if (param != SIZE_MAX) {
+            vars[i].type = CUTUNE__V_LIST;
+            vars[i].u.list.items = p->param_values[param];
+            vars[i].u.list.n = p->param_value_counts[param];
+        } else {
+            snprintf(err, errlen, "'%s' names no parameter", name);
+            free(vars);
+            return -1;
+        }
+    }
+    cutune__expr_error xerr;
+    int rc = cutune__expr_eval(e, vars, out, &xerr);
+    free(vars);
+    if (rc != 0)
+        snprintf(err, errlen, "%s at column %d ('%s')", xerr.message,
+                 xerr.column, xerr.token);
+    return rc;
+}
+
+static int value_as_i64(const cutune__value *v, long long *out)
+{
+    if (v->type == CUTUNE__V_INT || v->type == CUTUNE__V_BOOL) {
+        *out = v->u.i;
+        return 0;
+    }
+    if (v->type == CUTUNE__V_FLOAT && isfinite(v->u.f) &&
+        v->u.f == floor(v->u.f) && fabs(v->u.f) < 9.0e18) {
+        *out = (long long)v->u.f;
+        return 0;
+    }
+    return -1;
+}
+
+static int value_as_double(const cutune__value *v, double *out)
+{
+    if (v->type == CUTUNE__V_INT || v->type == CUTUNE__V_BOOL) {
+        *out = (double)v->u.i;
+        return 0;
+    }
+    if (v->type == CUTUNE__V_FLOAT) {
+        *out = v->u.f;
+        return 0;
+    }
+    return -1;
+}
+
+/* Evaluates an integer expression; for sizes and geometry. */
+static int eval_int(const cutune_problem *p, const cutune__expr *e,
+                    const uint32_t *config, long long *out, char *err,
+                    size_t errlen)
+{
+    cutune__value v;
+    if (eval_in(p, e, config, &v, err, errlen) != 0)
+        return -1;
+    int rc = value_as_i64(&v, out);
+    if (rc != 0)
+        snprintf(err, errlen, "'%s' is not an integer",
+                 cutune__expr_text(e));
+    cutune__value_clear(&v);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON helpers                                                        */
+
+/* Parses a JSON scalar or an expression string into an expression. JSON
+ * numbers become their literal text, so every size and value field may be
+ * written either way. */
+static cutune__expr *parse_field(cutune_problem *p, json_t *j,
+                                 const char *field, cutune_status *st)
+{
+    char text[64];
+    const char *src;
+    if (json_is_string(j)) {
+        src = json_string_value(j);
+    } else if (json_is_integer(j)) {
+        snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT,
+                 json_integer_value(j));
+        src = text;
+    } else if (json_is_real(j)) {
+        snprintf(text, sizeof text, "%.17g", json_real_value(j));
+        src = text;
+    } else {
+        *st = fail(p, CUTUNE_ERR_PARSE,
+                   "%s: expected a number or an expression string", field);
+        return NULL;
+    }
+    cutune__expr_error xerr;
+    cutune__expr *e = cutune__expr_parse(src, 0, &xerr);
+    if (!e)
+        *st = fail(p, CUTUNE_ERR_PARSE, "%s: %s at column %d ('%s') in \"%s\"",
+                   field, xerr.message, xerr.column, xerr.token, src);
+    return e;
+}
+
+static const char *get_string(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* Fields of a section this loader knows; anything else is refused. */
+static cutune_status check_known(cutune_problem *p, json_t *obj,
+                                 const char *section,
+                                 const char *const *known)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        int found = 0;
+        for (size_t i = 0; known[i]; i++)
+            if (strcmp(key, known[i]) == 0)
+                found = 1;
+        /* T1 writes absent optional things as null. */
+        if (!found && !json_is_null(val))
+            return fail(p, CUTUNE_ERR_UNSUPPORTED,
+                        "%s.%s: not supported by this version of cutune",
+                        section, key);
+    }
+    return CUTUNE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* ConfigurationSpace                                                  */
+
+static cutune_status value_from_json(cutune_problem *p, json_t *j,
+                                     const char *field, cutune__value *out)
+{
+    memset(out, 0, sizeof *out);
+    if (json_is_integer(j)) {
+        out->type = CUTUNE__V_INT;
+        out->u.i = json_integer_value(j);
+    } else if (json_is_real(j)) {
+        out->type = CUTUNE__V_FLOAT;
+        out->u.f = json_real_value(j);
+    } else if (json_is_boolean(j)) {
+        out->type = CUTUNE__V_BOOL;
+        out->u.i = json_is_true(j);
+    } else if (json_is_string(j)) {
+        out->type = CUTUNE__V_STR;
+        out->u.s = strdup(json_string_value(j));
+        if (!out->u.s)
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    } else {
+        return fail(p, CUTUNE_ERR_PARSE, "%s: expected a number or a string",
+                    field);
+    }
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
+{
+    char field[96];
+    static const char *const known[] = {"Name", "Type", "Values", "Default",
+                                        NULL};
+    snprintf(field, sizeof field, "ConfigurationSpace.TuningParameters[%zu]",
+             i);
+    if (!json_is_object(jp))
+        return fail(p, CUTUNE_ERR_PARSE, "%s: expected an object", field);
+    cutune_status st = check_known(p, jp, field, known);
+    if (st)
+        return st;
+    const char *name = get_string(jp, "Name");
+    if (!name || !*name)
+        return fail(p, CUTUNE_ERR_PARSE, "%s.Name: missing", field);
+    for (size_t k = 0; k < i; k++)
+        if (strcmp(p->param_names[k], name) == 0)
+            return fail(p, CUTUNE_ERR_PARSE, "%s.Name: '%s' is defined twice",
+                        field, name);
+    p->param_names[i] = strdup(name);
+    if (!p->param_names[i])
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+
+    /* Values: a JSON array, or a string holding a list expression. */
+    json_t *jv = json_object_get(jp, "Values");
+    cutune__value list = {0};
+    if (json_is_string(jv)) {
+        cutune__expr_error xerr;
+        if (cutune__expr_eval_const(json_string_value(jv), &list, &xerr) != 0)
+            return fail(p, CUTUNE_ERR_PARSE,
+                        "%s.Values (%s): %s at column %d ('%s')", field, name,
+                        xerr.message, xerr.column, xerr.token);
+        if (list.type != CUTUNE__V_LIST) {
+            cutune__value_clear(&list);
+            return fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): not a list",
+                        field, name);
+        }
+    } else if (json_is_array(jv)) {
+        size_t n = json_array_size(jv);
+        list.type = CUTUNE__V_LIST;
+        list.u.list.items = calloc(n ? n : 1, sizeof(cutune__value));
+        if (!list.u.list.items)
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            st = value_from_json(p, json_array_get(jv, k), field,
+                                 &list.u.list.items[k]);
+            list.u.list.n = k + 1;
+            if (st) {
+                cutune__value_clear(&list);
+                return st;
+            }
+        }
+    } else {
+        return fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): missing", field,
+                    name);
+    }
+    if (list.u.list.n == 0) {
+        cutune__value_clear(&list);
+        return fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): empty", field, name);
+    }
+    p->param_values[i] = list.u.list.items;
+    p->param_value_counts[i] = list.u.list.n;
+
+    p->value_texts[i] = calloc(list.u.list.n, sizeof(char *));
+    if (!p->value_texts[i])
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t k = 0; k < list.u.list.n; k++) {
+        p->value_texts[i][k] = cutune__value_to_text(&list.u.list.items[k]);
+        if (!p->value_texts[i][k])
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+
+    p->default_values[i] = 0;
+    json_t *jd = json_object_get(jp, "Default");
+    if (jd && !json_is_null(jd)) {
+        cutune__value d;
+        st = value_from_json(p, jd, field, &d);
+        if (st)
+            return st;
+        size_t found = SIZE_MAX;
+        for (size_t k = 0; k < list.u.list.n && found == SIZE_MAX; k++)
+            if (cutune__value_equal(&d, &list.u.list.items[k]))
+                found = k;
+        cutune__value_clear(&d);
+        /* A Default outside the Values is common in published files (the
+         * convolution file's block_size_y); the first value stands in. */
+        if (found != SIZE_MAX)
+            p->default_values[i] = found;
+    }
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_space(cutune_problem *p, json_t *root)
+{
+    json_t *cs = json_object_get(root, "ConfigurationSpace");
+    if (!json_is_object(cs))
+        return fail(p, CUTUNE_ERR_PARSE, "ConfigurationSpace: missing");
+    static const char *const known[] = {"TuningParameters", "Conditions",
+                                        NULL};
+    cutune_status st = check_known(p, cs, "ConfigurationSpace", known);
+    if (st)
+        return st;
+    json_t *tp = json_object_get(cs, "TuningParameters");
+    if (!json_is_array(tp) || json_array_size(tp) == 0)
+        return fail(p, CUTUNE_ERR_PARSE,
+                    "ConfigurationSpace.TuningParameters: missing or empty");
+    size_t n = json_array_size(tp);
+    p->param_names = calloc(n, sizeof(char *));
+    p->param_values = calloc(n, sizeof(cutune__value *));
+    p->param_value_counts = calloc(n, sizeof(size_t));
+    p->value_texts = calloc(n, sizeof(char **));
+    p->default_values = calloc(n, sizeof(size_t));
+    if (!p->param_names || !p->param_values || !p->param_value_counts ||
+        !p->value_texts || !p->default_values)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        p->n_params = i + 1;
+        st = parse_param(p, json_array_get(tp, i), i);
+        if (st)
+            return st;
+    }
+
+    json_t *cj = json_object_get(cs, "Conditions");
+    size_t nc = json_is_array(cj) ? json_array_size(cj) : 0;
+    if (cj && !json_is_null(cj) && !json_is_array(cj))
+        return fail(p, CUTUNE_ERR_PARSE,
+                    "ConfigurationSpace.Conditions: expected an array");
+    p->conditions = calloc(nc ? nc : 1, sizeof(cutune__expr *));
+    if (!p->conditions)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < nc; i++) {
+        char field[96];
+        snprintf(field, sizeof field,
+                 "ConfigurationSpace.Conditions[%zu].Expression", i);
+        json_t *c = json_array_get(cj, i);
+        json_t *ex = json_is_object(c) ? json_object_get(c, "Expression")
+                                       : NULL;
+        if (!json_is_string(ex))
+            return fail(p, CUTUNE_ERR_PARSE, "%s: missing", field);
+        p->conditions[i] = parse_field(p, ex, field, &st);
+        if (!p->conditions[i])
+            return st;
+        p->n_conditions = i + 1;
+    }
+    return CUTUNE_OK;
+}
+
+static cutune_status build_space(cutune_problem *p)
+{
+    cutune__param *params = calloc(p->n_params, sizeof *params);
+    if (!params)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < p->n_params; i++) {
+        params[i].name = p->param_names[i];
+        params[i].values = p->param_values[i];
+        params[i].n_values = p->param_value_counts[i];
+    }
+    cutune__constant ps = {"ProblemSize", &p->problem_size_value};
+    cutune__space_error serr;
+    p->space = cutune__space_create(params, p->n_params,
+                                    (const cutune__expr *const *)p->conditions,
+                                    p->n_conditions, &ps, 1, &serr);
+    free(params);
+    if (!p->space) {
+        if (serr.condition != SIZE_MAX)
+            return fail(p, CUTUNE_ERR_PARSE,
+                        "ConfigurationSpace.Conditions[%zu].Expression: %s",
+                        serr.condition, serr.message);
+        return fail(p, CUTUNE_ERR_PARSE, "ConfigurationSpace: %s",
+                    serr.message);
+    }
+    if (cutune__space_size(p->space) == 0)
+        return fail(p, CUTUNE_ERR_EMPTY_SPACE,
+                    "ConfigurationSpace: no configuration satisfies the "
+                    "conditions");
+    return CUTUNE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* KernelSpecification                                                 */
+
+static const struct {
+    const char *name;
+    cutune__dtype type;
+} dtype_names[] = {
+    {"float", CUTUNE__DT_FLOAT},     {"float32", CUTUNE__DT_FLOAT},
+    {"double", CUTUNE__DT_DOUBLE},   {"float64", CUTUNE__DT_DOUBLE},
+    {"int8", CUTUNE__DT_INT8},       {"char", CUTUNE__DT_INT8},
+    {"uint8", CUTUNE__DT_UINT8},     {"int16", CUTUNE__DT_INT16},
+    {"uint16", CUTUNE__DT_UINT16},   {"int", CUTUNE__DT_INT32},
+    {"int32", CUTUNE__DT_INT32},     {"uint", CUTUNE__DT_UINT32},
+    {"uint32", CUTUNE__DT_UINT32},   {"int64", CUTUNE__DT_INT64},
+    {"long", CUTUNE__DT_INT64},      {"uint64", CUTUNE__DT_UINT64},
+};
+
+static cutune_status parse_arg(cutune_problem *p, json_t *ja, size_t i)
+{
+    char field[64];
+    static const char *const known[] = {
+        "Name", "Type", "MemoryType", "AccessType", "FillType",
+        "Size", "FillValue", "Output", "RandomSeed", NULL};
+    snprintf(field, sizeof field, "KernelSpecification.Arguments[%zu]", i);
+    if (!json_is_object(ja))
+        return fail(p, CUTUNE_ERR_PARSE, "%s: expected an object", field);
+    cutune_status st = check_known(p, ja, field, known);
+    if (st)
+        return st;
+    cutune__arg *a = &p->args[i];
+    const char *name = get_string(ja, "Name");
+    a->name = strdup(name ? name : "");
+    if (!a->name)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+
+    const char *type = get_string(ja, "Type");
+    size_t k;
+    for (k = 0; type && k < sizeof dtype_names / sizeof *dtype_names; k++)
+        if (strcmp(type, dtype_names[k].name) == 0)
+            break;
+    if (!type || k == sizeof dtype_names / sizeof *dtype_names)
+        return fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.Type: '%s' is not a known "
+                    "type (float, double, int8..int64, uint8..uint64)",
+                    field, type ? type : "(missing)");
+    a->dtype = dtype_names[k].type;
+
+    const char *mem = get_string(ja, "MemoryType");
+    if (!mem)
+        return fail(p, CUTUNE_ERR_PARSE, "%s.MemoryType: missing", field);
+    if (strcmp(mem, "Vector") == 0)
+        a->is_vector = 1;
+    else if (strcmp(mem, "Scalar") == 0)
+        a->is_vector = 0;
+    else
+        return fail(p, CUTUNE_ERR_UNSUPPORTED,
+                    "%s.MemoryType: '%s' is not supported (Vector, Scalar)",
+                    field, mem);
+
+    char err[256];
+    if (a->is_vector) {
+        const char *fill = get_string(ja, "FillType");
+        if (!fill || strcmp(fill, "Constant") == 0)
+            a->fill = CUTUNE__FILL_CONSTANT;
+        else if (strcmp(fill, "Random") == 0)
+            a->fill = CUTUNE__FILL_RANDOM;
+        else
+            return fail(p, CUTUNE_ERR_UNSUPPORTED,
+                        "%s.FillType: '%s' is not supported (Constant, "
+                        "Random)", field, fill);
+        char sfield[96];
+        snprintf(sfield, sizeof sfield, "%s.Size", field);
+        cutune__expr *size = parse_field(p, json_object_get(ja, "Size"),
+                                         sfield, &st);
+        if (!size)
+            return st;
+        long long count;
+        int rc = eval_int(p, size, NULL, &count, err, sizeof err);
+        cutune__expr_free(size);
+        if (rc != 0)
+            return fail(p, CUTUNE_ERR_PARSE, "%s: %s", sfield, err);
+        if (count <= 0)
+            return fail(p, CUTUNE_ERR_PARSE, "%s: %lld elements", sfield,
+                        count);
+        a->count = (uint64_t)count;
+    }
+
+    json_t *fv = json_object_get(ja, "FillValue");
+    if (fv && !json_is_null(fv)) {
+        char ffield[96];
+        snprintf(ffield, sizeof ffield, "%s.FillValue", field);
+        cutune__expr *e = parse_field(p, fv, ffield, &st);
+        if (!e)
+            return st;
+        cutune__value v;
+        int rc = eval_in(p, e, NULL, &v, err, sizeof err);
+        cutune__expr_free(e);
+        if (rc != 0)
+            return fail(p, CUTUNE_ERR_PARSE, "%s: %s", ffield, err);
+        rc = value_as_double(&v, &a->fill_value);
+        cutune__value_clear(&v);
+        if (rc != 0)
+            return fail(p, CUTUNE_ERR_PARSE, "%s: not a number", ffield);
+    } else if (!a->is_vector) {
+        return fail(p, CUTUNE_ERR_PARSE, "%s.FillValue: a scalar needs one",
+                    field);
+    }
+    json_t *seed = json_object_get(ja, "RandomSeed");
+    a->seed = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
+                                    : (uint64_t)i + 1;
+    json_t *out = json_object_get(ja, "Output");
+    a->is_output = a->is_vector && out && json_is_true(out);
+    if (a->is_vector && json_is_integer(out))
+        a->is_output = json_integer_value(out) != 0;
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_geometry(cutune_problem *p, json_t *ks,
+                                    const char *key, cutune__expr *out[3])
+{
+    static const char *const dims[3] = {"X", "Y", "Z"};
+    json_t *g = json_object_get(ks, key);
+    if (!json_is_object(g))
+        return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: missing",
+                    key);
+    for (int d = 0; d < 3; d++) {
+        char field[64];
+        snprintf(field, sizeof field, "KernelSpecification.%s.%s", key,
+                 dims[d]);
+        json_t *v = json_object_get(g, dims[d]);
+        cutune_status st = CUTUNE_OK;
+        if (v) {
+            out[d] = parse_field(p, v, field, &st);
+        } else {
+            /* An absent dimension is 1, as in CUDA's dim3. */
+            out[d] = cutune__expr_parse("1", 0, NULL);
+            st = CUTUNE_ERR_NO_MEMORY;
+        }
+        if (!out[d])
+            return st;
+    }
+    return CUTUNE_OK;
+}
+
+static cutune_status read_file(cutune_problem *p, const char *path,
+                               char **data, size_t *len, const char *field)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(p, CUTUNE_ERR_IO, "%s: cannot open %s: %s", field, path,
+                    strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        char *bigger = realloc(buf, 2 * cap + 1);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    if (bad) {
+        free(buf);
+        return fail(p, CUTUNE_ERR_IO, "%s: cannot read %s", field, path);
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_kernel(cutune_problem *p, json_t *root,
+                                  const char *dir,
+                                  const cutune__template *builtin)
+{
+    json_t *ks = json_object_get(root, "KernelSpecification");
+    if (!json_is_object(ks))
+        return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification: missing");
+    static const char *const known[] = {
+        "Language", "CompilerOptions", "BenchmarkName", "KernelName",
+        "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
+        "ProblemSize", "SharedMemory", "Stream", "Arguments", NULL};
+    cutune_status st = check_known(p, ks, "KernelSpecification", known);
+    if (st)
+        return st;
+    const char *lang = get_string(ks, "Language");
+    if (lang && strcmp(lang, "CUDA") != 0)
+        return fail(p, CUTUNE_ERR_UNSUPPORTED,
+                    "KernelSpecification.Language: '%s' (cutune tunes CUDA)",
+                    lang);
+    const char *kname = get_string(ks, "KernelName");
+    if (!kname || !*kname)
+        return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.KernelName: "
+                    "missing");
+    p->kernel_name = strdup(kname);
+    if (!p->name)
+        p->name = strdup(kname);
+    if (!p->kernel_name || !p->name)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+
+    json_t *opts = json_object_get(ks, "CompilerOptions");
+    size_t no = json_is_array(opts) ? json_array_size(opts) : 0;
+    p->options = calloc(no ? no : 1, sizeof(char *));
+    if (!p->options)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < no; i++) {
+        json_t *o = json_array_get(opts, i);
+        if (!json_is_string(o))
+            return fail(p, CUTUNE_ERR_PARSE,
+                        "KernelSpecification.CompilerOptions[%zu]: expected "
+                        "a string", i);
+        p->options[i] = strdup(json_string_value(o));
+        if (!p->options[i])
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        p->n_options = i + 1;
+    }
+
+    const char *gst = get_string(ks, "GlobalSizeType");
+    if (!gst || strcmp(gst, "OpenCL") == 0)
+        p->global_in_blocks = 0;
+    else if (strcmp(gst, "CUDA") == 0)
+        p->global_in_blocks = 1;
+    else
+        return fail(p, CUTUNE_ERR_UNSUPPORTED,
+                    "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)",
+                    gst);
+    if ((st = parse_geometry(p, ks, "LocalSize", p->local_size)) ||
+        (st = parse_geometry(p, ks, "GlobalSize", p->global_size)))
+        return st;
+
+    json_t *sm = json_object_get(ks, "SharedMemory");
+    if (sm && !json_is_null(sm)) {
+        if (!json_is_integer(sm) || json_integer_value(sm) < 0)
+            return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+                        "SharedMemory: expected a byte count");
+        p->shared_memory = (unsigned)json_integer_value(sm);
+    }
+
+    /* The kernel source: embedded for a built-in, else beside the file. */
+    if (builtin) {
+        p->source = malloc(builtin->source_len + 1);
+        if (!p->source)
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        memcpy(p->source, builtin->source, builtin->source_len + 1);
+        p->source_len = builtin->source_len;
+    } else {
+        const char *kf = get_string(ks, "KernelFile");
+        if (!kf)
+            return fail(p, CUTUNE_ERR_PARSE,
+                        "KernelSpecification.KernelFile: missing");
+        char *path = kf[0] == '/' ? strdup(kf)
+                                  : cutune__strdup_printf("%s/%s", dir, kf);
+        if (!path)
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        st = read_file(p, path, &p->source, &p->source_len,
+                       "KernelSpecification.KernelFile");
+        free(path);
+        if (st)
+            return st;
+    }
+    snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
+             (unsigned long long)cutune__fnv1a64(p->source, p->source_len));
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_problem_size(cutune_problem *p, json_t *root,
+                                        const cutune_problem_options *opt)
+{
+    json_t *ks = json_object_get(root, "KernelSpecification");
+    json_t *ps = json_object_get(ks, "ProblemSize");
+    size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
+    if (opt && opt->n_problem_size > 0)
+        n = opt->n_problem_size;
+    p->problem_size = calloc(n ? n : 1, sizeof(long long));
+    p->problem_size_value.type = CUTUNE__V_LIST;
+    p->problem_size_value.u.list.items =
+        calloc(n ? n : 1, sizeof(cutune__value));
+    if (!p->problem_size || !p->problem_size_value.u.list.items)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        long long v;
+        if (opt && opt->n_problem_size > 0) {
+            v = opt->problem_size[i];
+        } else {
+            json_t *e = json_array_get(ps, i);
+            if (!json_is_integer(e))
+                return fail(p, CUTUNE_ERR_PARSE,
+                            "KernelSpecification.ProblemSize[%zu]: expected "
+                            "an integer", i);
+            v = json_integer_value(e);
+        }
+        if (v <= 0)
+            return fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
+                        "problem size %lld in dimension %zu: must be "
+                        "positive", v, i);
+        p->problem_size[i] = v;
+        p->problem_size_value.u.list.items[i].type = CUTUNE__V_INT;
+        p->problem_size_value.u.list.items[i].u.i = v;
+    }
+    p->n_problem_size = n;
+    p->problem_size_value.u.list.n = n;
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_extensions(cutune_problem *p, json_t *root)
+{
+    json_t *ext = json_object_get(root, "CutuneExtensions");
+    if (!ext)
+        return CUTUNE_OK;
+    static const char *const known[] = {"BytesPerLaunch", NULL};
+    cutune_status st = check_known(p, ext, "CutuneExtensions", known);
+    if (st)
+        return st;
+    json_t *b = json_object_get(ext, "BytesPerLaunch");
+    if (b) {
+        p->bytes_per_launch =
+            parse_field(p, b, "CutuneExtensions.BytesPerLaunch", &st);
+        if (!p->bytes_per_launch)
+            return st;
+    }
+    return CUTUNE_OK;
+}
+
+static cutune_status parse_root(cutune_problem *p, const char *text,
+                                size_t len, const char *dir,
+                                const cutune__template *builtin,
+                                const cutune_problem_options *opt)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        return fail(p, CUTUNE_ERR_PARSE, "line %d, column %d: %s", jerr.line,
+                    jerr.column, jerr.text);
+    cutune_status st = CUTUNE_OK;
+    static const char *const known[] = {"General", "ConfigurationSpace",
+                                        "KernelSpecification",
+                                        "CutuneExtensions", NULL};
+    if (!json_is_object(root)) {
+        st = fail(p, CUTUNE_ERR_PARSE, "expected a JSON object");
+        goto done;
+    }
+    if ((st = check_known(p, root, "(top level)", known)))
+        goto done;
+    json_t *general = json_object_get(root, "General");
+    const char *bname = get_string(general, "BenchmarkName");
+    if (bname && !(p->name = strdup(bname))) {
+        st = fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
+    if ((st = parse_problem_size(p, root, opt)) ||
+        (st = parse_space(p, root)) ||
+        (st = parse_kernel(p, root, dir, builtin)) ||
+        (st = parse_extensions(p, root)))
+        goto done;
+
+    json_t *args = json_object_get(json_object_get(root,
+                                                   "KernelSpecification"),
+                                   "Arguments");
+    if (!json_is_array(args)) {
+        st = fail(p, CUTUNE_ERR_PARSE,
+                  "KernelSpecification.Arguments: missing");
+        goto done;
+    }
+    p->args = calloc(json_array_size(args) + 1, sizeof *p->args);
+    if (!p->args) {
+        st = fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < json_array_size(args); i++) {
+        p->n_args = i + 1;
+        if ((st = parse_arg(p, json_array_get(args, i), i)))
+            goto done;
+    }
+    st = build_space(p);
+done:
+    json_decref(root);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Public API                                                          */
+
+size_t cutune_template_count(void) { return cutune__template_count; }
+
+const char *cutune_template_name(size_t index)
+{
+    return index < cutune__template_count ? cutune__templates[index].name
+                                           : NULL;
+}
+
+static const cutune__template *find_template(const char *name)
+{
+    for (size_t i = 0; i < cutune__template_count; i++)
+        if (strcmp(cutune__templates[i].name, name) == 0)
+            return &cutune__templates[i];
+    return NULL;
+}
+
+cutune_status cutune_problem_load(const char *name_or_path,
+                                  const cutune_problem_options *options,
+                                  cutune_problem **out)
+{
+    if (!out)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    cutune_problem *p = calloc(1, sizeof *p);
+    *out = p;
+    if (!p)
+        return CUTUNE_ERR_NO_MEMORY;
+    if (!name_or_path) {
+        p->origin = strdup("(problem)");
+        return fail(p, CUTUNE_ERR_INVALID_ARGUMENT, "no problem given");
+    }
+    const cutune__template *builtin = find_template(name_or_path);
+    if (builtin) {
+        p->origin = cutune__strdup_printf("built-in template %s",
+                                          builtin->name);
+        if (!p->origin)
+            return CUTUNE_ERR_NO_MEMORY;
+        return parse_root(p, builtin->json, builtin->json_len, ".", builtin,
+                          options);
+    }
+    p->origin = strdup(name_or_path);
+    if (!p->origin)
+        return CUTUNE_ERR_NO_MEMORY;
+    char *text;
+    size_t len;
+    FILE *probe = fopen(name_or_path, "rb");
+    if (!probe && errno == ENOENT && !strchr(name_or_path, '/') &&
+        !strstr(name_or_path, ".json")) {
+        char names[256] = "";
+        for (size_t i = 0; i < cutune__template_count; i++) {
+            if (i)
+                strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, cutune__templates[i].name,
+                    sizeof names - strlen(names) - 1);
+        }
+        return fail(p, CUTUNE_ERR_NOT_FOUND,
+                    "no built-in template and no file of that name "
+                    "(built-in templates: %s)", names);
+    }
+    if (probe)
+        fclose(probe);
+    cutune_status st = read_file(p, name_or_path, &text, &len, "file");
+    if (st)
+        return st;
+    char *dir = strdup(name_or_path);
+    if (!dir) {
+        free(text);
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    st = parse_root(p, text, len, dir, NULL, options);
+    free(dir);
+    free(text);
+    return st;
+}
+
+void cutune__free_strings(char **strings, size_t n)
+{
+    if (!strings)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(strings[i]);
+    free(strings);
+}
+
+void cutune_problem_destroy(cutune_problem *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_params; i++) {
+        free(p->param_names[i]);
+        if (p->param_values && p->param_values[i]) {
+            cutune__value list = {CUTUNE__V_LIST, {0}};
+            list.u.list.items = p->param_values[i];
+            list.u.list.n = p->param_value_counts[i];
+            cutune__value_clear(&list);
+        }
+        if (p->value_texts && p->value_texts[i])
+            cutune__free_strings(p->value_texts[i], p->param_value_counts[i]);
+    }
+    free(p->param_names);
+    free(p->param_values);
+    free(p->param_value_counts);
+    free(p->value_texts);
+    free(p->default_values);
+    for (size_t i = 0; i < p->n_conditions; i++)
+        cutune__expr_free(p->conditions[i]);
+    free(p->conditions);
+    cutune__space_free(p->space);
+    for (int d = 0; d < 3; d++) {
+        cutune__expr_free(p->local_size[d]);
+        cutune__expr_free(p->global_size[d]);
+    }
+    for (size_t i = 0; i < p->n_args; i++)
+        free(p->args[i].name);
+    free(p->args);
+    cutune__expr_free(p->bytes_per_launch);
+    cutune__free_strings(p->options, p->n_options);
+    cutune__value_clear(&p->problem_size_value);
+    free(p->problem_size);
+    free(p->source);
+    free(p->kernel_name);
+    free(p->name);
+    free(p->origin);
+    free(p->errmsg);
+    free(p);
+}
+
+const char *cutune_problem_errmsg(const cutune_problem *p)
+{
+    if (!p)
+        return "out of memory";
+    return p->errmsg ? p->errmsg : "no error";
+}
+
+const char *cutune_problem_name(const cutune_problem *p) { return p->name; }
+const char *cutune_problem_kernel_name(const cutune_problem *p)
+{
+    return p->kernel_name;
+}
+const char *cutune_problem_source_hash(const cutune_problem *p)
+{
+    return p->source_hash;
+}
+size_t cutune_problem_size_dims(const cutune_problem *p)
+{
+    return p->n_problem_size;
+}
+long long cutune_problem_size(const cutune_problem *p, size_t dim)
+{
+    return dim < p->n_problem_size ? p->problem_size[dim] : 0;
+}
+size_t cutune_problem_param_count(const cutune_problem *p)
+{
+    return p->n_params;
+}
+const char *cutune_problem_param_name(const cutune_problem *p, size_t i)
+{
+    return i < p->n_params ? p->param_names[i] : NULL;
+}
+size_t cutune_problem_value_count(const cutune_problem *p, size_t i)
+{
+    return i < p->n_params ? p->param_value_counts[i] : 0;
+}
+const char *cutune_problem_value(const cutune_problem *p, size_t i, size_t v)
+{
+    if (i >= p->n_params || v >= p->param_value_counts[i])
+        return NULL;
+    return p->value_texts[i][v];
+}
+double cutune_problem_cartesian_size(const cutune_problem *p)
+{
+    return p->space ? cutune__space_cartesian_size(p->space) : 0.0;
+}
+size_t cutune_problem_space_size(const cutune_problem *p)
+{
+    return p->space ? cutune__space_size(p->space) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Internal API                                                        */
+
+size_t cutune__problem_find_param(const cutune_problem *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_params; i++)
+        if (strcmp(p->param_names[i], name) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+int cutune__problem_geometry(const cutune_problem *p, size_t config,
+                             unsigned grid[3], unsigned block[3], char *err,
+                             size_t errlen)
+{
+    static const long long grid_max[3] = {2147483647LL, 65535, 65535};
+    const uint32_t *cfg = cutune__space_config(p->space, config);
+    for (int d = 0; d < 3; d++) {
+        long long b, g;
+        if (eval_int(p, p->local_size[d], cfg, &b, err, errlen) != 0 ||
+            eval_int(p, p->global_size[d], cfg, &g, err, errlen) != 0)
+            return -1;
+        if (b <= 0 || b > 1024 || g <= 0) {
+            snprintf(err, errlen, "block %lld or global size %lld in "
+                     "dimension %d is out of range", b, g, d);
+            return -1;
+        }
+        if (!p->global_in_blocks)
+            g = (g + b - 1) / b;
+        if (g > grid_max[d]) {
+            snprintf(err, errlen, "grid of %lld blocks in dimension %d "
+                     "exceeds the CUDA limit", g, d);
+            return -1;
+        }
+        block[d] = (unsigned)b;
+        grid[d] = (unsigned)g;
+    }
+    return 0;
+}
+
+double cutune__problem_bytes(const cutune_problem *p, size_t config)
+{
+    if (!p->bytes_per_launch)
+        return 0.0;
+    char err[128];
+    cutune__value v;
+    double bytes = 0.0;
+    if (eval_in(p, p->bytes_per_launch, cutune__space_config(p->space, config),
+                &v, err, sizeof err) == 0) {
+        if (value_as_double(&v, &bytes) != 0)
+            bytes = 0.0;
+        cutune__value_clear(&v);
+    }
+    return bytes;
+}
+
+size_t cutune__problem_default_config(const cutune_problem *p)
+{
+    if (!p->space || cutune__space_size(p->space) == 0)
+        return SIZE_MAX;
+    uint32_t *cfg = malloc(p->n_params * sizeof *cfg);
+    if (!cfg)
+        return 0;
+    for (size_t i = 0; i < p->n_params; i++)
+        cfg[i] = (uint32_t)p->default_values[i];
+    size_t idx = cutune__space_nearest(p->space, cfg);
+    free(cfg);
+    return idx;
+}
+
+char **cutune__problem_options(const cutune_problem *p, size_t config,
+                               const char *arch, size_t *n)
+{
+    const uint32_t *cfg = cutune__space_config(p->space, config);
+    size_t total = p->n_params + p->n_options + 1;
+    char **opts = calloc(total, sizeof(char *));
+    if (!opts)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n_params; i++) {
+        opts[k] = cutune__strdup_printf("-D%s=%s", p->param_names[i],
+                                        p->value_texts[i][cfg[i]]);
+        if (!opts[k++])
+            goto oom;
+    }
+    for (size_t i = 0; i < p->n_options; i++)
+        if (!(opts[k++] = strdup(p->options[i])))
+            goto oom;
+    if (!(opts[k++] = cutune__strdup_printf("--gpu-architecture=%s", arch)))
+        goto oom;
+    *n = k;
+    return opts;
+oom:
+    cutune__free_strings(opts, total);
+    return NULL;
+}
+
+void cutune__problem_config_values(const cutune_problem *p, size_t config,
+                                   cutune_param_value *out)
+{
+    const uint32_t *cfg = cutune__space_config(p->space, config);
+    for (size_t i = 0; i < p->n_params; i++) {
+        out[i].name = p->param_names[i];
+        out[i].value = p->value_texts[i][cfg[i]];
+    }
+}

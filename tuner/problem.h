@@ -1,0 +1,91 @@
+/* A loaded tuning problem: what the T1 file says, resolved for one problem
+ * size, with its search space. Internal to the tuner. */
+#ifndef CUTUNE_TUNER_PROBLEM_H
+#define CUTUNE_TUNER_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+#include "dtype.h"
+#include "expr.h"
+#include "space.h"
+
+/* One kernel argument, resolved for the problem size. */
+typedef struct cutune__arg {
+    char *name;
+    int is_vector;
+    cutune__dtype dtype;
+    uint64_t count;     /* elements (vectors) */
+    cutune__fill fill;
+    double fill_value;  /* constant, or upper bound of random values;
+                           for scalars, the value */
+    uint64_t seed;
+    int is_output;      /* compared with the reference */
+} cutune__arg;
+
+struct cutune_problem {
+    char *errmsg;
+    char *origin;       /* the file path, or "built-in NAME" */
+    char *name;
+    char *kernel_name;
+    char *source;
+    size_t source_len;
+    char source_hash[17];
+    char **options;     /* T1 CompilerOptions */
+    size_t n_options;
+
+    long long *problem_size;
+    size_t n_problem_size;
+    cutune__value problem_size_value; /* as a list, bound to ProblemSize */
+
+    size_t n_params;
+    char **param_names;
+    cutune__value **param_values;
+    size_t *param_value_counts;
+    char ***value_texts;   /* per parameter, per value */
+    size_t *default_values; /* per parameter: index of its T1 Default */
+
+    cutune__expr **conditions;
+    size_t n_conditions;
+    cutune__space *space;
+
+    cutune__expr *local_size[3];
+    cutune__expr *global_size[3];
+    int global_in_blocks;  /* GlobalSizeType CUDA: GlobalSize counts blocks */
+    unsigned shared_memory;
+
+    cutune__arg *args;
+    size_t n_args;
+
+    cutune__expr *bytes_per_launch; /* extension; NULL when absent */
+};
+
+/* Launch geometry of one configuration. Returns 0, or -1 with a message. */
+int cutune__problem_geometry(const cutune_problem *p, size_t config,
+                             unsigned grid[3], unsigned block[3],
+                             char *err, size_t errlen);
+
+/* Bytes one launch moves (0 when the problem does not say). */
+double cutune__problem_bytes(const cutune_problem *p, size_t config);
+
+/* The configuration made of every parameter's T1 Default, or the valid
+ * configuration nearest to it. SIZE_MAX when the space is empty. */
+size_t cutune__problem_default_config(const cutune_problem *p);
+
+/* Index of the parameter named `name`, or SIZE_MAX. */
+size_t cutune__problem_find_param(const cutune_problem *p, const char *name);
+
+/* NVRTC options for a configuration: "-DNAME=VALUE" per parameter, then
+ * the T1 CompilerOptions, then `--gpu-architecture=ARCH`. The array and its
+ * strings are malloc'ed; free with cutune__free_strings. NULL on OOM. */
+char **cutune__problem_options(const cutune_problem *p, size_t config,
+                               const char *arch, size_t *n);
+void cutune__free_strings(char **strings, size_t n);
+
+/* Name/value text pairs of a configuration, borrowed from the problem,
+ * written into out[n_params]. */
+void cutune__problem_config_values(const cutune_problem *p, size_t config,
+                                   cutune_param_value *out);
+
+#endif

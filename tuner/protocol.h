@@ -1,0 +1,164 @@
+/* The pipe protocol between the tuning process and its GPU worker.
+ *
+ * Both ends are built from the same sources for the same machine, so
+ * messages are fixed C structs followed by variable data; the header's
+ * magic and version catch a stale worker binary. Every request gets exactly
+ * one reply of the same type. A worker whose CUDA context is broken (an
+ * illegal address is sticky) says `fatal` in its reply and exits.
+ */
+#ifndef CUTUNE_TUNER_PROTOCOL_H
+#define CUTUNE_TUNER_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cutune/cutune.h"
+
+#define CUTUNE__PROTO_MAGIC 0x43555457u /* "CUTW" */
+#define CUTUNE__PROTO_VERSION 1u
+#define CUTUNE__PROTO_MAX_PAYLOAD ((uint64_t)1 << 32)
+
+/* The fd on which an exec'ed worker finds its socket. */
+#define CUTUNE__WORKER_FD 3
+
+typedef enum cutune__msg_type {
+    CUTUNE__MSG_DEVICES = 1,   /* list devices; no CUDA context needed */
+    CUTUNE__MSG_INIT = 2,      /* select a device, make the context */
+    CUTUNE__MSG_ARGS = 3,      /* allocate and fill the kernel arguments */
+    CUTUNE__MSG_LOAD = 4,      /* load a cubin, find the kernel */
+    CUTUNE__MSG_OCCUPANCY = 5, /* occupancy-suggested block size */
+    CUTUNE__MSG_RUN = 6,       /* validate and time one launch config */
+    CUTUNE__MSG_BANDWIDTH = 7, /* device-to-device cudaMemcpy rate */
+    CUTUNE__MSG_QUIT = 8,
+    CUTUNE__MSG_HANG = 9       /* testing only: never reply */
+} cutune__msg_type;
+
+typedef struct cutune__msg_header {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t type;
+    uint32_t reserved;
+    uint64_t size;             /* payload bytes after the header */
+} cutune__msg_header;
+
+/* Common head of every reply. */
+typedef struct cutune__reply {
+    int32_t cuda_error;        /* cudaError_t; 0 on success */
+    int32_t fatal;             /* the worker exits after this reply */
+    char message[1024];
+} cutune__reply;
+
+typedef struct cutune__device_props {
+    cutune_device fingerprint;
+    int32_t max_threads_per_sm;
+    int32_t max_threads_per_block;
+    int32_t warp_size;
+    int32_t regs_per_sm;
+    int64_t smem_per_sm;
+    int64_t smem_per_block;
+} cutune__device_props;
+
+typedef struct cutune__devices_reply {
+    cutune__reply head;
+    int32_t count;             /* followed by count cutune__device_props */
+} cutune__devices_reply;
+
+typedef struct cutune__init_request {
+    int32_t device;
+} cutune__init_request;
+
+typedef struct cutune__init_reply {
+    cutune__reply head;
+    cutune__device_props props;
+} cutune__init_reply;
+
+typedef struct cutune__wire_arg {
+    uint32_t is_vector;
+    uint32_t dtype;            /* cutune__dtype */
+    uint32_t fill;             /* cutune__fill */
+    uint32_t is_output;
+    uint64_t count;
+    uint64_t seed;
+    double fill_value;
+} cutune__wire_arg;
+
+typedef struct cutune__args_request {
+    uint32_t n_args;           /* followed by n_args cutune__wire_arg */
+} cutune__args_request;
+
+typedef struct cutune__load_request {
+    uint32_t name_len;         /* followed by the kernel name, no NUL, */
+    uint64_t cubin_size;       /* then the cubin */
+} cutune__load_request;
+
+typedef struct cutune__load_reply {
+    cutune__reply head;
+    int32_t num_regs;
+    int32_t shared_bytes;
+    int32_t const_bytes;
+    int32_t local_bytes;
+    int32_t max_threads_per_block;
+} cutune__load_reply;
+
+typedef struct cutune__occupancy_request {
+    uint32_t dynamic_smem;
+    int32_t block_size_limit;  /* 0: none */
+} cutune__occupancy_request;
+
+typedef struct cutune__occupancy_reply {
+    cutune__reply head;
+    int32_t min_grid_size;
+    int32_t block_size;
+} cutune__occupancy_reply;
+
+typedef enum cutune__run_mode {
+    CUTUNE__RUN_MEASURE = 0,   /* validate against the reference, time */
+    CUTUNE__RUN_REFERENCE = 1  /* keep the outputs as the reference, time */
+} cutune__run_mode;
+
+typedef struct cutune__run_request {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_smem;
+    uint32_t mode;             /* cutune__run_mode */
+    uint32_t warmup;           /* launches before timing */
+    uint32_t min_reps;
+    uint32_t max_reps;
+    uint32_t flush_l2;         /* overwrite the L2 before each launch */
+    double min_seconds;        /* keep repeating until this much kernel time */
+    double max_seconds;        /* stop repeating after this much */
+    double atol;               /* |out - ref| <= atol + rtol * |ref| */
+    double rtol;
+} cutune__run_request;
+
+typedef struct cutune__run_reply {
+    cutune__reply head;
+    int32_t outcome;           /* cutune_outcome */
+    int32_t active_blocks;     /* per SM, from the occupancy API */
+    uint32_t n_times;          /* followed by n_times floats, ms */
+    uint32_t reserved;
+    uint64_t mismatches;
+    double max_error;
+} cutune__run_reply;
+
+typedef struct cutune__bandwidth_request {
+    uint64_t bytes;
+} cutune__bandwidth_request;
+
+typedef struct cutune__bandwidth_reply {
+    cutune__reply head;
+    double gbs;                /* bytes read plus written per second, 1e9 */
+} cutune__bandwidth_reply;
+
+/* Sends header + a + b (either may be empty). 0, or -1 when the peer is
+ * gone. Never raises SIGPIPE. */
+int cutune__msg_send(int fd, uint32_t type, const void *a, size_t alen,
+                     const void *b, size_t blen);
+
+/* Receives one message into a malloc'ed payload the caller frees.
+ * `timeout_s` < 0 waits forever. 0; -1 peer gone or protocol error;
+ * -2 timed out; -3 out of memory. */
+int cutune__msg_recv(int fd, uint32_t *type, void **payload, size_t *size,
+                     double timeout_s);
+
+#endif

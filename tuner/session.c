@@ -1,0 +1,993 @@
+/* A tuning session: finds the device through a worker process, compiles
+ * configurations with NVRTC, has the worker measure them, lets a strategy
+ * choose what to try next, and keeps the winner in the per-device cache.
+ *
+ * This process never initializes CUDA (it does not even link the CUDA
+ * runtime): every GPU call happens in cutune-worker, which is restarted
+ * when a candidate kills it.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "compile.h"
+#include "cutune/cutune.h"
+#include "problem.h"
+#include "strategy.h"
+#include "util.h"
+#include "worker_client.h"
+
+/* Measurement protocol of this version: a validated first launch, two
+ * more warm-up launches, then at least 10 timed launches and at least
+ * 50 ms of kernel time, at most 200 launches or 1 s. */
+#define WARMUP_LAUNCHES 3
+#define MIN_REPS 10
+#define MAX_REPS 200
+#define MIN_SECONDS 0.05
+#define MAX_SECONDS 1.0
+#define DEFAULT_LAUNCH_TIMEOUT 10.0
+/* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
+#define ATOL 1e-6
+#define RTOL 1e-5
+
+typedef struct eval_record {
+    cutune_eval pub;
+    double min_ms;
+    double stddev_ms;
+    size_t runs;
+} eval_record;
+
+struct cutune_session {
+    cutune_session_options opt;
+    char *strategy;
+    char *cache_dir;
+    char *worker_path;
+    char *errmsg;
+
+    cutune__worker_client worker;
+    cutune__device_props *props;   /* all devices, from DEVICES */
+    cutune_device *devices;
+    size_t n_devices;
+
+    /* State of the tune in progress. */
+    const cutune_problem *problem;
+    cutune__device_props device;
+    char arch[16];
+    char *ref_cubin;
+    size_t ref_cubin_size;
+    cutune__wire_arg *wire_args;
+    eval_record *evals;
+    size_t n_evals, cap_evals;
+    double started;
+    int fatal;                      /* the tune cannot go on */
+    cutune_status fatal_status;
+
+    /* The published result. */
+    cutune_tune_result result;
+    cutune_param_value *best_values;
+    cutune_param_value *baseline_values;
+    cutune_eval *pub_evals;
+};
+
+/* ------------------------------------------------------------------ */
+
+static cutune_status fail(cutune_session *s, cutune_status st,
+                          const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    free(s->errmsg);
+    s->errmsg = strdup(buf);
+    return st;
+}
+
+static void logf_(cutune_session *s, cutune_log_level level, const char *fmt,
+                  ...)
+{
+    if (!s->opt.log)
+        return;
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    s->opt.log(s->opt.log_user, level, buf);
+}
+
+void cutune_session_options_init(cutune_session_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->write_cache = 1;
+    o->seed = 1;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+cutune_status cutune_session_create(const cutune_session_options *options,
+                                    cutune_session **out)
+{
+    if (!out)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    cutune_session *s = calloc(1, sizeof *s);
+    *out = s;
+    if (!s)
+        return CUTUNE_ERR_NO_MEMORY;
+    /* GSL's default handler aborts the process; the library reports
+     * errors instead. */
+    gsl_set_error_handler_off();
+    if (options)
+        s->opt = *options;
+    else
+        cutune_session_options_init(&s->opt);
+    s->strategy = dup_or_null(s->opt.strategy);
+    s->cache_dir = dup_or_null(s->opt.cache_dir);
+    s->worker_path = cutune__worker_locate(s->opt.worker_path);
+    s->opt.strategy = s->strategy;
+    s->opt.cache_dir = s->cache_dir;
+    s->opt.worker_path = NULL;
+    if ((options && options->strategy && !s->strategy) ||
+        (options && options->cache_dir && !s->cache_dir) || !s->worker_path)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    if (s->strategy && !cutune__strategy_find(s->strategy)) {
+        char names[256] = "";
+        for (size_t i = 0; cutune__strategies[i]; i++) {
+            if (i)
+                strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, cutune__strategies[i]->name,
+                    sizeof names - strlen(names) - 1);
+        }
+        return fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                    "unknown strategy '%s' (known: %s)", s->strategy, names);
+    }
+    s->worker.pid = 0;
+    s->worker.fd = -1;
+    return CUTUNE_OK;
+}
+
+static void clear_tune(cutune_session *s)
+{
+    for (size_t i = 0; i < s->n_evals; i++)
+        free((char *)s->evals[i].pub.message);
+    free(s->evals);
+    s->evals = NULL;
+    s->n_evals = s->cap_evals = 0;
+    free(s->ref_cubin);
+    s->ref_cubin = NULL;
+    free(s->wire_args);
+    s->wire_args = NULL;
+    free(s->best_values);
+    free(s->baseline_values);
+    free(s->pub_evals);
+    s->best_values = s->baseline_values = NULL;
+    s->pub_evals = NULL;
+    memset(&s->result, 0, sizeof s->result);
+    s->fatal = 0;
+}
+
+void cutune_session_destroy(cutune_session *s)
+{
+    if (!s)
+        return;
+    cutune__worker_stop(&s->worker);
+    clear_tune(s);
+    free(s->props);
+    free(s->devices);
+    free(s->strategy);
+    free(s->cache_dir);
+    free(s->worker_path);
+    free(s->errmsg);
+    free(s);
+}
+
+const char *cutune_session_errmsg(const cutune_session *s)
+{
+    if (!s)
+        return "out of memory";
+    return s->errmsg ? s->errmsg : "no error";
+}
+
+/* ------------------------------------------------------------------ */
+/* Talking to the worker                                               */
+
+/* Calls the worker; a reply shorter than `min_size` is a protocol error.
+ * On DIED/TIMEOUT the session's message says so. */
+static cutune__call_result call(cutune_session *s, uint32_t type,
+                                const void *a, size_t alen, const void *b,
+                                size_t blen, void **reply, size_t min_size,
+                                double timeout_s)
+{
+    size_t size;
+    cutune__call_result r = cutune__worker_call(&s->worker, type, a, alen, b,
+                                                blen, reply, &size, timeout_s);
+    if (r == CUTUNE__CALL_OK && size < min_size) {
+        free(*reply);
+        *reply = NULL;
+        cutune__worker_stop(&s->worker);
+        snprintf(s->worker.message, sizeof s->worker.message,
+                 "the GPU worker sent a malformed reply (is %s from another "
+                 "cutune version?)", s->worker_path);
+        return CUTUNE__CALL_DIED;
+    }
+    return r;
+}
+
+static const char no_device_hint[] =
+    "cutune tunes on an NVIDIA GPU with its driver installed; on a machine "
+    "without one, `cutune compile` and `cutune lookup --device-name NAME` "
+    "still work";
+
+static cutune_status start_worker(cutune_session *s)
+{
+    if (s->worker.pid != 0)
+        return CUTUNE_OK;
+    if (cutune__worker_start(&s->worker, s->worker_path) != 0)
+        return fail(s, CUTUNE_ERR_WORKER, "%s (set CUTUNE_WORKER to the "
+                    "path of cutune-worker)", s->worker.message);
+    return CUTUNE_OK;
+}
+
+static cutune_status list_devices(cutune_session *s)
+{
+    cutune_status st = start_worker(s);
+    if (st)
+        return st;
+    cutune__devices_reply *r = NULL;
+    cutune__call_result cr = call(s, CUTUNE__MSG_DEVICES, NULL, 0, NULL, 0,
+                                  (void **)&r, sizeof *r, 60.0);
+    if (cr == CUTUNE__CALL_NOMEM)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_WORKER, "listing CUDA devices: %s",
+                    s->worker.message);
+    free(s->props);
+    free(s->devices);
+    s->props = NULL;
+    s->devices = NULL;
+    s->n_devices = 0;
+    if (r->count <= 0) {
+        st = fail(s, CUTUNE_ERR_NO_DEVICE, "no CUDA device found (%s). %s",
+                  r->head.message[0] ? r->head.message : "count is 0",
+                  no_device_hint);
+        free(r);
+        return st;
+    }
+    size_t n = (size_t)r->count;
+    s->props = malloc(n * sizeof *s->props);
+    s->devices = malloc(n * sizeof *s->devices);
+    if (!s->props || !s->devices) {
+        free(r);
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    memcpy(s->props, r + 1, n * sizeof *s->props);
+    for (size_t i = 0; i < n; i++)
+        s->devices[i] = s->props[i].fingerprint;
+    s->n_devices = n;
+    free(r);
+    return CUTUNE_OK;
+}
+
+cutune_status cutune_session_devices(cutune_session *s,
+                                     const cutune_device **devices,
+                                     size_t *count)
+{
+    if (!s || !devices || !count)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    cutune_status st = list_devices(s);
+    cutune__worker_stop(&s->worker);
+    *devices = s->devices;
+    *count = s->n_devices;
+    return st;
+}
+
+static double run_timeout(const cutune_session *s)
+{
+    double cap = s->opt.launch_timeout_s > 0 ? s->opt.launch_timeout_s
+                                             : DEFAULT_LAUNCH_TIMEOUT;
+    /* The timed loop stops itself after MAX_SECONDS; each of the first
+     * launches may take up to the cap. */
+    return 2.0 * MAX_SECONDS + (WARMUP_LAUNCHES + 1) * cap;
+}
+
+static void fill_run_request(cutune__run_request *q, const unsigned grid[3],
+                             const unsigned block[3], unsigned smem,
+                             cutune__run_mode mode)
+{
+    memset(q, 0, sizeof *q);
+    for (int d = 0; d < 3; d++) {
+        q->grid[d] = grid[d];
+        q->block[d] = block[d];
+    }
+    q->dynamic_smem = smem;
+    q->mode = mode;
+    q->warmup = WARMUP_LAUNCHES;
+    q->min_reps = MIN_REPS;
+    q->max_reps = MAX_REPS;
+    q->flush_l2 = 1;
+    q->min_seconds = MIN_SECONDS;
+    q->max_seconds = MAX_SECONDS;
+    q->atol = ATOL;
+    q->rtol = RTOL;
+}
+
+/* Loads a cubin into the worker. Returns the call result; a CUDA error in
+ * the reply is returned as *cuda_error with the message in `msg`. */
+static cutune__call_result load_cubin(cutune_session *s, const char *cubin,
+                                      size_t size, int *cuda_error,
+                                      char *msg, size_t msglen)
+{
+    const char *name = s->problem->kernel_name;
+    cutune__load_request q = {(uint32_t)strlen(name), size};
+    /* The name and cubin are sent as one block after the request. */
+    size_t blen = q.name_len + size;
+    char *buf = malloc(blen);
+    if (!buf)
+        return CUTUNE__CALL_NOMEM;
+    memcpy(buf, name, q.name_len);
+    memcpy(buf + q.name_len, cubin, size);
+    cutune__load_reply *r = NULL;
+    cutune__call_result cr = call(s, CUTUNE__MSG_LOAD, &q, sizeof q, buf,
+                                  blen, (void **)&r, sizeof *r, 60.0);
+    free(buf);
+    if (cr != CUTUNE__CALL_OK)
+        return cr;
+    *cuda_error = r->head.cuda_error;
+    snprintf(msg, msglen, "%s", r->head.message);
+    if (r->head.fatal)
+        cutune__worker_stop(&s->worker);
+    free(r);
+    return CUTUNE__CALL_OK;
+}
+
+/* Starts a worker ready to measure: device, arguments, reference output.
+ * Used at the start of a tune and again after a worker died. */
+static cutune_status bring_up(cutune_session *s, int keep_reference)
+{
+    cutune_status st = start_worker(s);
+    if (st)
+        return st;
+    cutune__init_request iq = {s->opt.device};
+    cutune__init_reply *ir = NULL;
+    cutune__call_result cr = call(s, CUTUNE__MSG_INIT, &iq, sizeof iq, NULL,
+                                  0, (void **)&ir, sizeof *ir, 120.0);
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_WORKER, "starting the GPU worker: %s",
+                    s->worker.message);
+    if (ir->head.cuda_error) {
+        st = fail(s, CUTUNE_ERR_CUDA, "device %d: %s", s->opt.device,
+                  ir->head.message);
+        free(ir);
+        cutune__worker_stop(&s->worker);
+        return st;
+    }
+    s->device = ir->props;
+    free(ir);
+    snprintf(s->arch, sizeof s->arch, "sm_%d%d",
+             s->device.fingerprint.cc_major, s->device.fingerprint.cc_minor);
+
+    const cutune_problem *p = s->problem;
+    cutune__args_request aq = {(uint32_t)p->n_args};
+    cutune__reply *ar = NULL;
+    cr = call(s, CUTUNE__MSG_ARGS, &aq, sizeof aq, s->wire_args,
+              p->n_args * sizeof *s->wire_args, (void **)&ar, sizeof *ar,
+              300.0);
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_WORKER, "setting up kernel arguments: %s",
+                    s->worker.message);
+    if (ar->cuda_error) {
+        st = fail(s, CUTUNE_ERR_CUDA, "setting up kernel arguments: %s",
+                  ar->message);
+        free(ar);
+        return st;
+    }
+    free(ar);
+    if (!keep_reference)
+        return CUTUNE_OK;
+
+    int cerr = 0;
+    char msg[1024];
+    cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, &cerr, msg,
+                    sizeof msg);
+    if (cr != CUTUNE__CALL_OK || cerr)
+        return fail(s, CUTUNE_ERR_CUDA, "loading the reference "
+                    "configuration: %s", cr ? s->worker.message : msg);
+    size_t ref = cutune__problem_default_config(p);
+    unsigned grid[3], block[3];
+    char gerr[256];
+    if (cutune__problem_geometry(p, ref, grid, block, gerr, sizeof gerr))
+        return fail(s, CUTUNE_ERR_PARSE, "%s: default configuration: %s",
+                    p->origin, gerr);
+    cutune__run_request rq;
+    fill_run_request(&rq, grid, block, p->shared_memory,
+                     CUTUNE__RUN_REFERENCE);
+    cutune__run_reply *rr = NULL;
+    cr = call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0, (void **)&rr,
+              sizeof *rr, run_timeout(s));
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_CUDA, "running the default configuration "
+                    "for the reference output: %s", s->worker.message);
+    if (rr->outcome != CUTUNE_OUTCOME_CORRECT) {
+        st = fail(s, CUTUNE_ERR_CUDA, "the default configuration, which "
+                  "gives the reference output, failed (%s): %s",
+                  cutune_outcome_str((cutune_outcome)rr->outcome),
+                  rr->head.message);
+        free(rr);
+        return st;
+    }
+    free(rr);
+    return CUTUNE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Evaluating configurations                                           */
+
+static eval_record *add_eval(cutune_session *s, size_t config)
+{
+    if (s->n_evals == s->cap_evals) {
+        size_t cap = s->cap_evals ? 2 * s->cap_evals : 64;
+        eval_record *e = realloc(s->evals, cap * sizeof *e);
+        if (!e)
+            return NULL;
+        s->evals = e;
+        s->cap_evals = cap;
+    }
+    eval_record *e = &s->evals[s->n_evals++];
+    memset(e, 0, sizeof *e);
+    e->pub.config_index = config;
+    e->pub.time_ms = NAN;
+    return e;
+}
+
+static void set_message(eval_record *e, const char *msg)
+{
+    free((char *)e->pub.message);
+    e->pub.message = strdup(msg ? msg : "");
+}
+
+static void describe(cutune_session *s, size_t config, char *buf, size_t len)
+{
+    const cutune_problem *p = s->problem;
+    const uint32_t *cfg = cutune__space_config(p->space, config);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < p->n_params && used + 1 < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "",
+                         p->param_names[i], p->value_texts[i][cfg[i]]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* Measures one compiled configuration on the worker, restarting the
+ * worker first when a previous candidate killed it. */
+static void measure(cutune_session *s, eval_record *e,
+                    const cutune__compile_job *job)
+{
+    const cutune_problem *p = s->problem;
+    unsigned grid[3], block[3];
+    char msg[1024];
+    if (cutune__problem_geometry(p, e->pub.config_index, grid, block, msg,
+                                 sizeof msg) != 0) {
+        e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+        set_message(e, msg);
+        return;
+    }
+    if (s->worker.pid == 0) {
+        logf_(s, CUTUNE_LOG_INFO, "starting a new GPU worker");
+        cutune_status st = bring_up(s, 1);
+        if (st) {
+            s->fatal = 1;
+            s->fatal_status = st;
+            e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+            set_message(e, s->errmsg);
+            return;
+        }
+    }
+    int cerr = 0;
+    cutune__call_result cr = load_cubin(s, job->cubin, job->cubin_size,
+                                        &cerr, msg, sizeof msg);
+    if (cr != CUTUNE__CALL_OK || cerr) {
+        e->pub.outcome = cr == CUTUNE__CALL_TIMEOUT ? CUTUNE_OUTCOME_TIMEOUT
+                                                    : CUTUNE_OUTCOME_RUNTIME;
+        set_message(e, cr ? s->worker.message : msg);
+        return;
+    }
+    cutune__run_request rq;
+    fill_run_request(&rq, grid, block, p->shared_memory, CUTUNE__RUN_MEASURE);
+    cutune__run_reply *rr = NULL;
+    cr = call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0, (void **)&rr,
+              sizeof *rr, run_timeout(s));
+    if (cr == CUTUNE__CALL_TIMEOUT) {
+        e->pub.outcome = CUTUNE_OUTCOME_TIMEOUT;
+        set_message(e, s->worker.message);
+        return;
+    }
+    if (cr != CUTUNE__CALL_OK) {
+        e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+        set_message(e, s->worker.message);
+        return;
+    }
+    e->pub.outcome = (cutune_outcome)rr->outcome;
+    set_message(e, rr->head.message);
+    if (rr->head.fatal)
+        cutune__worker_stop(&s->worker);
+    if (rr->outcome == CUTUNE_OUTCOME_CORRECT && rr->n_times > 0) {
+        const float *t = (const float *)(rr + 1);
+        double *d = malloc(rr->n_times * sizeof *d);
+        if (d) {
+            for (uint32_t i = 0; i < rr->n_times; i++)
+                d[i] = t[i];
+            gsl_sort(d, 1, rr->n_times);
+            e->pub.time_ms = gsl_stats_median_from_sorted_data(d, 1,
+                                                               rr->n_times);
+            e->min_ms = d[0];
+            e->stddev_ms = rr->n_times > 1 ? gsl_stats_sd(d, 1, rr->n_times)
+                                           : 0.0;
+            e->runs = rr->n_times;
+            free(d);
+        } else {
+            e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+            set_message(e, "out of memory");
+        }
+    } else if (rr->outcome == CUTUNE_OUTCOME_CORRECT) {
+        e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+        set_message(e, "no timed launch completed");
+    }
+    free(rr);
+}
+
+static int evaluate_batch(void *user, const size_t *indices, size_t n,
+                          double *objectives, size_t *done)
+{
+    cutune_session *s = user;
+    const cutune_problem *p = s->problem;
+    *done = 0;
+    if (s->opt.max_seconds > 0 &&
+        cutune__now() - s->started >= s->opt.max_seconds)
+        return 0;
+    cutune__compile_job *jobs = calloc(n, sizeof *jobs);
+    char ***opts = calloc(n, sizeof *opts);
+    size_t *nopts = calloc(n, sizeof *nopts);
+    int rc = 0;
+    if (!jobs || !opts || !nopts)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        opts[i] = cutune__problem_options(p, indices[i], s->arch, &nopts[i]);
+        if (!opts[i])
+            goto oom;
+        jobs[i].source = p->source;
+        jobs[i].source_name = p->kernel_name;
+        jobs[i].options = opts[i];
+        jobs[i].n_options = nopts[i];
+    }
+    /* A program NVRTC rejects is a result of its configuration; NVRTC
+     * itself failing is recorded the same way, with its reason, so that
+     * the tune still ends with what it measured. */
+    cutune__compile_batch(jobs, n, s->opt.compile_threads);
+    for (size_t i = 0; i < n; i++) {
+        if (s->opt.max_seconds > 0 &&
+            cutune__now() - s->started >= s->opt.max_seconds)
+            break;
+        eval_record *e = add_eval(s, indices[i]);
+        if (!e)
+            goto oom;
+        e->pub.compile_ms = jobs[i].seconds * 1e3;
+        if (!jobs[i].ok) {
+            e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
+            set_message(e, jobs[i].log);
+        } else {
+            measure(s, e, &jobs[i]);
+        }
+        objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
+                            ? e->pub.time_ms
+                            : INFINITY;
+        *done = i + 1;
+        char cfg[512];
+        describe(s, indices[i], cfg, sizeof cfg);
+        if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
+            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms", s->n_evals, cfg,
+                  e->pub.time_ms);
+        else
+            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %s: %.200s", s->n_evals, cfg,
+                  cutune_outcome_str(e->pub.outcome), e->pub.message);
+        if (s->fatal) {
+            rc = -1;
+            break;
+        }
+    }
+    goto done;
+oom:
+    s->fatal = 1;
+    s->fatal_status = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    rc = -1;
+done:
+    for (size_t i = 0; jobs && i < n; i++) {
+        cutune__compile_job_clear(&jobs[i]);
+        if (opts && opts[i])
+            cutune__free_strings(opts[i], nopts[i]);
+    }
+    free(jobs);
+    free(opts);
+    free(nopts);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tuning                                                              */
+
+static const eval_record *find_eval(const cutune_session *s, size_t config)
+{
+    for (size_t i = 0; i < s->n_evals; i++)
+        if (s->evals[i].pub.config_index == config)
+            return &s->evals[i];
+    return NULL;
+}
+
+/* The occupancy suggestion as a configuration: the problem's defaults with
+ * the block size nearest to what the occupancy API suggests. */
+static size_t occupancy_start(cutune_session *s, int block_size)
+{
+    const cutune_problem *p = s->problem;
+    size_t def = cutune__problem_default_config(p);
+    size_t bx = cutune__problem_find_param(p, "block_size_x");
+    if (bx == SIZE_MAX || block_size <= 0)
+        return def;
+    uint32_t *cfg = malloc(p->n_params * sizeof *cfg);
+    if (!cfg)
+        return def;
+    memcpy(cfg, cutune__space_config(p->space, def),
+           p->n_params * sizeof *cfg);
+    /* Threads in y and z stay as the defaults have them. */
+    long long others = 1;
+    size_t by = cutune__problem_find_param(p, "block_size_y");
+    size_t bz = cutune__problem_find_param(p, "block_size_z");
+    const cutune__value *v;
+    if (by != SIZE_MAX && (v = &p->param_values[by][cfg[by]]) &&
+        v->type == CUTUNE__V_INT && v->u.i > 0)
+        others *= v->u.i;
+    if (bz != SIZE_MAX && (v = &p->param_values[bz][cfg[bz]]) &&
+        v->type == CUTUNE__V_INT && v->u.i > 0)
+        others *= v->u.i;
+    double want = (double)block_size / (double)others;
+    double best = INFINITY;
+    for (size_t k = 0; k < p->param_value_counts[bx]; k++) {
+        v = &p->param_values[bx][k];
+        if (v->type != CUTUNE__V_INT || v->u.i <= 0)
+            continue;
+        double d = fabs(log((double)v->u.i / want));
+        if (d < best) {
+            best = d;
+            cfg[bx] = (uint32_t)k;
+        }
+    }
+    size_t idx = cutune__space_nearest(p->space, cfg);
+    free(cfg);
+    return idx;
+}
+
+static cutune_status prepare_args(cutune_session *s)
+{
+    const cutune_problem *p = s->problem;
+    s->wire_args = calloc(p->n_args + 1, sizeof *s->wire_args);
+    if (!s->wire_args)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    int any_output = 0;
+    for (size_t i = 0; i < p->n_args; i++)
+        any_output |= p->args[i].is_output;
+    for (size_t i = 0; i < p->n_args; i++) {
+        const cutune__arg *a = &p->args[i];
+        cutune__wire_arg *w = &s->wire_args[i];
+        w->is_vector = (uint32_t)a->is_vector;
+        w->dtype = (uint32_t)a->dtype;
+        w->fill = (uint32_t)a->fill;
+        w->count = a->count;
+        w->seed = a->seed;
+        w->fill_value = a->fill_value;
+        w->is_output = (uint32_t)a->is_output;
+    }
+    if (!any_output)
+        logf_(s, CUTUNE_LOG_WARN, "%s: no argument is marked Output, so "
+              "results are not validated", p->origin);
+    return CUTUNE_OK;
+}
+
+static cutune_status compile_reference(cutune_session *s, size_t config)
+{
+    size_t n;
+    char **opts = cutune__problem_options(s->problem, config, s->arch, &n);
+    if (!opts)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    cutune__compile_job job = {.source = s->problem->source,
+                               .source_name = s->problem->kernel_name,
+                               .options = opts,
+                               .n_options = n};
+    int rc = cutune__compile(&job);
+    cutune__free_strings(opts, n);
+    cutune_status st = CUTUNE_OK;
+    if (rc != 0)
+        st = fail(s, CUTUNE_ERR_NVRTC, "NVRTC failed: %s", job.log);
+    else if (!job.ok)
+        st = fail(s, CUTUNE_ERR_PARSE, "%s: the default configuration does "
+                  "not compile for %s:\n%s", s->problem->origin, s->arch,
+                  job.log);
+    if (st) {
+        cutune__compile_job_clear(&job);
+        return st;
+    }
+    s->ref_cubin = job.cubin;
+    s->ref_cubin_size = job.cubin_size;
+    job.cubin = NULL;
+    cutune__compile_job_clear(&job);
+    return CUTUNE_OK;
+}
+
+static cutune_status query_occupancy(cutune_session *s, int *block_size)
+{
+    cutune__occupancy_request q = {s->problem->shared_memory, 0};
+    cutune__occupancy_reply *r = NULL;
+    cutune__call_result cr = call(s, CUTUNE__MSG_OCCUPANCY, &q, sizeof q, NULL,
+                                  0, (void **)&r, sizeof *r, 60.0);
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_WORKER, "occupancy query: %s",
+                    s->worker.message);
+    cutune_status st = CUTUNE_OK;
+    if (r->head.cuda_error)
+        st = fail(s, CUTUNE_ERR_CUDA, "occupancy query: %s", r->head.message);
+    *block_size = r->block_size;
+    free(r);
+    return st;
+}
+
+static cutune_status measure_bandwidth(cutune_session *s)
+{
+    long long mem = s->device.fingerprint.memory_bytes;
+    cutune__bandwidth_request q = {(uint64_t)(mem / 16 < (1LL << 30)
+                                                  ? mem / 16
+                                                  : (1LL << 30))};
+    cutune__bandwidth_reply *r = NULL;
+    cutune__call_result cr = call(s, CUTUNE__MSG_BANDWIDTH, &q, sizeof q,
+                                  NULL, 0, (void **)&r, sizeof *r, 60.0);
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_WORKER, "bandwidth measurement: %s",
+                    s->worker.message);
+    s->result.memcpy_gbs = r->head.cuda_error ? 0.0 : r->gbs;
+    if (r->head.cuda_error)
+        logf_(s, CUTUNE_LOG_WARN, "%s", r->head.message);
+    free(r);
+    return CUTUNE_OK;
+}
+
+static cutune_status record_winner(cutune_session *s)
+{
+    const cutune_problem *p = s->problem;
+    cutune_cache *cache = NULL;
+    cutune_status st = cutune_cache_open(s->cache_dir, &cache);
+    if (st == CUTUNE_OK) {
+        char joined[2048] = "";
+        for (size_t i = 0; i < p->n_options; i++) {
+            if (i)
+                strncat(joined, " ", sizeof joined - strlen(joined) - 1);
+            strncat(joined, p->options[i], sizeof joined - strlen(joined) - 1);
+        }
+        const cutune_tune_result *r = &s->result;
+        cutune_cache_record rec;
+        memset(&rec, 0, sizeof rec);
+        rec.device = r->device;
+        rec.problem_name = p->name;
+        rec.source_hash = p->source_hash;
+        rec.problem_size = p->problem_size;
+        rec.n_problem_size = p->n_problem_size;
+        rec.compiler_options = joined;
+        rec.config = r->best;
+        rec.n_config = r->n_params;
+        rec.time_ms = r->best_ms;
+        rec.time_min_ms = r->best_min_ms;
+        rec.time_stddev_ms = r->best_stddev_ms;
+        rec.runs = r->best_runs;
+        rec.gbs = r->best_gbs;
+        rec.baseline = r->baseline;
+        rec.n_baseline = r->baseline ? r->n_params : 0;
+        rec.baseline_ms = r->baseline_ms;
+        rec.strategy = r->strategy;
+        rec.evaluations = r->evaluations;
+        rec.tune_seconds = r->wall_s;
+        rec.timestamp = (long long)time(NULL);
+        st = cutune_cache_append(cache, &rec);
+    }
+    if (st)
+        st = fail(s, st, "writing the tuning cache: %s",
+                  cutune_cache_errmsg(cache));
+    cutune_cache_close(cache);
+    return st;
+}
+
+static cutune_status publish(cutune_session *s,
+                             const cutune__search_result *sr, size_t start,
+                             const cutune__strategy_type *type)
+{
+    const cutune_problem *p = s->problem;
+    cutune_tune_result *r = &s->result;
+    r->device = s->device.fingerprint;
+    r->n_params = p->n_params;
+    r->strategy = type->name;
+    r->evaluations = s->n_evals;
+    s->pub_evals = calloc(s->n_evals + 1, sizeof *s->pub_evals);
+    s->best_values = calloc(p->n_params, sizeof *s->best_values);
+    s->baseline_values = calloc(p->n_params, sizeof *s->baseline_values);
+    if (!s->pub_evals || !s->best_values || !s->baseline_values)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < s->n_evals; i++) {
+        s->pub_evals[i] = s->evals[i].pub;
+        if (s->evals[i].pub.outcome != CUTUNE_OUTCOME_CORRECT)
+            r->failures++;
+    }
+    r->evals = s->pub_evals;
+    r->n_evals = s->n_evals;
+
+    const eval_record *base = find_eval(s, start);
+    cutune__problem_config_values(p, start, s->baseline_values);
+    r->baseline = s->baseline_values;
+    r->baseline_ms = base && base->pub.outcome == CUTUNE_OUTCOME_CORRECT
+                         ? base->pub.time_ms
+                         : NAN;
+    r->wall_s = cutune__now() - s->started;
+    if (sr->best == SIZE_MAX)
+        return fail(s, CUTUNE_ERR_NO_VALID_RESULT,
+                    "%s: none of the %zu configurations evaluated ran "
+                    "correctly", p->origin, s->n_evals);
+    const eval_record *best = find_eval(s, sr->best);
+    cutune__problem_config_values(p, sr->best, s->best_values);
+    r->best = s->best_values;
+    r->best_ms = best->pub.time_ms;
+    r->best_min_ms = best->min_ms;
+    r->best_stddev_ms = best->stddev_ms;
+    r->best_runs = best->runs;
+    double bytes = cutune__problem_bytes(p, sr->best);
+    r->best_gbs = bytes > 0 ? bytes / (r->best_ms * 1e-3) / 1e9 : 0.0;
+    r->speedup = r->baseline_ms / r->best_ms;
+    return CUTUNE_OK;
+}
+
+cutune_status cutune_session_tune(cutune_session *s,
+                                  const cutune_problem *problem,
+                                  const cutune_tune_result **result)
+{
+    if (!s || !problem || !result || !problem->space)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    *result = NULL;
+    clear_tune(s);
+    s->problem = problem;
+    s->started = cutune__now();
+    const cutune__strategy_type *type =
+        s->strategy ? cutune__strategy_find(s->strategy)
+                    : cutune__strategies[0];
+
+    cutune_status st;
+    if ((st = prepare_args(s)) || (st = list_devices(s)))
+        goto out;
+    if (s->opt.device < 0 || (size_t)s->opt.device >= s->n_devices) {
+        st = fail(s, CUTUNE_ERR_INVALID_ARGUMENT, "device %d does not exist "
+                  "(%zu CUDA device%s found)", s->opt.device, s->n_devices,
+                  s->n_devices == 1 ? "" : "s");
+        goto out;
+    }
+    /* The arch is known from the device list before any context exists. */
+    snprintf(s->arch, sizeof s->arch, "sm_%d%d",
+             s->props[s->opt.device].fingerprint.cc_major,
+             s->props[s->opt.device].fingerprint.cc_minor);
+    size_t ref = cutune__problem_default_config(problem);
+    if ((st = compile_reference(s, ref)) || (st = bring_up(s, 1)) ||
+        (st = measure_bandwidth(s)))
+        goto out;
+    int occ_block = 0;
+    if ((st = query_occupancy(s, &occ_block)))
+        goto out;
+    s->result.occupancy_block_size = occ_block;
+    size_t start = occupancy_start(s, occ_block);
+    logf_(s, CUTUNE_LOG_INFO, "%s on %s (%s): %zu configurations; the "
+          "occupancy API suggests %d threads per block", problem->name,
+          s->device.fingerprint.name, s->arch,
+          cutune__space_size(problem->space), occ_block);
+
+    cutune__search_options so = {s->opt.max_evals, 0, s->opt.seed, start};
+    so.batch = s->opt.compile_threads > 0 ? (size_t)s->opt.compile_threads * 2
+                                          : 16;
+    cutune__search_result sr;
+    int rc = cutune__search_run(type, problem->space, &so, evaluate_batch, s,
+                                &sr);
+    if (rc == -1) {
+        st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    if (s->fatal) {
+        st = s->fatal_status;
+        goto out;
+    }
+    if ((st = publish(s, &sr, start, type)))
+        goto out;
+    if (s->opt.write_cache)
+        st = record_winner(s);
+    if (st == CUTUNE_OK)
+        *result = &s->result;
+out:
+    cutune__worker_stop(&s->worker);
+    return st;
+}
+
+cutune_status cutune_session_compile(cutune_session *s,
+                                     const cutune_problem *problem,
+                                     const char *arch, size_t limit,
+                                     size_t *compiled, size_t *failed,
+                                     double *seconds)
+{
+    if (!s || !problem || !arch || !problem->space)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    size_t n = cutune__space_size(problem->space);
+    if (limit > 0 && limit < n)
+        n = limit;
+    double t0 = cutune__now();
+    cutune__compile_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    size_t *nopts = calloc(n ? n : 1, sizeof *nopts);
+    char ***opts = calloc(n ? n : 1, sizeof *opts);
+    cutune_status st = CUTUNE_OK;
+    if (!jobs || !nopts || !opts) {
+        st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(opts[i] = cutune__problem_options(problem, i, arch, &nopts[i]))) {
+            st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            goto out;
+        }
+        jobs[i].source = problem->source;
+        jobs[i].source_name = problem->kernel_name;
+        jobs[i].options = opts[i];
+        jobs[i].n_options = nopts[i];
+    }
+    cutune__compile_batch(jobs, n, s->opt.compile_threads);
+    size_t ok = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].ok)
+            ok++;
+        else
+            bad++;
+        if (jobs[i].nvrtc_failed && st == CUTUNE_OK) {
+            st = fail(s, CUTUNE_ERR_NVRTC, "%s", jobs[i].log);
+        } else if (!jobs[i].ok) {
+            char cfg[512];
+            s->problem = problem;
+            describe(s, i, cfg, sizeof cfg);
+            logf_(s, CUTUNE_LOG_INFO, "%s: does not compile:\n%s", cfg,
+                  jobs[i].log ? jobs[i].log : "");
+        }
+    }
+    if (compiled)
+        *compiled = ok;
+    if (failed)
+        *failed = bad;
+out:
+    if (seconds)
+        *seconds = cutune__now() - t0;
+    for (size_t i = 0; jobs && opts && i < n; i++) {
+        cutune__compile_job_clear(&jobs[i]);
+        if (opts[i])
+            cutune__free_strings(opts[i], nopts[i]);
+    }
+    free(jobs);
+    free(nopts);
+    free(opts);
+    return st;
+}

@@ -1,0 +1,826 @@
+/* The GPU worker: the only code in cutune that talks to the CUDA runtime.
+ *
+ * It runs as its own process (cutune-worker) so that a candidate which
+ * corrupts the CUDA context (an illegal address is sticky) or never
+ * finishes takes down only this process; the tuning process records the
+ * failure and starts a new worker. It serves one request at a time over the
+ * socket on CUTUNE__WORKER_FD (see protocol.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "worker.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+
+#include "cutune/cutune.h"
+#include "occupancy.h"
+#include "dtype.h"
+#include "protocol.h"
+
+/* Output comparison on the GPU, so validating 2^26 floats costs a kernel,
+ * not a copy to the host. One kernel per element type; NaN never matches.
+ * The largest error is kept as the bits of a non-negative double, which
+ * order as unsigned integers do. */
+static const char compare_source[] =
+    "#define CMP(NAME, T)                                                 \n"
+    "extern \"C\" __global__ void NAME(const T *out, const T *ref,          \n"
+    "    unsigned long long n, double atol, double rtol,                  \n"
+    "    unsigned long long *result)                                      \n"
+    "{                                                                    \n"
+    "    unsigned long long bad = 0; double worst = 0.0;                  \n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long long)     \n"
+    "         blockDim.x + threadIdx.x; i < n;                            \n"
+    "         i += (unsigned long long)gridDim.x * blockDim.x) {          \n"
+    "        double o = (double)out[i], r = (double)ref[i];               \n"
+    "        double d = fabs(o - r);                                      \n"
+    "        if (!(d <= atol + rtol * fabs(r))) bad++;                    \n"
+    "        if (d != d) d = __longlong_as_double(0x7ff0000000000000LL);  \n"
+    "        if (d > worst) worst = d;                                    \n"
+    "    }                                                                \n"
+    "    if (bad) atomicAdd(&result[0], bad);                             \n"
+    "    if (worst > 0.0) atomicMax(&result[1],                           \n"
+    "        (unsigned long long)__double_as_longlong(worst));           \n"
+    "}                                                                    \n"
+    "CMP(cmp_float, float)                                                \n"
+    "CMP(cmp_double, double)                                              \n"
+    "CMP(cmp_int8, signed char)                                           \n"
+    "CMP(cmp_uint8, unsigned char)                                        \n"
+    "CMP(cmp_int16, short)                                                \n"
+    "CMP(cmp_uint16, unsigned short)                                      \n"
+    "CMP(cmp_int32, int)                                                  \n"
+    "CMP(cmp_uint32, unsigned int)                                        \n"
+    "CMP(cmp_int64, long long)                                            \n"
+    "CMP(cmp_uint64, unsigned long long)                                  \n";
+
+static const char *const compare_names[] = {
+    "cmp_float", "cmp_double", "cmp_int8",  "cmp_uint8",  "cmp_int16",
+    "cmp_uint16", "cmp_int32", "cmp_uint32", "cmp_int64", "cmp_uint64"};
+
+typedef struct worker {
+    int fd;
+    int device;
+    int initialized;
+    cutune__device_props props;
+
+    size_t n_args;
+    cutune__wire_arg *args;
+    void **dev;           /* device buffer of each vector argument */
+    void **pristine;      /* outputs: their initial contents */
+    void **reference;     /* outputs: the reference configuration's result */
+    uint64_t *scalars;    /* storage of scalar arguments */
+    void **params;        /* kernel parameter pointers */
+    int have_reference;
+
+    cudaLibrary_t library;
+    cudaKernel_t kernel;
+    int loaded;
+
+    cudaLibrary_t compare_library;
+    cudaKernel_t compare[CUTUNE__DT_COUNT];
+    unsigned long long *compare_result;
+
+    void *flush;
+    size_t flush_bytes;
+
+    cudaEvent_t *events;
+    size_t n_events;
+} worker;
+
+static int reply_error(cutune__reply *r, cudaError_t e, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    r->cuda_error = (int32_t)e;
+    snprintf(r->message, sizeof r->message, "%s: %s (%s)", what,
+             cudaGetErrorString(e), cudaGetErrorName(e));
+    return -1;
+}
+
+/* After an error, decide whether the context still works. Sticky errors
+ * (illegal address, launch failure, ...) persist in every later call. */
+static int context_broken(void)
+{
+    (void)cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+static void format_uuid(const cudaUUID_t *u, char *out, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)u->bytes;
+    snprintf(out, len,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+             b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static cudaError_t read_props(int device, cutune__device_props *out)
+{
+    struct cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, device);
+    if (e != cudaSuccess)
+        return e;
+    memset(out, 0, sizeof *out);
+    cutune_device *fp = &out->fingerprint;
+    snprintf(fp->name, sizeof fp->name, "%s", p.name);
+    format_uuid(&p.uuid, fp->uuid, sizeof fp->uuid);
+    fp->cc_major = p.major;
+    fp->cc_minor = p.minor;
+    fp->sm_count = p.multiProcessorCount;
+    fp->l2_bytes = p.l2CacheSize;
+    fp->memory_bytes = (long long)p.totalGlobalMem;
+    if (cudaDriverGetVersion(&fp->driver_version) != cudaSuccess)
+        fp->driver_version = 0;
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS)
+        snprintf(fp->nvrtc_version, sizeof fp->nvrtc_version, "%d.%d", major,
+                 minor);
+    snprintf(fp->cutune_version, sizeof fp->cutune_version, "%s",
+             CUTUNE_VERSION_STRING);
+    out->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    out->max_threads_per_block = p.maxThreadsPerBlock;
+    out->warp_size = p.warpSize;
+    out->regs_per_sm = p.regsPerMultiprocessor;
+    out->smem_per_sm = (int64_t)p.sharedMemPerMultiprocessor;
+    out->smem_per_block = (int64_t)p.sharedMemPerBlockOptin;
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void handle_devices(worker *w)
+{
+    cutune__devices_reply r;
+    memset(&r, 0, sizeof r);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    cutune__device_props *props = NULL;
+    if (e != cudaSuccess) {
+        reply_error(&r.head, e, "cudaGetDeviceCount");
+        count = 0;
+    } else if (count > 0) {
+        props = calloc((size_t)count, sizeof *props);
+        if (!props) {
+            snprintf(r.head.message, sizeof r.head.message, "out of memory");
+            r.head.cuda_error = cudaErrorMemoryAllocation;
+            count = 0;
+        }
+        for (int i = 0; i < count; i++) {
+            e = read_props(i, &props[i]);
+            if (e != cudaSuccess) {
+                reply_error(&r.head, e, "cudaGetDeviceProperties(%d)", i);
+                count = 0;
+            }
+        }
+    }
+    r.count = count;
+    cutune__msg_send(w->fd, CUTUNE__MSG_DEVICES, &r, sizeof r, props,
+                     (size_t)count * sizeof *props);
+    free(props);
+}
+
+static int build_compare(worker *w, cutune__reply *r)
+{
+    char arch[32];
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d",
+             w->props.fingerprint.cc_major, w->props.fingerprint.cc_minor);
+    const char *opts[] = {arch};
+    nvrtcProgram prog;
+    if (nvrtcCreateProgram(&prog, compare_source, "cutune_compare.cu", 0,
+                           NULL, NULL) != NVRTC_SUCCESS) {
+        snprintf(r->message, sizeof r->message, "NVRTC: cannot create the "
+                 "output comparison program");
+        return -1;
+    }
+    nvrtcResult nr = nvrtcCompileProgram(prog, 1, opts);
+    size_t size = 0;
+    char *cubin = NULL;
+    if (nr == NVRTC_SUCCESS && nvrtcGetCUBINSize(prog, &size) == NVRTC_SUCCESS)
+        cubin = malloc(size);
+    if (cubin && nvrtcGetCUBIN(prog, cubin) != NVRTC_SUCCESS) {
+        free(cubin);
+        cubin = NULL;
+    }
+    nvrtcDestroyProgram(&prog);
+    if (!cubin) {
+        snprintf(r->message, sizeof r->message, "NVRTC: cannot compile the "
+                 "output comparison kernels for %s: %s", arch,
+                 nvrtcGetErrorString(nr));
+        return -1;
+    }
+    cudaError_t e = cudaLibraryLoadData(&w->compare_library, cubin, NULL,
+                                        NULL, 0, NULL, NULL, 0);
+    free(cubin);
+    if (e != cudaSuccess)
+        return reply_error(r, e, "loading the comparison kernels");
+    for (size_t i = 0; i < CUTUNE__DT_COUNT; i++)
+        if ((e = cudaLibraryGetKernel(&w->compare[i], w->compare_library,
+                                      compare_names[i])) != cudaSuccess)
+            return reply_error(r, e, "cudaLibraryGetKernel(%s)",
+                               compare_names[i]);
+    if ((e = cudaMalloc((void **)&w->compare_result,
+                        2 * sizeof(unsigned long long))) != cudaSuccess)
+        return reply_error(r, e, "cudaMalloc");
+    return 0;
+}
+
+static void handle_init(worker *w, const void *payload, size_t size)
+{
+    cutune__init_reply r;
+    memset(&r, 0, sizeof r);
+    cudaError_t e;
+    if (size < sizeof(cutune__init_request)) {
+        snprintf(r.head.message, sizeof r.head.message, "bad INIT request");
+        r.head.cuda_error = cudaErrorInvalidValue;
+    } else if (w->initialized) {
+        snprintf(r.head.message, sizeof r.head.message, "already initialized");
+        r.head.cuda_error = cudaErrorInvalidValue;
+    } else {
+        const cutune__init_request *q = payload;
+        w->device = q->device;
+        if ((e = cudaSetDevice(w->device)) != cudaSuccess)
+            reply_error(&r.head, e, "cudaSetDevice(%d)", w->device);
+        else if ((e = cudaFree(NULL)) != cudaSuccess)
+            reply_error(&r.head, e, "creating a CUDA context on device %d",
+                        w->device);
+        else if ((e = read_props(w->device, &w->props)) != cudaSuccess)
+            reply_error(&r.head, e, "cudaGetDeviceProperties");
+        else if (build_compare(w, &r.head) == 0) {
+            /* Twice the L2, so that writing it evicts every line a
+             * previous launch left. */
+            w->flush_bytes = 2 * (size_t)w->props.fingerprint.l2_bytes;
+            if (w->flush_bytes < ((size_t)8 << 20))
+                w->flush_bytes = (size_t)8 << 20;
+            if ((e = cudaMalloc(&w->flush, w->flush_bytes)) != cudaSuccess)
+                reply_error(&r.head, e, "cudaMalloc(L2 flush buffer)");
+            else
+                w->initialized = 1;
+        }
+        r.props = w->props;
+    }
+    cutune__msg_send(w->fd, CUTUNE__MSG_INIT, &r, sizeof r, NULL, 0);
+}
+
+/* Deterministic fill values: the same seed gives the same data in every
+ * worker, so a restarted worker validates against the same reference. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void store_value(void *dst, uint32_t dtype, double v)
+{
+    switch ((cutune__dtype)dtype) {
+    case CUTUNE__DT_FLOAT: *(float *)dst = (float)v; break;
+    case CUTUNE__DT_DOUBLE: *(double *)dst = v; break;
+    case CUTUNE__DT_INT8: *(int8_t *)dst = (int8_t)v; break;
+    case CUTUNE__DT_UINT8: *(uint8_t *)dst = (uint8_t)v; break;
+    case CUTUNE__DT_INT16: *(int16_t *)dst = (int16_t)v; break;
+    case CUTUNE__DT_UINT16: *(uint16_t *)dst = (uint16_t)v; break;
+    case CUTUNE__DT_INT32: *(int32_t *)dst = (int32_t)v; break;
+    case CUTUNE__DT_UINT32: *(uint32_t *)dst = (uint32_t)v; break;
+    case CUTUNE__DT_INT64: *(int64_t *)dst = (int64_t)v; break;
+    case CUTUNE__DT_UINT64: *(uint64_t *)dst = (uint64_t)v; break;
+    }
+}
+
+static int is_integer_type(uint32_t dtype)
+{
+    return dtype != CUTUNE__DT_FLOAT && dtype != CUTUNE__DT_DOUBLE;
+}
+
+static cudaError_t fill_vector(void *dev, const cutune__wire_arg *a)
+{
+    const size_t esize = cutune__dtype_size((cutune__dtype)a->dtype);
+    const size_t bytes = (size_t)a->count * esize;
+    if (a->fill == CUTUNE__FILL_CONSTANT && a->fill_value == 0.0)
+        return cudaMemset(dev, 0, bytes);
+    char *host = malloc(bytes);
+    if (!host)
+        return cudaErrorMemoryAllocation;
+    uint64_t state = a->seed;
+    for (uint64_t i = 0; i < a->count; i++) {
+        double v = a->fill_value;
+        if (a->fill == CUTUNE__FILL_RANDOM) {
+            /* Uniform in [0, FillValue) for floating types and in
+             * [0, FillValue] for integers. */
+            double u = (double)(splitmix64(&state) >> 11) * 0x1.0p-53;
+            v = is_integer_type(a->dtype) ? floor(u * (a->fill_value + 1.0))
+                                          : u * a->fill_value;
+        }
+        store_value(host + i * esize, a->dtype, v);
+    }
+    cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+    free(host);
+    return e;
+}
+
+static void free_args(worker *w)
+{
+    for (size_t i = 0; i < w->n_args; i++) {
+        if (w->dev)
+            cudaFree(w->dev[i]);
+        if (w->pristine)
+            cudaFree(w->pristine[i]);
+        if (w->reference)
+            cudaFree(w->reference[i]);
+    }
+    free(w->args);
+    free(w->dev);
+    free(w->pristine);
+    free(w->reference);
+    free(w->scalars);
+    free(w->params);
+    w->args = NULL;
+    w->dev = w->pristine = w->reference = w->params = NULL;
+    w->scalars = NULL;
+    w->n_args = 0;
+    w->have_reference = 0;
+}
+
+static int setup_args(worker *w, const void *payload, size_t size,
+                      cutune__reply *r)
+{
+    const cutune__args_request *q = payload;
+    if (!w->initialized || size < sizeof *q ||
+        size != sizeof *q + (size_t)q->n_args * sizeof(cutune__wire_arg)) {
+        r->cuda_error = cudaErrorInvalidValue;
+        snprintf(r->message, sizeof r->message, "bad ARGS request");
+        return -1;
+    }
+    free_args(w);
+    size_t n = q->n_args;
+    w->n_args = n;
+    w->args = calloc(n + 1, sizeof *w->args);
+    w->dev = calloc(n + 1, sizeof *w->dev);
+    w->pristine = calloc(n + 1, sizeof *w->pristine);
+    w->reference = calloc(n + 1, sizeof *w->reference);
+    w->scalars = calloc(n + 1, sizeof *w->scalars);
+    w->params = calloc(n + 1, sizeof *w->params);
+    if (!w->args || !w->dev || !w->pristine || !w->reference ||
+        !w->scalars || !w->params) {
+        r->cuda_error = cudaErrorMemoryAllocation;
+        snprintf(r->message, sizeof r->message, "out of host memory");
+        return -1;
+    }
+    memcpy(w->args, (const char *)payload + sizeof *q,
+           n * sizeof(cutune__wire_arg));
+    for (size_t i = 0; i < n; i++) {
+        const cutune__wire_arg *a = &w->args[i];
+        if (!a->is_vector) {
+            store_value(&w->scalars[i], a->dtype, a->fill_value);
+            w->params[i] = &w->scalars[i];
+            continue;
+        }
+        size_t bytes = (size_t)a->count *
+                       cutune__dtype_size((cutune__dtype)a->dtype);
+        cudaError_t e = cudaMalloc(&w->dev[i], bytes);
+        if (e != cudaSuccess)
+            return reply_error(r, e, "cudaMalloc(argument %zu, %zu bytes)",
+                               i, bytes);
+        if ((e = fill_vector(w->dev[i], a)) != cudaSuccess)
+            return reply_error(r, e, "filling argument %zu", i);
+        if (a->is_output) {
+            if ((e = cudaMalloc(&w->pristine[i], bytes)) != cudaSuccess ||
+                (e = cudaMalloc(&w->reference[i], bytes)) != cudaSuccess)
+                return reply_error(r, e, "cudaMalloc(output copies of "
+                                   "argument %zu)", i);
+            if ((e = cudaMemcpy(w->pristine[i], w->dev[i], bytes,
+                                cudaMemcpyDeviceToDevice)) != cudaSuccess)
+                return reply_error(r, e, "copying argument %zu", i);
+        }
+        w->params[i] = &w->dev[i];
+    }
+    return 0;
+}
+
+static void handle_args(worker *w, const void *payload, size_t size)
+{
+    cutune__reply r;
+    memset(&r, 0, sizeof r);
+    setup_args(w, payload, size, &r);
+    cutune__msg_send(w->fd, CUTUNE__MSG_ARGS, &r, sizeof r, NULL, 0);
+}
+
+static void handle_load(worker *w, const void *payload, size_t size)
+{
+    cutune__load_reply r;
+    memset(&r, 0, sizeof r);
+    const cutune__load_request *q = payload;
+    cudaError_t e;
+    if (!w->initialized || size < sizeof *q ||
+        size != sizeof *q + q->name_len + q->cubin_size || q->name_len > 1000) {
+        r.head.cuda_error = cudaErrorInvalidValue;
+        snprintf(r.head.message, sizeof r.head.message, "bad LOAD request");
+        goto send;
+    }
+    if (w->loaded) {
+        cudaLibraryUnload(w->library);
+        w->loaded = 0;
+    }
+    char name[1024];
+    memcpy(name, (const char *)payload + sizeof *q, q->name_len);
+    name[q->name_len] = '\0';
+    const void *cubin = (const char *)payload + sizeof *q + q->name_len;
+    if ((e = cudaLibraryLoadData(&w->library, cubin, NULL, NULL, 0, NULL,
+                                 NULL, 0)) != cudaSuccess) {
+        reply_error(&r.head, e, "cudaLibraryLoadData");
+        goto send;
+    }
+    w->loaded = 1;
+    if ((e = cudaLibraryGetKernel(&w->kernel, w->library, name)) !=
+        cudaSuccess) {
+        reply_error(&r.head, e, "kernel '%s' not found in the module", name);
+        goto send;
+    }
+    struct cudaFuncAttributes attr;
+    if ((e = cudaFuncGetAttributes(&attr, (const void *)w->kernel)) !=
+        cudaSuccess) {
+        reply_error(&r.head, e, "cudaFuncGetAttributes");
+        goto send;
+    }
+    r.num_regs = attr.numRegs;
+    r.shared_bytes = (int32_t)attr.sharedSizeBytes;
+    r.const_bytes = (int32_t)attr.constSizeBytes;
+    r.local_bytes = (int32_t)attr.localSizeBytes;
+    r.max_threads_per_block = attr.maxThreadsPerBlock;
+send:
+    if (r.head.cuda_error)
+        r.head.fatal = context_broken();
+    cutune__msg_send(w->fd, CUTUNE__MSG_LOAD, &r, sizeof r, NULL, 0);
+}
+
+static void handle_occupancy(worker *w, const void *payload, size_t size)
+{
+    cutune__occupancy_reply r;
+    memset(&r, 0, sizeof r);
+    const cutune__occupancy_request *q = payload;
+    if (!w->loaded || size < sizeof *q) {
+        r.head.cuda_error = cudaErrorInvalidValue;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "bad OCCUPANCY request (no kernel loaded)");
+    } else {
+        cudaError_t e = cutune__occupancy_max_potential_block_size(
+            &r.min_grid_size, &r.block_size, (const void *)w->kernel,
+            q->dynamic_smem, q->block_size_limit);
+        if (e != cudaSuccess)
+            reply_error(&r.head, e, "occupancy calculation");
+    }
+    cutune__msg_send(w->fd, CUTUNE__MSG_OCCUPANCY, &r, sizeof r, NULL, 0);
+}
+
+static cudaError_t launch(worker *w, const cutune__run_request *q)
+{
+    dim3 grid = {q->grid[0], q->grid[1], q->grid[2]};
+    dim3 block = {q->block[0], q->block[1], q->block[2]};
+    return cudaLaunchKernel((const void *)w->kernel, grid, block, w->params,
+                            q->dynamic_smem, 0);
+}
+
+static cudaError_t reset_outputs(worker *w)
+{
+    for (size_t i = 0; i < w->n_args; i++) {
+        const cutune__wire_arg *a = &w->args[i];
+        if (!a->is_vector || !a->is_output)
+            continue;
+        size_t bytes = (size_t)a->count *
+                       cutune__dtype_size((cutune__dtype)a->dtype);
+        cudaError_t e = cudaMemcpy(w->dev[i], w->pristine[i], bytes,
+                                   cudaMemcpyDeviceToDevice);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+/* Compares every output with the reference; fills mismatches/max_error. */
+static cudaError_t validate(worker *w, const cutune__run_request *q,
+                            cutune__run_reply *r, char *detail, size_t dlen)
+{
+    detail[0] = '\0';
+    for (size_t i = 0; i < w->n_args; i++) {
+        const cutune__wire_arg *a = &w->args[i];
+        if (!a->is_vector || !a->is_output)
+            continue;
+        cudaError_t e = cudaMemset(w->compare_result, 0,
+                                   2 * sizeof(unsigned long long));
+        if (e != cudaSuccess)
+            return e;
+        unsigned long long n = a->count;
+        double atol = q->atol, rtol = q->rtol;
+        unsigned long long *res = w->compare_result;
+        void *params[] = {&w->dev[i], &w->reference[i], &n, &atol, &rtol,
+                          &res};
+        unsigned blocks = (unsigned)((n + 255) / 256);
+        unsigned cap = (unsigned)w->props.fingerprint.sm_count * 8;
+        if (blocks > cap)
+            blocks = cap;
+        if (blocks == 0)
+            blocks = 1;
+        dim3 grid = {blocks, 1, 1}, block = {256, 1, 1};
+        e = cudaLaunchKernel((const void *)w->compare[a->dtype], grid, block,
+                             params, 0, 0);
+        unsigned long long host[2];
+        if (e == cudaSuccess)
+            e = cudaMemcpy(host, w->compare_result, sizeof host,
+                           cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            return e;
+        double worst;
+        memcpy(&worst, &host[1], sizeof worst);
+        if (worst > r->max_error)
+            r->max_error = worst;
+        if (host[0] > 0 && r->mismatches == 0)
+            snprintf(detail, dlen, "%llu of %llu elements of output argument "
+                     "%zu differ from the reference (largest error %g)",
+                     host[0], n, i, worst);
+        r->mismatches += host[0];
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t keep_reference(worker *w)
+{
+    for (size_t i = 0; i < w->n_args; i++) {
+        const cutune__wire_arg *a = &w->args[i];
+        if (!a->is_vector || !a->is_output)
+            continue;
+        size_t bytes = (size_t)a->count *
+                       cutune__dtype_size((cutune__dtype)a->dtype);
+        cudaError_t e = cudaMemcpy(w->reference[i], w->dev[i], bytes,
+                                   cudaMemcpyDeviceToDevice);
+        if (e != cudaSuccess)
+            return e;
+    }
+    w->have_reference = 1;
+    return cudaSuccess;
+}
+
+static int ensure_events(worker *w, size_t n)
+{
+    if (w->n_events >= n)
+        return 0;
+    cudaEvent_t *ev = realloc(w->events, n * sizeof *ev);
+    if (!ev)
+        return -1;
+    w->events = ev;
+    for (size_t i = w->n_events; i < n; i++) {
+        if (cudaEventCreate(&w->events[i]) != cudaSuccess)
+            return -1;
+        w->n_events = i + 1;
+    }
+    return 0;
+}
+
+/* Warm-up, then launches timed one by one with an event pair each, the L2
+ * overwritten before each outside the timed region, until both the minimum
+ * count and the minimum kernel time are reached (or a cap). */
+static cudaError_t time_launches(worker *w, const cutune__run_request *q,
+                                 float **times_out, uint32_t *n_out)
+{
+    const uint32_t cap = q->max_reps > 0 ? q->max_reps : 1;
+    float *times = malloc(cap * sizeof *times);
+    if (!times || ensure_events(w, 2 * (size_t)cap) != 0) {
+        free(times);
+        return cudaErrorMemoryAllocation;
+    }
+    cudaError_t e = cudaSuccess;
+    for (uint32_t i = 1; i < q->warmup && e == cudaSuccess; i++)
+        e = launch(w, q);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    uint32_t done = 0;
+    double total_s = 0.0;
+    while (e == cudaSuccess && done < cap) {
+        /* Batches keep the GPU fed between host synchronizations. */
+        uint32_t batch = done < q->min_reps ? q->min_reps - done : 10;
+        if (batch > cap - done)
+            batch = cap - done;
+        for (uint32_t k = 0; k < batch && e == cudaSuccess; k++) {
+            if (q->flush_l2)
+                e = cudaMemsetAsync(w->flush, (int)((done + k) & 0xff),
+                                    w->flush_bytes, 0);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(w->events[2 * (done + k)], 0);
+            if (e == cudaSuccess)
+                e = launch(w, q);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(w->events[2 * (done + k) + 1], 0);
+        }
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        for (uint32_t k = 0; k < batch && e == cudaSuccess; k++) {
+            float ms = 0.0f;
+            e = cudaEventElapsedTime(&ms, w->events[2 * (done + k)],
+                                     w->events[2 * (done + k) + 1]);
+            times[done + k] = ms;
+            total_s += ms * 1e-3;
+        }
+        if (e != cudaSuccess)
+            break;
+        done += batch;
+        if ((done >= q->min_reps && total_s >= q->min_seconds) ||
+            total_s >= q->max_seconds)
+            break;
+    }
+    *times_out = times;
+    *n_out = done;
+    return e;
+}
+
+static void handle_run(worker *w, const void *payload, size_t size)
+{
+    cutune__run_reply r;
+    memset(&r, 0, sizeof r);
+    float *times = NULL;
+    const cutune__run_request *q = payload;
+    cudaError_t e;
+    r.outcome = CUTUNE_OUTCOME_RUNTIME;
+    if (!w->loaded || !w->params || size < sizeof *q) {
+        r.head.cuda_error = cudaErrorInvalidValue;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "bad RUN request (no kernel or arguments)");
+        goto send;
+    }
+    if (q->mode == CUTUNE__RUN_MEASURE && !w->have_reference) {
+        r.head.cuda_error = cudaErrorInvalidValue;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "RUN before a reference was kept");
+        goto send;
+    }
+    /* Resource checks first: a configuration that cannot be resident is
+     * rejected without a launch. */
+    struct cudaFuncAttributes attr;
+    if ((e = cudaFuncGetAttributes(&attr, (const void *)w->kernel)) !=
+        cudaSuccess) {
+        reply_error(&r.head, e, "cudaFuncGetAttributes");
+        goto send;
+    }
+    const unsigned long long threads =
+        (unsigned long long)q->block[0] * q->block[1] * q->block[2];
+    if (threads > (unsigned long long)attr.maxThreadsPerBlock) {
+        r.outcome = CUTUNE_OUTCOME_RESOURCES;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "%llu threads per block exceed the kernel's limit of %d "
+                 "(%d registers per thread)", threads,
+                 attr.maxThreadsPerBlock, attr.numRegs);
+        goto send;
+    }
+    int active = 0;
+    if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+             &active, (const void *)w->kernel, (int)threads,
+             q->dynamic_smem)) != cudaSuccess) {
+        reply_error(&r.head, e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        goto send;
+    }
+    r.active_blocks = active;
+    if (active == 0) {
+        r.outcome = CUTUNE_OUTCOME_RESOURCES;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "zero occupancy: %d registers per thread, %d bytes of static "
+                 "and %u of dynamic shared memory per block",
+                 attr.numRegs, (int)attr.sharedSizeBytes, q->dynamic_smem);
+        goto send;
+    }
+
+    if ((e = reset_outputs(w)) != cudaSuccess) {
+        reply_error(&r.head, e, "resetting the outputs");
+        goto send;
+    }
+    if ((e = launch(w, q)) != cudaSuccess ||
+        (e = cudaDeviceSynchronize()) != cudaSuccess) {
+        reply_error(&r.head, e, "launching grid (%u,%u,%u) block (%u,%u,%u)",
+                    q->grid[0], q->grid[1], q->grid[2], q->block[0],
+                    q->block[1], q->block[2]);
+        goto send;
+    }
+    if (q->mode == CUTUNE__RUN_REFERENCE) {
+        if ((e = keep_reference(w)) != cudaSuccess) {
+            reply_error(&r.head, e, "keeping the reference output");
+            goto send;
+        }
+    } else {
+        char detail[512];
+        if ((e = validate(w, q, &r, detail, sizeof detail)) != cudaSuccess) {
+            reply_error(&r.head, e, "validating the output");
+            goto send;
+        }
+        if (r.mismatches > 0) {
+            r.outcome = CUTUNE_OUTCOME_CORRECTNESS;
+            snprintf(r.head.message, sizeof r.head.message, "%s", detail);
+            goto send;
+        }
+    }
+    if ((e = time_launches(w, q, &times, &r.n_times)) != cudaSuccess) {
+        reply_error(&r.head, e, "timed launches");
+        r.n_times = 0;
+        goto send;
+    }
+    r.outcome = CUTUNE_OUTCOME_CORRECT;
+send:
+    if (r.head.cuda_error)
+        r.head.fatal = context_broken();
+    cutune__msg_send(w->fd, CUTUNE__MSG_RUN, &r, sizeof r, times,
+                     r.n_times * sizeof(float));
+    free(times);
+}
+
+static void handle_bandwidth(worker *w, const void *payload, size_t size)
+{
+    cutune__bandwidth_reply r;
+    memset(&r, 0, sizeof r);
+    const cutune__bandwidth_request *q = payload;
+    void *a = NULL, *b = NULL;
+    cudaEvent_t start = NULL, stop = NULL;
+    cudaError_t e;
+    if (!w->initialized || size < sizeof *q || q->bytes == 0) {
+        r.head.cuda_error = cudaErrorInvalidValue;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "bad BANDWIDTH request");
+        goto send;
+    }
+    const size_t bytes = q->bytes;
+    const int reps = 20;
+    float ms = 0.0f;
+    if ((e = cudaMalloc(&a, bytes)) != cudaSuccess ||
+        (e = cudaMalloc(&b, bytes)) != cudaSuccess ||
+        (e = cudaMemset(a, 1, bytes)) != cudaSuccess ||
+        (e = cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)) !=
+            cudaSuccess ||
+        (e = cudaEventCreate(&start)) != cudaSuccess ||
+        (e = cudaEventCreate(&stop)) != cudaSuccess ||
+        (e = cudaEventRecord(start, 0)) != cudaSuccess) {
+        reply_error(&r.head, e, "measuring cudaMemcpy bandwidth");
+        goto send;
+    }
+    for (int i = 0; i < reps && e == cudaSuccess; i++)
+        e = cudaMemcpyAsync(i % 2 ? a : b, i % 2 ? b : a, bytes,
+                            cudaMemcpyDeviceToDevice, 0);
+    if (e == cudaSuccess && (e = cudaEventRecord(stop, 0)) == cudaSuccess &&
+        (e = cudaEventSynchronize(stop)) == cudaSuccess)
+        e = cudaEventElapsedTime(&ms, start, stop);
+    if (e != cudaSuccess)
+        reply_error(&r.head, e, "measuring cudaMemcpy bandwidth");
+    else
+        r.gbs = 2.0 * (double)bytes * reps / (ms * 1e-3) / 1e9;
+send:
+    if (start)
+        cudaEventDestroy(start);
+    if (stop)
+        cudaEventDestroy(stop);
+    cudaFree(a);
+    cudaFree(b);
+    cutune__msg_send(w->fd, CUTUNE__MSG_BANDWIDTH, &r, sizeof r, NULL, 0);
+}
+
+int cutune__worker_main(int fd)
+{
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.fd = fd;
+    for (;;) {
+        uint32_t type;
+        void *payload;
+        size_t size;
+        if (cutune__msg_recv(fd, &type, &payload, &size, -1.0) != 0)
+            break; /* the tuning process is gone */
+        int quit = 0;
+        switch ((cutune__msg_type)type) {
+        case CUTUNE__MSG_DEVICES: handle_devices(&w); break;
+        case CUTUNE__MSG_INIT: handle_init(&w, payload, size); break;
+        case CUTUNE__MSG_ARGS: handle_args(&w, payload, size); break;
+        case CUTUNE__MSG_LOAD: handle_load(&w, payload, size); break;
+        case CUTUNE__MSG_OCCUPANCY: handle_occupancy(&w, payload, size); break;
+        case CUTUNE__MSG_RUN: handle_run(&w, payload, size); break;
+        case CUTUNE__MSG_BANDWIDTH: handle_bandwidth(&w, payload, size); break;
+        case CUTUNE__MSG_HANG:
+            for (;;)
+                pause();
+        case CUTUNE__MSG_QUIT:
+        default:
+            quit = 1;
+            break;
+        }
+        free(payload);
+        /* A reply that said fatal ends the worker: its context is gone. */
+        if (quit || (w.initialized && context_broken()))
+            break;
+    }
+    free_args(&w);
+    free(w.events);
+    return 0;
+}
