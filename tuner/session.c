@@ -902,7 +902,13 @@ cutune_status cutune_session_tune(cutune_session *s,
           s->device.fingerprint.name, s->arch,
           cutune__space_size(problem->space), occ_block);
 
-    cutune__search_options so = {s->opt.max_evals, 0, s->opt.seed, start};
+    /* Exhaustive search is bounded by the space; any other strategy gets
+     * a default budget unless the caller gave one. */
+    size_t budget = s->opt.max_evals;
+    if (budget == 0 && s->opt.max_seconds <= 0 &&
+        strcmp(type->name, "brute_force") != 0)
+        budget = CUTUNE_DEFAULT_BUDGET;
+    cutune__search_options so = {budget, 0, s->opt.seed, start};
     so.batch = s->opt.compile_threads > 0 ? (size_t)s->opt.compile_threads * 2
                                           : 16;
     cutune__search_result sr;

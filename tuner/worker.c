@@ -22,47 +22,9 @@
 
 #include "cutune/cutune.h"
 #include "occupancy.h"
+#include "compare_kernels.h"
 #include "dtype.h"
 #include "protocol.h"
-
-/* Output comparison on the GPU, so validating 2^26 floats costs a kernel,
- * not a copy to the host. One kernel per element type; NaN never matches.
- * The largest error is kept as the bits of a non-negative double, which
- * order as unsigned integers do. */
-static const char compare_source[] =
-    "#define CMP(NAME, T)                                                 \n"
-    "extern \"C\" __global__ void NAME(const T *out, const T *ref,          \n"
-    "    unsigned long long n, double atol, double rtol,                  \n"
-    "    unsigned long long *result)                                      \n"
-    "{                                                                    \n"
-    "    unsigned long long bad = 0; double worst = 0.0;                  \n"
-    "    for (unsigned long long i = blockIdx.x * (unsigned long long)     \n"
-    "         blockDim.x + threadIdx.x; i < n;                            \n"
-    "         i += (unsigned long long)gridDim.x * blockDim.x) {          \n"
-    "        double o = (double)out[i], r = (double)ref[i];               \n"
-    "        double d = fabs(o - r);                                      \n"
-    "        if (!(d <= atol + rtol * fabs(r))) bad++;                    \n"
-    "        if (d != d) d = __longlong_as_double(0x7ff0000000000000LL);  \n"
-    "        if (d > worst) worst = d;                                    \n"
-    "    }                                                                \n"
-    "    if (bad) atomicAdd(&result[0], bad);                             \n"
-    "    if (worst > 0.0) atomicMax(&result[1],                           \n"
-    "        (unsigned long long)__double_as_longlong(worst));           \n"
-    "}                                                                    \n"
-    "CMP(cmp_float, float)                                                \n"
-    "CMP(cmp_double, double)                                              \n"
-    "CMP(cmp_int8, signed char)                                           \n"
-    "CMP(cmp_uint8, unsigned char)                                        \n"
-    "CMP(cmp_int16, short)                                                \n"
-    "CMP(cmp_uint16, unsigned short)                                      \n"
-    "CMP(cmp_int32, int)                                                  \n"
-    "CMP(cmp_uint32, unsigned int)                                        \n"
-    "CMP(cmp_int64, long long)                                            \n"
-    "CMP(cmp_uint64, unsigned long long)                                  \n";
-
-static const char *const compare_names[] = {
-    "cmp_float", "cmp_double", "cmp_int8",  "cmp_uint8",  "cmp_int16",
-    "cmp_uint16", "cmp_int32", "cmp_uint32", "cmp_int64", "cmp_uint64"};
 
 typedef struct worker {
     int fd;
@@ -197,8 +159,9 @@ static int build_compare(worker *w, cutune__reply *r)
              w->props.fingerprint.cc_major, w->props.fingerprint.cc_minor);
     const char *opts[] = {arch};
     nvrtcProgram prog;
-    if (nvrtcCreateProgram(&prog, compare_source, "cutune_compare.cu", 0,
+    if (nvrtcCreateProgram(&prog, cutune__compare_source, "cutune_compare.cu", 0,
                            NULL, NULL) != NVRTC_SUCCESS) {
+        r->cuda_error = cudaErrorUnknown;
         snprintf(r->message, sizeof r->message, "NVRTC: cannot create the "
                  "output comparison program");
         return -1;
@@ -214,6 +177,7 @@ static int build_compare(worker *w, cutune__reply *r)
     }
     nvrtcDestroyProgram(&prog);
     if (!cubin) {
+        r->cuda_error = cudaErrorUnknown;
         snprintf(r->message, sizeof r->message, "NVRTC: cannot compile the "
                  "output comparison kernels for %s: %s", arch,
                  nvrtcGetErrorString(nr));
@@ -226,9 +190,9 @@ static int build_compare(worker *w, cutune__reply *r)
         return reply_error(r, e, "loading the comparison kernels");
     for (size_t i = 0; i < CUTUNE__DT_COUNT; i++)
         if ((e = cudaLibraryGetKernel(&w->compare[i], w->compare_library,
-                                      compare_names[i])) != cudaSuccess)
+                                      cutune__compare_names[i])) != cudaSuccess)
             return reply_error(r, e, "cudaLibraryGetKernel(%s)",
-                               compare_names[i]);
+                               cutune__compare_names[i]);
     if ((e = cudaMalloc((void **)&w->compare_result,
                         2 * sizeof(unsigned long long))) != cudaSuccess)
         return reply_error(r, e, "cudaMalloc");

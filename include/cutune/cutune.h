@@ -143,10 +143,14 @@ const char *cutune_template_name(size_t index);
 
 typedef struct cutune_session cutune_session;
 
+/* Evaluations a non-exhaustive strategy gets when no budget is given. */
+#define CUTUNE_DEFAULT_BUDGET 100
+
 typedef struct cutune_session_options {
     int device;              /* CUDA device ordinal */
     const char *strategy;    /* strategy name; NULL for the default */
-    size_t max_evals;        /* 0: no limit */
+    size_t max_evals;        /* 0: CUTUNE_DEFAULT_BUDGET, or the whole space
+                                for brute_force (unless max_seconds is set) */
     double max_seconds;      /* 0: no limit */
     uint64_t seed;           /* for randomized strategies */
     const char *cache_dir;   /* NULL: $CUTUNE_CACHE_DIR or ~/.cache/cutune */

@@ -1,0 +1,149 @@
+/* GPU tests of whole tunes through the public API:
+ * - vector_add, brute force: every configuration validates, the winner is
+ *   the fastest measured, the report and the cache record agree;
+ * - the faulty fixture: an out-of-bounds writer, a wrong answer, a kernel
+ *   that never finishes and one that does not compile are each recorded
+ *   with their outcome, and the tune still ends with the right winner. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cutune/cutune.h"
+
+static char cache_dir[] = "/tmp/cutune-gpu-test-XXXXXX";
+
+static const char *value_of(const cutune_param_value *v, size_t n,
+                            const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return v[i].value;
+    return NULL;
+}
+
+static int tune_vector_add(void)
+{
+    long long size = 1 << 22;
+    cutune_problem_options po = {&size, 1};
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "brute_force";
+    o.cache_dir = cache_dir;
+    cutune_session *s;
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+    const cutune_tune_result *r;
+    cutune_status st = cutune_session_tune(s, p, &r);
+    if (st == CUTUNE_ERR_NO_DEVICE) {
+        cutune_session_destroy(s);
+        cutune_problem_destroy(p);
+        return 1;
+    }
+    CHECK_INT(st, CUTUNE_OK);
+    if (st) {
+        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
+        goto out;
+    }
+    CHECK_INT(r->evaluations, cutune_problem_space_size(p));
+    CHECK_INT(r->failures, 0);
+    double fastest = INFINITY;
+    for (size_t i = 0; i < r->n_evals; i++) {
+        CHECK_INT(r->evals[i].outcome, CUTUNE_OUTCOME_CORRECT);
+        if (r->evals[i].time_ms < fastest)
+            fastest = r->evals[i].time_ms;
+    }
+    CHECK(r->best_ms == fastest);
+    CHECK(r->best_ms > 0);
+    CHECK(r->baseline_ms >= r->best_ms);
+    CHECK(r->speedup >= 1.0);
+    CHECK_NEAR(r->best_gbs, 12.0 * size / (r->best_ms * 1e-3) / 1e9, 1e-6);
+    CHECK(r->occupancy_block_size >= 32 && r->occupancy_block_size <= 1024);
+    CHECK(r->memcpy_gbs > 0);
+    /* The winner went to the cache and reads back. */
+    cutune_cache *c;
+    CHECK_INT(cutune_cache_open(cache_dir, &c), CUTUNE_OK);
+    cutune_cache_query q = {"vector_add", NULL, r->device.uuid, &size, 1};
+    const cutune_cache_record *rec;
+    cutune_match m;
+    CHECK_INT(cutune_cache_lookup(c, &q, &rec, &m), CUTUNE_OK);
+    CHECK_INT(m, CUTUNE_MATCH_EXACT);
+    if (rec) {
+        CHECK_NEAR(rec->time_ms, r->best_ms, 1e-9);
+        for (size_t i = 0; i < r->n_params; i++)
+            CHECK_STR(value_of(rec->config, rec->n_config, r->best[i].name),
+                      r->best[i].value);
+    }
+    cutune_cache_close(c);
+    printf("vector_add 2^22: best %.4f ms (%.0f GB/s), occupancy %.4f ms, "
+           "memcpy %.0f GB/s\n", r->best_ms, r->best_gbs, r->baseline_ms,
+           r->memcpy_gbs);
+out:
+    cutune_session_destroy(s);
+    cutune_problem_destroy(p);
+    return 0;
+}
+
+static void tune_faulty(void)
+{
+    char path[4096];
+    const char *src = getenv("CUTUNE_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/faulty.json",
+             src ? src : ".");
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "brute_force";
+    o.cache_dir = cache_dir;
+    o.launch_timeout_s = 1.0;
+    cutune_session *s;
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+    const cutune_tune_result *r;
+    cutune_status st = cutune_session_tune(s, p, &r);
+    CHECK_INT(st, CUTUNE_OK);
+    if (st) {
+        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
+    } else {
+        CHECK_INT(r->evaluations, 10);
+        static const cutune_outcome expected[5] = {
+            CUTUNE_OUTCOME_CORRECT, CUTUNE_OUTCOME_RUNTIME,
+            CUTUNE_OUTCOME_CORRECTNESS, CUTUNE_OUTCOME_TIMEOUT,
+            CUTUNE_OUTCOME_COMPILE};
+        size_t seen[5] = {0};
+        for (size_t i = 0; i < r->n_evals; i++) {
+            /* Configurations are numbered with FAULT varying fastest. */
+            size_t fault = r->evals[i].config_index % 5;
+            CHECK_INT(r->evals[i].outcome, expected[fault]);
+            if (r->evals[i].outcome != expected[fault])
+                fprintf(stderr, "FAULT=%zu: %s: %s\n", fault,
+                        cutune_outcome_str(r->evals[i].outcome),
+                        r->evals[i].message);
+            seen[fault]++;
+        }
+        for (int f = 0; f < 5; f++)
+            CHECK_INT(seen[f], 2);
+        CHECK_STR(value_of(r->best, r->n_params, "FAULT"), "0");
+        CHECK_INT(r->failures, 8);
+        CHECK(r->best_ms > 0 && isfinite(r->best_ms));
+    }
+    cutune_session_destroy(s);
+    cutune_problem_destroy(p);
+}
+
+int main(void)
+{
+    if (!mkdtemp(cache_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    if (tune_vector_add())
+        return check_skip("no CUDA device");
+    tune_faulty();
+    return check_finish();
+}
