@@ -38,6 +38,7 @@ static int exit_code(cutune_status st)
     case CUTUNE_ERR_NVRTC:
     case CUTUNE_ERR_WORKER:
     case CUTUNE_ERR_NO_MEMORY: return EXIT_GPU;
+    case CUTUNE_ERR_INVALID_ARGUMENT: return EXIT_USAGE;
     case CUTUNE_ERR_NOT_FOUND: return EXIT_INPUT;
     case CUTUNE_ERR_NO_VALID_RESULT: return EXIT_NO_RESULT;
     default: return EXIT_INPUT;

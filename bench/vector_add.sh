@@ -1,0 +1,30 @@
+#!/bin/sh
+# Benchmark of the foundation: tunes the built-in vector_add on one GPU with
+# the default strategy (occupancy-seeded local search, 100 evaluations) and
+# exhaustively, and prints the figures bench/results/ records: the device,
+# its device-to-device cudaMemcpy bandwidth, the occupancy suggestion and
+# its time, the best configuration with its time and GB/s, evaluations and
+# wall time. It prints figures; it does not pass or fail on them.
+#
+# Usage: bench/vector_add.sh BUILD_DIR [OUT_DIR]
+set -eu
+build=${1:?usage: bench/vector_add.sh BUILD_DIR [OUT_DIR]}
+out=${2:-$(mktemp -d)}
+mkdir -p "$out"
+export CUTUNE_WORKER="$build/cutune-worker"
+export CUTUNE_CACHE_DIR="$out/cache"
+
+echo "# $(date -u +%Y-%m-%dT%H:%MZ)"
+"$build/cutune" devices
+for strategy in local brute_force; do
+    echo
+    echo "## vector_add, 2^26 floats, strategy $strategy"
+    start=$(date +%s.%N)
+    "$build/cutune" tune vector_add --strategy "$strategy" --quiet \
+        --json > "$out/vector_add-$strategy.json"
+    end=$(date +%s.%N)
+    "$build/cutune" lookup vector_add --device 0
+    echo "command wall time: $(echo "$end - $start" | bc) s"
+    grep -E '"(memcpy_gbs|occupancy_block_size|baseline_ms|best_ms|best_min_ms|best_runs|best_gbs|speedup|evaluations|failures|wall_s)"' \
+        "$out/vector_add-$strategy.json"
+done

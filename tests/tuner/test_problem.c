@@ -1,0 +1,231 @@
+/* T1 loading: the built-in vector_add, a problem from a file, and bad
+ * input that must give one clear message naming the field. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "problem.h"
+
+static char dir[] = "/tmp/cutune-problem-test-XXXXXX";
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_vector_add(void)
+{
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load("vector_add", NULL, &p), CUTUNE_OK);
+    CHECK_STR(cutune_problem_name(p), "vector_add");
+    CHECK_STR(cutune_problem_kernel_name(p), "vector_add");
+    CHECK_INT(cutune_problem_param_count(p), 4);
+    CHECK_STR(cutune_problem_param_name(p, 0), "block_size_x");
+    CHECK_INT(cutune_problem_value_count(p, 0), 32);
+    CHECK_STR(cutune_problem_value(p, 0, 0), "32");
+    CHECK_STR(cutune_problem_value(p, 0, 31), "1024");
+    CHECK_STR(cutune_problem_param_name(p, 1), "UNROLL");
+    CHECK_INT(cutune_problem_value_count(p, 1), 4);
+    CHECK_STR(cutune_problem_value(p, 1, 3), "8");
+    CHECK_INT(cutune_problem_value_count(p, 2), 2);
+    CHECK_INT(cutune_problem_value_count(p, 3), 2);
+    CHECK_INT(cutune_problem_space_size(p), 512);
+    CHECK(cutune_problem_cartesian_size(p) == 512.0);
+    CHECK_INT(cutune_problem_size_dims(p), 1);
+    CHECK_INT(cutune_problem_size(p, 0), 1LL << 26);
+    CHECK_INT(strlen(cutune_problem_source_hash(p)), 16);
+
+    /* The default configuration is the T1 Defaults. */
+    size_t def = cutune__problem_default_config(p);
+    cutune_param_value v[4];
+    cutune__problem_config_values(p, def, v);
+    CHECK_STR(v[0].value, "256");
+    CHECK_STR(v[1].value, "1");
+    CHECK_STR(v[2].value, "0");
+    CHECK_STR(v[3].value, "0");
+
+    unsigned grid[3], block[3];
+    char err[256];
+    CHECK_INT(cutune__problem_geometry(p, def, grid, block, err, sizeof err),
+              0);
+    CHECK_INT(block[0], 256);
+    CHECK_INT(block[1], 1);
+    CHECK_INT(grid[0], (1u << 26) / 256);
+    CHECK_INT(grid[1], 1);
+    CHECK_NEAR(cutune__problem_bytes(p, def), 12.0 * (1 << 26), 0.0);
+
+    size_t n;
+    char **opts = cutune__problem_options(p, def, "sm_90", &n);
+    CHECK_INT(n, 5);
+    CHECK_STR(opts[0], "-Dblock_size_x=256");
+    CHECK_STR(opts[1], "-DUNROLL=1");
+    CHECK_STR(opts[4], "--gpu-architecture=sm_90");
+    cutune__free_strings(opts, n);
+
+    /* Arguments as T1 gives them, resolved for the size. */
+    CHECK_INT(p->n_args, 5);
+    CHECK_STR(p->args[0].name, "c");
+    CHECK(p->args[0].is_vector && p->args[0].is_output);
+    CHECK_INT(p->args[0].count, 1 << 26);
+    CHECK_INT(p->args[1].fill, CUTUNE__FILL_RANDOM);
+    CHECK_INT(p->args[1].count, (1 << 26) + 32);
+    CHECK(!p->args[3].is_vector);
+    CHECK_NEAR(p->args[3].fill_value, 1 << 26, 0.0);
+    CHECK_INT(p->args[3].dtype, CUTUNE__DT_INT32);
+    cutune_problem_destroy(p);
+
+    /* --size replaces ProblemSize everywhere it is used. */
+    long long size = 1000;
+    cutune_problem_options po = {&size, 1};
+    CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
+    uint32_t cfg[4] = {0, 3, 0, 0}; /* block 32, UNROLL 8 */
+    size_t idx;
+    CHECK(cutune__space_index_of(p->space, cfg, &idx));
+    CHECK_INT(cutune__problem_geometry(p, idx, grid, block, err, sizeof err),
+              0);
+    CHECK_INT(block[0], 32);
+    CHECK_INT(grid[0], (1000 + 255) / 256);
+    CHECK_INT(p->args[0].count, 1000);
+    CHECK_NEAR(p->args[3].fill_value, 1000, 0.0);
+    cutune_problem_destroy(p);
+
+    CHECK_INT(cutune_template_count(), 1);
+    CHECK_STR(cutune_template_name(0), "vector_add");
+    CHECK(cutune_template_name(1) == NULL);
+}
+
+static const char good_json[] =
+    "{\"General\": {\"BenchmarkName\": \"scale\"},\n"
+    " \"ConfigurationSpace\": {\"TuningParameters\": [\n"
+    "   {\"Name\": \"block_size_x\", \"Type\": \"int\", "
+    "\"Values\": \"[2**i for i in range(5, 11)]\", \"Default\": 128},\n"
+    "   {\"Name\": \"TILE\", \"Type\": \"int\", \"Values\": [1, 2, 3, 4]}],\n"
+    "  \"Conditions\": [{\"Expression\": \"block_size_x * TILE <= 1024\", "
+    "\"Parameters\": [\"block_size_x\", \"TILE\"]}]},\n"
+    " \"KernelSpecification\": {\"Language\": \"CUDA\", "
+    "\"KernelName\": \"scale\", \"KernelFile\": \"scale.cu\",\n"
+    "  \"GlobalSizeType\": \"OpenCL\",\n"
+    "  \"LocalSize\": {\"X\": \"block_size_x\"},\n"
+    "  \"GlobalSize\": {\"X\": \"ProblemSize[0] // TILE\"},\n"
+    "  \"ProblemSize\": [4096],\n"
+    "  \"Arguments\": [{\"Name\": \"x\", \"Type\": \"double\", "
+    "\"MemoryType\": \"Vector\", \"FillType\": \"Random\", "
+    "\"Size\": 4096, \"FillValue\": 2.0, \"Output\": 1}]}}\n";
+
+static void test_from_file(void)
+{
+    write_file("scale.json", good_json);
+    write_file("scale.cu", "extern \"C\" __global__ void scale(double *x) {}\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/scale.json", dir);
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    if (p && p->space) {
+        /* 6 block sizes x 4 tiles, less those over 1024 threads' worth:
+         * 512 x {3, 4} and 1024 x {2, 3, 4}. */
+        CHECK_INT(cutune_problem_space_size(p), 24 - 5);
+        size_t def = cutune__problem_default_config(p);
+        cutune_param_value v[2];
+        cutune__problem_config_values(p, def, v);
+        CHECK_STR(v[0].value, "128");
+        CHECK_STR(v[1].value, "1");
+        unsigned grid[3], block[3];
+        char err[128];
+        CHECK_INT(cutune__problem_geometry(p, def, grid, block, err,
+                                           sizeof err), 0);
+        /* OpenCL sizes count threads: 4096 threads in blocks of 128. */
+        CHECK_INT(grid[0], 32);
+        CHECK_INT(block[1], 1);
+        CHECK_INT(p->args[0].dtype, CUTUNE__DT_DOUBLE);
+        CHECK_INT(p->args[0].count, 4096);
+    }
+    cutune_problem_destroy(p);
+}
+
+/* Loads `json` from a file and expects `status` with every piece of
+ * `needles` (separated by '|') in the message. */
+static void expect_error(const char *json, cutune_status status,
+                         const char *needles)
+{
+    write_file("bad.json", json);
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad.json", dir);
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), status);
+    const char *msg = cutune_problem_errmsg(p);
+    CHECK_CONTAINS(msg, "bad.json");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", needles);
+    for (char *tok = strtok(buf, "|"); tok; tok = strtok(NULL, "|"))
+        CHECK_CONTAINS(msg, tok);
+    cutune_problem_destroy(p);
+}
+
+static char *replaced(const char *from, const char *to)
+{
+    static char buf[4096];
+    const char *at = strstr(good_json, from);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - good_json), good_json,
+             to, at + strlen(from));
+    return buf;
+}
+
+static void test_bad_input(void)
+{
+    expect_error("{\"General\": {,}}", CUTUNE_ERR_PARSE, "line 1|column");
+    expect_error(replaced("\"KernelName\": \"scale\", ", ""),
+                 CUTUNE_ERR_PARSE, "KernelSpecification.KernelName|missing");
+    expect_error(replaced("\"ProblemSize\"", "\"Budget2\": 1, \"ProblemSize\""),
+                 CUTUNE_ERR_UNSUPPORTED, "KernelSpecification.Budget2");
+    expect_error(replaced("range(5, 11)", "range(5, 11) +* 2"),
+                 CUTUNE_ERR_PARSE,
+                 "TuningParameters[0].Values|block_size_x|column");
+    expect_error(replaced("block_size_x * TILE <= 1024", "block_size_x * TIEL"),
+                 CUTUNE_ERR_PARSE, "Conditions[0]|TIEL");
+    expect_error(replaced("<= 1024", "<= 16"), CUTUNE_ERR_EMPTY_SPACE,
+                 "no configuration satisfies");
+    expect_error(replaced("\"double\"", "\"quaternion\""),
+                 CUTUNE_ERR_UNSUPPORTED, "Arguments[0].Type|quaternion");
+    expect_error(replaced("\"Size\": 4096", "\"Size\": \"4096 // 0\""),
+                 CUTUNE_ERR_PARSE, "Arguments[0].Size|division by zero");
+    expect_error(replaced("\"Vector\"", "\"Symbol\""),
+                 CUTUNE_ERR_UNSUPPORTED, "MemoryType|Symbol");
+    expect_error(replaced("scale.cu", "missing.cu"), CUTUNE_ERR_IO,
+                 "KernelFile|missing.cu");
+
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load("no_such_template", NULL, &p),
+              CUTUNE_ERR_NOT_FOUND);
+    CHECK_CONTAINS(cutune_problem_errmsg(p), "vector_add");
+    cutune_problem_destroy(p);
+    CHECK_INT(cutune_problem_load("/no/such/file.json", NULL, &p),
+              CUTUNE_ERR_IO);
+    CHECK_CONTAINS(cutune_problem_errmsg(p), "/no/such/file.json");
+    cutune_problem_destroy(p);
+    long long zero = 0;
+    cutune_problem_options po = {&zero, 1};
+    CHECK_INT(cutune_problem_load("vector_add", &po, &p),
+              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(cutune_problem_errmsg(p), "problem size");
+    cutune_problem_destroy(p);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_vector_add();
+    test_from_file();
+    test_bad_input();
+    return check_finish();
+}
