@@ -1,0 +1,86 @@
+/* Shared pieces of the `cutune` command: exit codes, option parsing and
+ * output helpers. Each command lives in its own cmd_*.c file and is listed
+ * in main.c's table. */
+#ifndef CUTUNE_CLI_H
+#define CUTUNE_CLI_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cutune/cutune.h"
+
+/* Exit codes, documented in the README and in `cutune --help`. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_USAGE = 1,
+    CLI_EXIT_INPUT = 2,
+    CLI_EXIT_NO_DEVICE = 3,
+    CLI_EXIT_GPU = 4,
+    CLI_EXIT_NOT_CACHED = 5,
+    CLI_EXIT_NO_RESULT = 6
+};
+
+int cli_exit_code(cutune_status st);
+
+typedef enum cli_opt_kind {
+    CLI_FLAG,    /* int: set to 1 */
+    CLI_STRING,  /* const char *: borrowed from argv */
+    CLI_COUNT,   /* long long: a non-negative integer */
+    CLI_NUMBER,  /* double: a positive number */
+    CLI_SIZES    /* cli_sizes: N[,N...] of positive integers */
+} cli_opt_kind;
+
+typedef struct cli_sizes {
+    long long v[8];
+    size_t n;
+} cli_sizes;
+
+typedef struct cli_opt {
+    const char *name;  /* "--device" */
+    cli_opt_kind kind;
+    void *dest;
+} cli_opt;
+
+/* Parses argv against `opts` (terminated by a NULL name). Arguments that
+ * are not options fill `positional` (up to max_positional). Sets *help
+ * on --help/-h and stops. Returns 0 or CLI_EXIT_USAGE after printing why. */
+int cli_parse(int argc, char **argv, const cli_opt *opts,
+              const char **positional, size_t max_positional,
+              size_t *n_positional, int *help);
+
+/* Prints "cutune: MESSAGE (see --help)" and returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* Loads PROBLEM with an optional --size; prints the reason and returns an
+ * exit code on failure. */
+int cli_load_problem(const char *name, const cli_sizes *size,
+                     cutune_problem **p);
+
+/* Prints `j` indented and releases it. */
+void cli_print_json(json_t *j);
+json_t *cli_config_json(const cutune_param_value *v, size_t n);
+json_t *cli_device_json(const cutune_device *d);
+void cli_print_config(const cutune_param_value *v, size_t n);
+
+/* Progress lines: one line rewritten in place on a terminal, plain lines
+ * otherwise; warnings and errors always. For cutune_session_options.log. */
+typedef struct cli_progress {
+    int tty;
+    int quiet;
+    int dirty;
+} cli_progress;
+
+void cli_progress_init(cli_progress *pr, int quiet);
+void cli_on_log(void *user, cutune_log_level level, const char *msg);
+void cli_progress_end(cli_progress *pr);
+
+/* The commands. */
+int cli_cmd_tune(int argc, char **argv);
+int cli_cmd_lookup(int argc, char **argv);
+int cli_cmd_compile(int argc, char **argv);
+int cli_cmd_list(int argc, char **argv);
+int cli_cmd_devices(int argc, char **argv);
+
+#endif

@@ -1,0 +1,139 @@
+/* cutune lookup: the cached winner of a problem for a device. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: cutune lookup PROBLEM [options]\n"
+    "\n"
+    "Prints the cached winner of PROBLEM for a device: the exact problem\n"
+    "size if it was tuned, else the nearest tuned size.\n"
+    "\n"
+    "options:\n"
+    "  --device N          the CUDA device with this ordinal (default 0)\n"
+    "  --device-name NAME  a device by name; needs no GPU\n"
+    "  --size N[,N...]     problem size (default: the problem's own)\n"
+    "  --cache-dir DIR     tuning cache\n"
+    "  --json              print the record as JSON\n";
+
+static void print_record(const cutune_cache_record *rec, cutune_match match,
+                         int json)
+{
+    if (json) {
+        json_t *ps = json_array();
+        for (size_t d = 0; d < rec->n_problem_size; d++)
+            json_array_append_new(ps, json_integer(rec->problem_size[d]));
+        cli_print_json(json_pack(
+            "{s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:f, s:I, s:s, s:I}",
+            "problem", rec->problem_name, "match", cutune_match_str(match),
+            "device", cli_device_json(&rec->device), "problem_size", ps,
+            "source_hash", rec->source_hash, "config",
+            cli_config_json(rec->config, rec->n_config), "time_ms",
+            rec->time_ms, "gbs", rec->gbs, "evaluations",
+            (json_int_t)rec->evaluations, "strategy",
+            rec->strategy ? rec->strategy : "", "timestamp",
+            (json_int_t)rec->timestamp));
+        return;
+    }
+    printf("%s on %s (%s match", rec->problem_name, rec->device.name,
+           cutune_match_str(match));
+    for (size_t d = 0; d < rec->n_problem_size; d++)
+        printf("%s%lld", d ? "x" : ", tuned at size ", rec->problem_size[d]);
+    printf(")\n  ");
+    cli_print_config(rec->config, rec->n_config);
+    printf("\n  %.4f ms", rec->time_ms);
+    if (rec->gbs > 0)
+        printf(", %.1f GB/s", rec->gbs);
+    printf("\n");
+}
+
+/* The uuid of device `ordinal`, from a worker. */
+static int current_device(long long ordinal, char *uuid, size_t len)
+{
+    cutune_session *s;
+    const cutune_device *devs = NULL;
+    size_t n = 0;
+    cutune_status st = cutune_session_create(NULL, &s);
+    if (st == CUTUNE_OK)
+        st = cutune_session_devices(s, &devs, &n);
+    int rc = 0;
+    if (st) {
+        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        if (st == CUTUNE_ERR_NO_DEVICE)
+            fputs("cutune: without a GPU, name the device with "
+                  "--device-name\n", stderr);
+        rc = cli_exit_code(st);
+    } else if (ordinal >= (long long)n) {
+        rc = cli_usage_error("--device: device %lld does not exist (%zu "
+                             "found)", ordinal, n);
+    } else {
+        snprintf(uuid, len, "%s", devs[ordinal].uuid);
+    }
+    cutune_session_destroy(s);
+    return rc;
+}
+
+int cli_cmd_lookup(int argc, char **argv)
+{
+    const char *problem = NULL, *device_name = NULL, *cache_dir = NULL;
+    long long device = -1;
+    cli_sizes size = {{0}, 0};
+    int json = 0, help;
+    size_t np;
+    const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
+                            {"--device-name", CLI_STRING, &device_name},
+                            {"--size", CLI_SIZES, &size},
+                            {"--cache-dir", CLI_STRING, &cache_dir},
+                            {"--json", CLI_FLAG, &json},
+                            {NULL, 0, NULL}};
+    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
+    if (rc || help) {
+        if (help)
+            fputs(usage, stdout);
+        return rc;
+    }
+    if (!problem)
+        return cli_usage_error("missing PROBLEM");
+    if (device >= 0 && device_name)
+        return cli_usage_error("give --device or --device-name, not both");
+    cutune_problem *p;
+    if ((rc = cli_load_problem(problem, &size, &p)))
+        return rc;
+    long long dims[8];
+    cutune_cache_query q;
+    memset(&q, 0, sizeof q);
+    q.problem_name = cutune_problem_name(p);
+    q.n_problem_size = cutune_problem_size_dims(p);
+    for (size_t d = 0; d < q.n_problem_size && d < 8; d++)
+        dims[d] = cutune_problem_size(p, d);
+    q.problem_size = dims;
+    char uuid[64] = "";
+    cutune_cache *c = NULL;
+    if (device_name)
+        q.device_name = device_name;
+    else if ((rc = current_device(device < 0 ? 0 : device, uuid,
+                                  sizeof uuid)))
+        goto out;
+    else
+        q.device_uuid = uuid;
+    const cutune_cache_record *rec = NULL;
+    cutune_match match = CUTUNE_MATCH_NONE;
+    cutune_status st = cutune_cache_open(cache_dir, &c);
+    if (st == CUTUNE_OK)
+        st = cutune_cache_lookup(c, &q, &rec, &match);
+    if (st) {
+        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        rc = st == CUTUNE_ERR_NOT_FOUND ? CLI_EXIT_NOT_CACHED
+                                        : cli_exit_code(st);
+        goto out;
+    }
+    print_record(rec, match, json);
+    if (strcmp(rec->source_hash, cutune_problem_source_hash(p)) != 0)
+        fprintf(stderr, "cutune: warning: the kernel source changed since "
+                        "this result was tuned\n");
+out:
+    cutune_cache_close(c);
+    cutune_problem_destroy(p);
+    return rc;
+}

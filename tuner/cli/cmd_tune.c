@@ -1,0 +1,163 @@
+/* cutune tune: tune a problem on a GPU and cache the winner. */
+#include <math.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: cutune tune PROBLEM [options]\n"
+    "\n"
+    "Tunes PROBLEM on a CUDA device, compares the winner with the occupancy\n"
+    "API's suggestion and appends it to the device's tuning cache.\n"
+    "\n"
+    "options:\n"
+    "  --device N          CUDA device ordinal (default 0)\n"
+    "  --strategy NAME     local (default) or brute_force\n"
+    "  --budget-evals N    evaluate at most N configurations (default 100;\n"
+    "                      brute_force: all)\n"
+    "  --budget-seconds S  stop starting new evaluations after S seconds\n"
+    "  --seed N            seed of randomized strategies (default 1)\n"
+    "  --size N[,N...]     problem size (replaces the T1 ProblemSize)\n"
+    "  --cache-dir DIR     tuning cache (default $CUTUNE_CACHE_DIR or\n"
+    "                      ~/.cache/cutune)\n"
+    "  --no-cache          do not record the winner\n"
+    "  --threads N         NVRTC compile threads (default: one per core)\n"
+    "  --json              print the result as JSON\n"
+    "  --quiet             no progress lines\n";
+
+static const char no_device_howto[] =
+    "cutune: to tune, run on a machine with an NVIDIA GPU and driver (see "
+    "\"Running on a GPU\" in the README)\n";
+
+static json_t *number_or_null(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static void print_json_result(const cutune_problem *p,
+                              const cutune_tune_result *r)
+{
+    json_t *evals = json_array();
+    for (size_t i = 0; i < r->n_evals; i++) {
+        const cutune_eval *e = &r->evals[i];
+        json_array_append_new(evals, json_pack(
+            "{s:I, s:s, s:o, s:f}", "config_index",
+            (json_int_t)e->config_index, "outcome",
+            cutune_outcome_str(e->outcome), "time_ms",
+            number_or_null(e->time_ms), "compile_ms", e->compile_ms));
+    }
+    cli_print_json(json_pack(
+        "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
+        "s:I, s:I, s:f, s:s, s:o}",
+        "problem", cutune_problem_name(p), "device",
+        cli_device_json(&r->device), "memcpy_gbs", r->memcpy_gbs,
+        "occupancy_block_size", r->occupancy_block_size, "baseline",
+        cli_config_json(r->baseline, r->n_params), "baseline_ms",
+        number_or_null(r->baseline_ms), "best",
+        cli_config_json(r->best, r->n_params), "best_ms", r->best_ms,
+        "best_min_ms", r->best_min_ms, "best_runs", (json_int_t)r->best_runs,
+        "best_gbs", r->best_gbs, "speedup", number_or_null(r->speedup),
+        "evaluations", (json_int_t)r->evaluations, "failures",
+        (json_int_t)r->failures, "wall_s", r->wall_s, "strategy",
+        r->strategy, "evaluated", evals));
+}
+
+static void print_result(const cutune_problem *p, const cutune_tune_result *r)
+{
+    printf("%s", cutune_problem_name(p));
+    for (size_t d = 0; d < cutune_problem_size_dims(p); d++)
+        printf("%s%lld", d ? "x" : " (size ", cutune_problem_size(p, d));
+    printf(") on %s (sm_%d%d)\n", r->device.name, r->device.cc_major,
+           r->device.cc_minor);
+    printf("  best:      ");
+    cli_print_config(r->best, r->n_params);
+    printf("\n             %.4f ms (median of %zu runs, min %.4f ms)",
+           r->best_ms, r->best_runs, r->best_min_ms);
+    if (r->best_gbs > 0) {
+        printf(", %.1f GB/s", r->best_gbs);
+        if (r->memcpy_gbs > 0)
+            printf(" (%.0f%% of device-to-device cudaMemcpy, %.1f GB/s)",
+                   100.0 * r->best_gbs / r->memcpy_gbs, r->memcpy_gbs);
+    }
+    printf("\n  occupancy: ");
+    cli_print_config(r->baseline, r->n_params);
+    printf("\n             (the occupancy API suggests %d threads per block)",
+           r->occupancy_block_size);
+    if (isnan(r->baseline_ms))
+        printf(" failed\n");
+    else
+        printf(" %.4f ms\n", r->baseline_ms);
+    if (!isnan(r->speedup))
+        printf("  speedup:   %.2fx over the occupancy suggestion\n",
+               r->speedup);
+    printf("  evaluated: %zu configurations (%zu failed) with %s in %.1f s\n",
+           r->evaluations, r->failures, r->strategy, r->wall_s);
+}
+
+int cli_cmd_tune(int argc, char **argv)
+{
+    const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
+    long long device = 0, budget = 0, seed = 1, threads = 0;
+    double seconds = 0;
+    cli_sizes size = {{0}, 0};
+    int no_cache = 0, json = 0, quiet = 0, help;
+    size_t np;
+    const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
+                            {"--strategy", CLI_STRING, &strategy},
+                            {"--budget-evals", CLI_COUNT, &budget},
+                            {"--budget-seconds", CLI_NUMBER, &seconds},
+                            {"--seed", CLI_COUNT, &seed},
+                            {"--size", CLI_SIZES, &size},
+                            {"--cache-dir", CLI_STRING, &cache_dir},
+                            {"--no-cache", CLI_FLAG, &no_cache},
+                            {"--threads", CLI_COUNT, &threads},
+                            {"--json", CLI_FLAG, &json},
+                            {"--quiet", CLI_FLAG, &quiet},
+                            {NULL, 0, NULL}};
+    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
+    if (rc || help) {
+        if (help)
+            fputs(usage, stdout);
+        return rc;
+    }
+    if (!problem)
+        return cli_usage_error("missing PROBLEM");
+    if (device > 1024 || threads > 4096)
+        return cli_usage_error("--device or --threads out of range");
+    cutune_problem *p;
+    if ((rc = cli_load_problem(problem, &size, &p)))
+        return rc;
+    cli_progress pr;
+    cli_progress_init(&pr, quiet || json);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.device = (int)device;
+    o.strategy = strategy;
+    o.max_evals = (size_t)budget;
+    o.max_seconds = seconds;
+    o.seed = (uint64_t)seed;
+    o.cache_dir = cache_dir;
+    o.write_cache = !no_cache;
+    o.compile_threads = (int)threads;
+    o.log = cli_on_log;
+    o.log_user = &pr;
+    cutune_session *s;
+    const cutune_tune_result *r = NULL;
+    cutune_status st = cutune_session_create(&o, &s);
+    if (st == CUTUNE_OK)
+        st = cutune_session_tune(s, p, &r);
+    cli_progress_end(&pr);
+    if (st) {
+        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        if (st == CUTUNE_ERR_NO_DEVICE)
+            fputs(no_device_howto, stderr);
+        rc = cli_exit_code(st);
+    } else if (json) {
+        print_json_result(p, r);
+    } else {
+        print_result(p, r);
+    }
+    cutune_session_destroy(s);
+    cutune_problem_destroy(p);
+    return rc;
+}
