@@ -743,8 +743,11 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
         st = fail(p, CUTUNE_ERR_PARSE, "expected a JSON object");
         goto done;
     }
-    if ((st = check_known(p, root, "(top level)", known)))
+    if (opt && opt->space_only) {
+        p->space_only = 1;
+    } else if ((st = check_known(p, root, "(top level)", known))) {
         goto done;
+    }
     json_t *general = json_object_get(root, "General");
     const char *bname = get_string(general, "BenchmarkName");
     if (bname && !(p->name = strdup(bname))) {
@@ -752,8 +755,20 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
         goto done;
     }
     if ((st = parse_problem_size(p, root, opt)) ||
-        (st = parse_space(p, root)) ||
-        (st = parse_kernel(p, root, dir, builtin)) ||
+        (st = parse_space(p, root)))
+        goto done;
+    if (p->space_only) {
+        const char *kname = get_string(
+            json_object_get(root, "KernelSpecification"), "KernelName");
+        if ((!p->name && !(p->name = strdup(kname ? kname : "unnamed"))) ||
+            !(p->kernel_name = strdup(kname ? kname : ""))) {
+            st = fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            goto done;
+        }
+        st = build_space(p);
+        goto done;
+    }
+    if ((st = parse_kernel(p, root, dir, builtin)) ||
         (st = parse_extensions(p, root)))
         goto done;
 

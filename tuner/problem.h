@@ -59,6 +59,7 @@ struct cutune_problem {
     size_t n_args;
 
     cutune__expr *bytes_per_launch; /* extension; NULL when absent */
+    int space_only;        /* loaded with cutune_problem_options.space_only */
 };
 
 /* Launch geometry of one configuration. Returns 0, or -1 with a message. */

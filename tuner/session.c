@@ -867,6 +867,9 @@ cutune_status cutune_session_tune(cutune_session *s,
 {
     if (!s || !problem || !result || !problem->space)
         return CUTUNE_ERR_INVALID_ARGUMENT;
+    if (problem->space_only)
+        return fail(s, CUTUNE_ERR_INVALID_ARGUMENT, "%s: loaded for its "
+                    "search space only; it cannot be tuned", problem->origin);
     *result = NULL;
     clear_tune(s);
     s->problem = problem;
@@ -941,6 +944,10 @@ cutune_status cutune_session_compile(cutune_session *s,
 {
     if (!s || !problem || !arch || !problem->space)
         return CUTUNE_ERR_INVALID_ARGUMENT;
+    if (problem->space_only)
+        return fail(s, CUTUNE_ERR_INVALID_ARGUMENT, "%s: loaded for its "
+                    "search space only; it cannot be compiled",
+                    problem->origin);
     size_t n = cutune__space_size(problem->space);
     if (limit > 0 && limit < n)
         n = limit;

@@ -106,6 +106,11 @@ typedef struct cutune_problem_options {
     /* Replaces the T1 ProblemSize when n_problem_size > 0. */
     const long long *problem_size;
     size_t n_problem_size;
+    /* Read only General, ConfigurationSpace and ProblemSize: for working
+     * with the search space of a problem whose kernel part cannot be
+     * compiled or run here (replay, space statistics). Such a problem
+     * cannot be tuned or compiled. */
+    int space_only;
 } cutune_problem_options;
 
 /* `name_or_path` is a built-in template name (see cutune_template_*) or a

@@ -29,7 +29,7 @@ static const char *value_of(const cutune_param_value *v, size_t n,
 static int tune_vector_add(void)
 {
     long long size = 1 << 22;
-    cutune_problem_options po = {&size, 1};
+    cutune_problem_options po = {&size, 1, 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     cutune_session_options o;

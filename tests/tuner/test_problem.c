@@ -84,7 +84,7 @@ static void test_vector_add(void)
 
     /* --size replaces ProblemSize everywhere it is used. */
     long long size = 1000;
-    cutune_problem_options po = {&size, 1};
+    cutune_problem_options po = {&size, 1, 0};
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     uint32_t cfg[4] = {0, 3, 0, 0}; /* block 32, UNROLL 8 */
     size_t idx;
@@ -211,15 +211,55 @@ static void test_bad_input(void)
     CHECK_CONTAINS(cutune_problem_errmsg(p), "/no/such/file.json");
     cutune_problem_destroy(p);
     long long zero = 0;
-    cutune_problem_options po = {&zero, 1};
+    cutune_problem_options po = {&zero, 1, 0};
     CHECK_INT(cutune_problem_load("vector_add", &po, &p),
               CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_problem_errmsg(p), "problem size");
     cutune_problem_destroy(p);
 }
 
+/* The four published T1 files load for their spaces, with the valid
+ * counts of shared/data/README.md. */
+static void test_space_only(void)
+{
+    static const struct {
+        const char *file;
+        size_t valid;
+        double cartesian;
+    } files[] = {{"convolution_milo.json", 4362, 10240},
+                 {"dedispersion_milo.json", 11130, 22272},
+                 {"hotspot_milo.json", 82984, 4440000},
+                 {"gemm_milo.json", 116928, 663552}};
+    const char *data = getenv("CUTUNE_SHARED_DATA");
+    for (size_t i = 0; i < 4; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/t1/%s", data ? data : "", files[i].file);
+        if (!data || access(path, R_OK) != 0) {
+            printf("SKIPPED: %s (no shared data)\n", files[i].file);
+            continue;
+        }
+        cutune_problem_options po = {NULL, 0, 1};
+        cutune_problem *p;
+        CHECK_INT(cutune_problem_load(path, &po, &p), CUTUNE_OK);
+        if (!p->space) {
+            fprintf(stderr, "%s\n", cutune_problem_errmsg(p));
+        } else {
+            CHECK_INT(cutune_problem_space_size(p), files[i].valid);
+            CHECK(cutune_problem_cartesian_size(p) == files[i].cartesian);
+        }
+        cutune_session *s;
+        CHECK_INT(cutune_session_create(NULL, &s), CUTUNE_OK);
+        const cutune_tune_result *r;
+        CHECK_INT(cutune_session_tune(s, p, &r), CUTUNE_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(cutune_session_errmsg(s), "search space only");
+        cutune_session_destroy(s);
+        cutune_problem_destroy(p);
+    }
+}
+
 int main(void)
 {
+    test_space_only();
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

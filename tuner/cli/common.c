@@ -133,7 +133,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts,
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p)
 {
-    cutune_problem_options po = {size ? size->v : NULL, size ? size->n : 0};
+    cutune_problem_options po = {size ? size->v : NULL, size ? size->n : 0, 0};
     cutune_status st = cutune_problem_load(name, &po, p);
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(*p));
