@@ -289,9 +289,14 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
 
     p->default_values[i] = 0;
     json_t *jd = json_object_get(jp, "Default");
+    /* Some published files wrap the default in a one-element list. */
+    if (json_is_array(jd) && json_array_size(jd) == 1)
+        jd = json_array_get(jd, 0);
     if (jd && !json_is_null(jd)) {
+        char dfield[128];
+        snprintf(dfield, sizeof dfield, "%s.Default", field);
         cutune__value d;
-        st = value_from_json(p, jd, field, &d);
+        st = value_from_json(p, jd, dfield, &d);
         if (st)
             return st;
         size_t found = SIZE_MAX;
