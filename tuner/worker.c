@@ -455,7 +455,10 @@ static cudaError_t launch(worker *w, const cutune__run_request *q)
                             q->dynamic_smem, 0);
 }
 
-static cudaError_t reset_outputs(worker *w)
+/* Copies every output argument's buffer from src[i] to dst[i] on the
+ * device: resetting outputs to their initial contents, or keeping them as
+ * the reference. */
+static cudaError_t copy_outputs(worker *w, void **dst, void **src)
 {
     for (size_t i = 0; i < w->n_args; i++) {
         const cutune__wire_arg *a = &w->args[i];
@@ -463,7 +466,7 @@ static cudaError_t reset_outputs(worker *w)
             continue;
         size_t bytes = (size_t)a->count *
                        cutune__dtype_size((cutune__dtype)a->dtype);
-        cudaError_t e = cudaMemcpy(w->dev[i], w->pristine[i], bytes,
+        cudaError_t e = cudaMemcpy(dst[i], src[i], bytes,
                                    cudaMemcpyDeviceToDevice);
         if (e != cudaSuccess)
             return e;
@@ -514,23 +517,6 @@ static cudaError_t validate(worker *w, const cutune__run_request *q,
                      host[0], n, i, worst);
         r->mismatches += host[0];
     }
-    return cudaSuccess;
-}
-
-static cudaError_t keep_reference(worker *w)
-{
-    for (size_t i = 0; i < w->n_args; i++) {
-        const cutune__wire_arg *a = &w->args[i];
-        if (!a->is_vector || !a->is_output)
-            continue;
-        size_t bytes = (size_t)a->count *
-                       cutune__dtype_size((cutune__dtype)a->dtype);
-        cudaError_t e = cudaMemcpy(w->reference[i], w->dev[i], bytes,
-                                   cudaMemcpyDeviceToDevice);
-        if (e != cudaSuccess)
-            return e;
-    }
-    w->have_reference = 1;
     return cudaSuccess;
 }
 
@@ -661,7 +647,7 @@ static void handle_run(worker *w, const void *payload, size_t size)
         goto send;
     }
 
-    if ((e = reset_outputs(w)) != cudaSuccess) {
+    if ((e = copy_outputs(w, w->dev, w->pristine)) != cudaSuccess) {
         reply_error(&r.head, e, "resetting the outputs");
         goto send;
     }
@@ -673,10 +659,11 @@ static void handle_run(worker *w, const void *payload, size_t size)
         goto send;
     }
     if (q->mode == CUTUNE__RUN_REFERENCE) {
-        if ((e = keep_reference(w)) != cudaSuccess) {
+        if ((e = copy_outputs(w, w->reference, w->dev)) != cudaSuccess) {
             reply_error(&r.head, e, "keeping the reference output");
             goto send;
         }
+        w->have_reference = 1;
     } else {
         char detail[512];
         if ((e = validate(w, q, &r, detail, sizeof detail)) != cudaSuccess) {
