@@ -37,7 +37,14 @@
  *    "timestamp":"2026-11-22T10:00:00Z"}
  *
  * - "cutune_cache" is the format version. Readers take only versions they
- *   know (1) and skip the others, so a newer format is never misread.
+ *   know (1) and refuse the others: such lines are skipped, counted apart
+ *   (cutune_cache_version_skipped()) and named in cutune_cache_warning(),
+ *   so a newer (or an unknown older) format is never misread and never
+ *   silently ignored. A change that older readers would misread takes a
+ *   new version number; adding fields does not.
+ * - "device" is the fingerprint: what a result is valid for. "cutune" is
+ *   the version of the cutune that tuned, "simulated" marks records of
+ *   `cutune simulate` (their files start with "sim-").
  * - "config" (and "baseline"."config") maps parameter names to values as
  *   text in the problem's parameter order. JSON objects are unordered in
  *   principle, but the readers that matter keep file order (jansson >= 2.8,
@@ -113,10 +120,13 @@ typedef struct cache_entry {
 } cache_entry;
 
 struct cutune_cache {
-    char *dir;            /* NULL only when open failed */
-    size_t skipped_lines; /* by the most recent scan */
-    cache_entry found;    /* what the last lookup returned */
-    char errmsg[4352];    /* room for a PATH_MAX path and a reason */
+    char *dir;              /* NULL only when open failed */
+    size_t skipped_lines;   /* by the most recent scan */
+    size_t version_skipped; /* of those, records of another format version */
+    long long other_version; /* the highest such version */
+    cache_entry found;      /* what the last lookup returned */
+    char errmsg[4352];      /* room for a PATH_MAX path and a reason */
+    char warning[1024];
 };
 
 /* Outcome of decoding one line. */
@@ -1049,6 +1059,17 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
             cache->skipped_lines++;
             continue;
         }
+        json_t *version = json_object_get(root, "cutune_cache");
+        if (json_is_integer(version) &&
+            json_integer_value(version) != CUTUNE__CACHE_FORMAT) {
+            long long v = (long long)json_integer_value(version);
+            if (cache->version_skipped == 0 || v > cache->other_version)
+                cache->other_version = v;
+            cache->version_skipped++;
+            cache->skipped_lines++;
+            json_decref(root);
+            continue;
+        }
         cache_entry e;
         int rc = decode_entry(root, &e);
         if (rc == DECODE_NO_MEMORY) {
@@ -1080,18 +1101,18 @@ static int compare_names(const void *a, const void *b)
 
 /* Visits every valid record of every *.jsonl file, in name order so that
  * "later" means the same thing on every machine. */
-static cutune_status scan_dir(cutune_cache *cache, entry_visit_fn visit,
-                              void *user, int *missing)
+static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
+                                 entry_visit_fn visit, void *user,
+                                 int *missing, int *stop)
 {
-    cache->skipped_lines = 0;
     *missing = 0;
-    DIR *dir = opendir(cache->dir);
+    DIR *dir = opendir(dirpath);
     if (!dir) {
         if (errno == ENOENT) {
             *missing = 1;
             return CUTUNE_OK;
         }
-        return fail_sys(cache, errno, "read directory", cache->dir);
+        return fail_sys(cache, errno, "read directory", dirpath);
     }
 
     cutune_status status = CUTUNE_OK;
@@ -1102,7 +1123,7 @@ static cutune_status scan_dir(cutune_cache *cache, entry_visit_fn visit,
         struct dirent *de = readdir(dir);
         if (!de) {
             if (errno != 0)
-                status = fail_sys(cache, errno, "read directory", cache->dir);
+                status = fail_sys(cache, errno, "read directory", dirpath);
             break;
         }
         const char *name = de->d_name;
@@ -1131,14 +1152,13 @@ static cutune_status scan_dir(cutune_cache *cache, entry_visit_fn visit,
 
     if (status == CUTUNE_OK && count > 1)
         qsort(names, count, sizeof *names, compare_names);
-    int stop = 0;
-    for (size_t i = 0; status == CUTUNE_OK && !stop && i < count; i++) {
-        char *path = path_join(cache->dir, names[i]);
+    for (size_t i = 0; status == CUTUNE_OK && !*stop && i < count; i++) {
+        char *path = path_join(dirpath, names[i]);
         if (!path) {
             status = fail_memory(cache);
             break;
         }
-        status = scan_file(cache, path, visit, user, &stop);
+        status = scan_file(cache, path, visit, user, stop);
         free(path);
     }
     for (size_t i = 0; i < count; i++)
@@ -1147,14 +1167,91 @@ static cutune_status scan_dir(cutune_cache *cache, entry_visit_fn visit,
     return status;
 }
 
+static void reset_counts(cutune_cache *cache)
+{
+    cache->skipped_lines = 0;
+    cache->version_skipped = 0;
+    cache->other_version = 0;
+    cache->warning[0] = '\0';
+}
+
+/* The warning about what the last scan passed over. */
+static void note_skipped(cutune_cache *cache, const char *where)
+{
+    size_t other = cache->skipped_lines - cache->version_skipped;
+    int n = 0;
+    if (cache->version_skipped > 0)
+        n = snprintf(cache->warning, sizeof cache->warning,
+                     "%zu record%s of cache format version %lld%s in %s "
+                     "refused: this cutune reads format version %d only%s",
+                     cache->version_skipped,
+                     cache->version_skipped == 1 ? "" : "s",
+                     cache->other_version,
+                     cache->version_skipped > 1 ? " (or other versions)" : "",
+                     where, CUTUNE__CACHE_FORMAT,
+                     cache->other_version > CUTUNE__CACHE_FORMAT
+                         ? "; upgrade cutune to read them"
+                         : "");
+    if (other > 0 && n >= 0 && (size_t)n < sizeof cache->warning)
+        snprintf(cache->warning + n, sizeof cache->warning - (size_t)n,
+                 "%s%zu line%s in %s skipped: torn (a writer was killed) or "
+                 "not a valid record",
+                 n > 0 ? "; " : "", other, other == 1 ? "" : "s", where);
+}
+
+static cutune_status scan_dir(cutune_cache *cache, entry_visit_fn visit,
+                              void *user, int *missing)
+{
+    int stop = 0;
+    reset_counts(cache);
+    cutune_status status =
+        scan_dir_at(cache, cache->dir, visit, user, missing, &stop);
+    note_skipped(cache, cache->dir);
+    return status;
+}
+
+/* Files are read as they are, directories as caches. */
+static cutune_status scan_paths(cutune_cache *cache, const char *const *paths,
+                                size_t n, entry_visit_fn visit, void *user)
+{
+    int stop = 0, missing = 0;
+    cutune_status status = CUTUNE_OK;
+    reset_counts(cache);
+    for (size_t i = 0; status == CUTUNE_OK && !stop && i < n; i++) {
+        struct stat st;
+        if (!paths[i] || stat(paths[i], &st) != 0) {
+            status = fail_sys(cache, paths[i] ? errno : EINVAL, "read",
+                              paths[i] ? paths[i] : "(null)");
+            break;
+        }
+        if (S_ISDIR(st.st_mode))
+            status = scan_dir_at(cache, paths[i], visit, user, &missing,
+                                 &stop);
+        else
+            status = scan_file(cache, paths[i], visit, user, &stop);
+    }
+    note_skipped(cache, n == 1 && paths[0] ? paths[0] : "the inputs");
+    return status;
+}
+
 /* ------------------------------------------------------------------ */
 /* Lookup                                                               */
 
 typedef struct lookup_state {
     const cutune_cache_query *query;
-    cache_entry best; /* best.root is NULL until a record qualifies */
+    int default_only;  /* every device's records, for the DEFAULT level */
+    cache_entry best;  /* the device's own; best.root NULL until one is */
     cutune_match level;
     double distance;
+    /* Other devices' records of the problem, for the levels after the
+     * device's own. */
+    cache_entry *others;
+    size_t n_others, cap_others;
+    size_t arch;       /* index in others of the best same-architecture
+                          record; n_others when there is none */
+    long long arch_sm;
+    double arch_distance;
+    int no_memory;
 } lookup_state;
 
 static int same_size(const long long *a, size_t na, const long long *b,
@@ -1192,6 +1289,68 @@ static double size_distance(const long long *a, size_t na, const long long *b,
     return sum;
 }
 
+static double query_distance(const cutune_cache_query *q,
+                             const cutune_cache_record *r)
+{
+    if (!q->problem_size)
+        return 0;
+    return size_distance(r->problem_size, r->n_problem_size, q->problem_size,
+                         q->n_problem_size);
+}
+
+static int is_query_device(const cutune_cache_query *q,
+                           const cutune_cache_record *r)
+{
+    int by_uuid = q->device_uuid && q->device_uuid[0];
+    int by_name = q->device_name && q->device_name[0];
+    if (!by_uuid && !by_name)
+        return 1;
+    return (by_uuid && strcasecmp(r->device.uuid, q->device_uuid) == 0) ||
+           (by_name && strcasecmp(r->device.name, q->device_name) == 0);
+}
+
+/* Nearer first; among equals the newer, and among equal times the later
+ * line (the one seen last). */
+static int nearer_or_newer(double distance, long long timestamp,
+                           double best_distance, long long best_timestamp)
+{
+    if (distance != best_distance)
+        return distance < best_distance;
+    return timestamp >= best_timestamp;
+}
+
+static int same_config(const cutune_param_value *a, size_t na,
+                       const cutune_param_value *b, size_t nb)
+{
+    if (na != nb)
+        return 0;
+    for (size_t i = 0; i < na; i++) {
+        size_t j = 0;
+        while (j < nb && strcmp(a[i].name, b[j].name) != 0)
+            j++;
+        if (j == nb || strcmp(a[i].value, b[j].value) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int keep_other(lookup_state *st, cache_entry *e)
+{
+    if (st->n_others == st->cap_others) {
+        size_t ncap = st->cap_others ? st->cap_others * 2 : 16;
+        cache_entry *grown = realloc(st->others, ncap * sizeof *grown);
+        if (!grown) {
+            st->no_memory = 1;
+            return 1;
+        }
+        st->others = grown;
+        st->cap_others = ncap;
+    }
+    st->others[st->n_others++] = *e;
+    memset(e, 0, sizeof *e);
+    return 0;
+}
+
 static int lookup_visit(void *user, cache_entry *e, const char *path,
                         size_t line)
 {
@@ -1203,41 +1362,155 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
 
     if (strcmp(r->problem_name, q->problem_name) != 0)
         return 0;
-    if (q->device_uuid && q->device_uuid[0]) {
-        if (strcasecmp(r->device.uuid, q->device_uuid) != 0)
-            return 0;
-    } else if (q->device_name && q->device_name[0]) {
-        if (strcasecmp(r->device.name, q->device_name) != 0)
-            return 0;
-    }
-
-    cutune_match level = CUTUNE_MATCH_EXACT;
-    double distance = 0;
-    if (q->problem_size &&
-        !same_size(r->problem_size, r->n_problem_size, q->problem_size,
-                   q->n_problem_size)) {
-        level = CUTUNE_MATCH_NEAREST_SIZE;
-        distance = size_distance(r->problem_size, r->n_problem_size,
-                                 q->problem_size, q->n_problem_size);
-    }
-
-    if (st->best.root) {
-        if (level != st->level) {
-            if (level == CUTUNE_MATCH_NEAREST_SIZE)
+    if (!st->default_only && is_query_device(q, r)) {
+        cutune_match level = CUTUNE_MATCH_EXACT;
+        double distance = 0;
+        if (q->problem_size &&
+            !same_size(r->problem_size, r->n_problem_size, q->problem_size,
+                       q->n_problem_size)) {
+            level = CUTUNE_MATCH_NEAREST_SIZE;
+            distance = query_distance(q, r);
+        }
+        if (st->best.root) {
+            if (level != st->level) {
+                if (level == CUTUNE_MATCH_NEAREST_SIZE)
+                    return 0;
+            } else if (!nearer_or_newer(distance, r->timestamp,
+                                        st->distance,
+                                        st->best.record.timestamp)) {
                 return 0;
-        } else if (distance > st->distance) {
-            return 0;
-        } else if (distance == st->distance &&
-                   r->timestamp < st->best.record.timestamp) {
-            return 0; /* equal timestamps: the later line wins */
+            }
+        }
+        entry_free(&st->best);
+        st->best = *e;
+        memset(e, 0, sizeof *e);
+        st->level = level;
+        st->distance = distance;
+        return 0;
+    }
+    if (!q->fallback && !st->default_only)
+        return 0;
+    /* Once the device has a record of its own, the other levels cannot
+     * answer: stop keeping their records. */
+    if (st->best.root)
+        return 0;
+
+    double distance = query_distance(q, r);
+    int arch = !st->default_only && q->cc_major > 0 &&
+               r->device.cc_major == q->cc_major &&
+               r->device.cc_minor == q->cc_minor;
+    long long sm = 0;
+    if (arch && q->sm_count > 0) {
+        sm = (long long)r->device.sm_count - q->sm_count;
+        sm = sm < 0 ? -sm : sm;
+    }
+    long long timestamp = r->timestamp;
+    int simulated = r->device.simulated != 0;
+    if (keep_other(st, e))
+        return 1;
+    if (arch) {
+        int best_simulated =
+            st->arch != SIZE_MAX &&
+            st->others[st->arch].record.device.simulated != 0;
+        /* A real device's record beats any simulated one. */
+        if (st->arch == SIZE_MAX || simulated < best_simulated ||
+            (simulated == best_simulated && sm < st->arch_sm) ||
+            (simulated == best_simulated && sm == st->arch_sm &&
+             nearer_or_newer(distance, timestamp, st->arch_distance,
+                             st->others[st->arch].record.timestamp))) {
+            st->arch = st->n_others - 1;
+            st->arch_sm = sm;
+            st->arch_distance = distance;
         }
     }
-    entry_free(&st->best);
-    st->best = *e;
-    memset(e, 0, sizeof *e);
-    st->level = level;
-    st->distance = distance;
     return 0;
+}
+
+/* The DEFAULT level. Each device (by name) is represented by its record
+ * nearest to the query's size (the newest among equals). A candidate is a
+ * configuration that won on some device; its relative time on a device is
+ * 1 where it won and baseline time / best time where it was that device's
+ * baseline, and the devices that measured it neither way do not count.
+ * The candidate with the lowest average relative time wins; ties go to
+ * the one more devices measured, then to the newer record. Simulated
+ * devices take part only when no real device has a record. Returns the
+ * index in `others` of the record that carries it. */
+static size_t pick_default(const lookup_state *st, double *avg_out,
+                           size_t *devices_out)
+{
+    const cutune_cache_query *q = st->query;
+    size_t n = st->n_others, best = SIZE_MAX, best_count = 0;
+    double best_avg = HUGE_VAL;
+    size_t *reps = malloc((n ? n : 1) * sizeof *reps);
+    if (!reps)
+        return SIZE_MAX;
+    size_t n_reps = 0;
+    int any_real = 0;
+    for (size_t i = 0; i < n; i++)
+        any_real |= !st->others[i].record.device.simulated;
+    for (size_t i = 0; i < n; i++) {
+        const cutune_cache_record *r = &st->others[i].record;
+        if (any_real && r->device.simulated)
+            continue;
+        size_t k = 0;
+        while (k < n_reps &&
+               strcasecmp(st->others[reps[k]].record.device.name,
+                          r->device.name) != 0)
+            k++;
+        if (k == n_reps) {
+            reps[n_reps++] = i;
+            continue;
+        }
+        const cutune_cache_record *old = &st->others[reps[k]].record;
+        if (nearer_or_newer(query_distance(q, r), r->timestamp,
+                            query_distance(q, old), old->timestamp))
+            reps[k] = i;
+    }
+    for (size_t c = 0; c < n_reps; c++) {
+        const cutune_cache_record *cand = &st->others[reps[c]].record;
+        double sum = 0;
+        size_t count = 0;
+        for (size_t d = 0; d < n_reps; d++) {
+            const cutune_cache_record *r = &st->others[reps[d]].record;
+            if (same_config(cand->config, cand->n_config, r->config,
+                            r->n_config)) {
+                sum += 1;
+                count++;
+            } else if (r->time_ms > 0 &&
+                       same_config(cand->config, cand->n_config, r->baseline,
+                                   r->n_baseline)) {
+                sum += r->baseline_ms / r->time_ms;
+                count++;
+            }
+        }
+        double avg = sum / (double)count;
+        int better;
+        if (best == SIZE_MAX || avg != best_avg)
+            better = best == SIZE_MAX || avg < best_avg;
+        else if (count != best_count)
+            better = count > best_count;
+        else
+            better = cand->timestamp >= st->others[best].record.timestamp;
+        if (better) {
+            best = reps[c];
+            best_avg = avg;
+            best_count = count;
+        }
+    }
+    free(reps);
+    if (avg_out)
+        *avg_out = best_avg;
+    if (devices_out)
+        *devices_out = best_count;
+    return best;
+}
+
+static void lookup_state_free(lookup_state *st)
+{
+    entry_free(&st->best);
+    for (size_t i = 0; i < st->n_others; i++)
+        entry_free(&st->others[i]);
+    free(st->others);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1252,6 +1525,12 @@ const char *cutune_match_str(cutune_match match)
         return "exact";
     case CUTUNE_MATCH_NEAREST_SIZE:
         return "nearest-size";
+    case CUTUNE_MATCH_ARCHITECTURE:
+        return "architecture";
+    case CUTUNE_MATCH_DEFAULT:
+        return "default";
+    case CUTUNE_MATCH_OCCUPANCY:
+        return "occupancy";
     }
     return "unknown";
 }
@@ -1321,6 +1600,40 @@ size_t cutune_cache_skipped_lines(const cutune_cache *cache)
     return cache ? cache->skipped_lines : 0;
 }
 
+size_t cutune_cache_version_skipped(const cutune_cache *cache)
+{
+    return cache ? cache->version_skipped : 0;
+}
+
+const char *cutune_cache_warning(const cutune_cache *cache)
+{
+    return cache ? cache->warning : "";
+}
+
+void cutune__cache_set_warning(cutune_cache *cache, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cache->warning, sizeof cache->warning, fmt, ap);
+    va_end(ap);
+}
+
+cutune_status cutune__cache_fail(cutune_cache *cache, cutune_status status,
+                                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cache->errmsg, sizeof cache->errmsg, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+cutune_status cutune__cache_fail_sys(cutune_cache *cache, int err,
+                                     const char *what, const char *path)
+{
+    return fail_sys(cache, err, what, path);
+}
+
 cutune_status cutune_cache_append(cutune_cache *cache,
                                   const cutune_cache_record *record)
 {
@@ -1371,6 +1684,7 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
     if (!cache)
         return CUTUNE_ERR_INVALID_ARGUMENT;
     cache->errmsg[0] = '\0';
+    cache->warning[0] = '\0';
     entry_free(&cache->found);
     if (!query || !query->problem_name || !record || !match)
         return fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
@@ -1383,13 +1697,33 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
     lookup_state st;
     memset(&st, 0, sizeof st);
     st.query = query;
+    st.arch = SIZE_MAX;
     int missing = 0;
     cutune_status status = scan_dir(cache, lookup_visit, &st, &missing);
+    if (status == CUTUNE_OK && st.no_memory)
+        status = fail_memory(cache);
     if (status != CUTUNE_OK) {
-        entry_free(&st.best);
+        lookup_state_free(&st);
         return status;
     }
+    if (!st.best.root && st.n_others > 0) {
+        size_t pick = st.arch;
+        st.level = CUTUNE_MATCH_ARCHITECTURE;
+        if (pick == SIZE_MAX) {
+            st.level = CUTUNE_MATCH_DEFAULT;
+            pick = pick_default(&st, NULL, NULL);
+            if (pick == SIZE_MAX) {
+                lookup_state_free(&st);
+                return fail_memory(cache);
+            }
+        }
+        st.best = st.others[pick];
+        memset(&st.others[pick], 0, sizeof st.others[pick]);
+    }
     if (!st.best.root) {
+        lookup_state_free(&st);
+        if (query->fallback)
+            *match = CUTUNE_MATCH_OCCUPANCY;
         char device[320];
         if (query->device_uuid && query->device_uuid[0])
             snprintf(device, sizeof device, "device %s", query->device_uuid);
@@ -1399,11 +1733,15 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
         else
             snprintf(device, sizeof device, "any device");
         return fail(cache, CUTUNE_ERR_NOT_FOUND,
-                    "no cache record for problem \"%s\" on %s in %s%s",
-                    query->problem_name, device, cache->dir,
+                    "no cache record for problem \"%s\" on %s%s in %s%s",
+                    query->problem_name, device,
+                    query->fallback ? " or any other device" : "",
+                    cache->dir,
                     missing ? " (the directory does not exist)" : "");
     }
     cache->found = st.best;
+    memset(&st.best, 0, sizeof st.best);
+    lookup_state_free(&st);
     *record = &cache->found.record;
     *match = st.level;
     return CUTUNE_OK;
@@ -1418,21 +1756,122 @@ static int record_visit_entry(void *user, cache_entry *e, const char *path,
                               size_t line)
 {
     record_visit *rv = user;
-    return rv->visit(rv->user, &e->record, path, line);
+    return rv->visit(rv->user, &e->record, e->root, path, line);
 }
 
 cutune_status cutune__cache_scan(cutune_cache *cache,
+                                 const char *const *paths, size_t n_paths,
                                  cutune__cache_visit_fn visit, void *user)
 {
     if (!cache)
         return CUTUNE_ERR_INVALID_ARGUMENT;
     cache->errmsg[0] = '\0';
+    cache->warning[0] = '\0';
     if (!visit)
         return fail(cache, CUTUNE_ERR_INVALID_ARGUMENT, "no visitor given");
+    record_visit rv = {visit, user};
+    if (paths)
+        return scan_paths(cache, paths, n_paths, record_visit_entry, &rv);
     if (!cache->dir)
         return fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                     "the cache has no directory (open failed)");
-    record_visit rv = {visit, user};
     int missing;
     return scan_dir(cache, record_visit_entry, &rv, &missing);
+}
+
+cutune_status cutune__cache_lookup_default(cutune_cache *cache,
+                                           const cutune_cache_query *query,
+                                           const cutune_cache_record **record,
+                                           double *avg_relative,
+                                           size_t *devices)
+{
+    *record = NULL;
+    cache->errmsg[0] = '\0';
+    entry_free(&cache->found);
+    if (!cache->dir)
+        return fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
+                    "the cache has no directory (open failed)");
+    lookup_state st;
+    memset(&st, 0, sizeof st);
+    st.query = query;
+    st.default_only = 1;
+    st.arch = SIZE_MAX;
+    int missing = 0;
+    cutune_status status = scan_dir(cache, lookup_visit, &st, &missing);
+    if (status == CUTUNE_OK && st.no_memory)
+        status = fail_memory(cache);
+    size_t pick = SIZE_MAX;
+    if (status == CUTUNE_OK && st.n_others > 0 &&
+        (pick = pick_default(&st, avg_relative, devices)) == SIZE_MAX)
+        status = fail_memory(cache);
+    if (status == CUTUNE_OK && pick == SIZE_MAX)
+        status = fail(cache, CUTUNE_ERR_NOT_FOUND,
+                      "no cache record for problem \"%s\" in %s",
+                      query->problem_name, cache->dir);
+    if (status == CUTUNE_OK) {
+        cache->found = st.others[pick];
+        memset(&st.others[pick], 0, sizeof st.others[pick]);
+        *record = &cache->found.record;
+    }
+    lookup_state_free(&st);
+    return status;
+}
+
+cutune_status cutune__cache_write_file(cutune_cache *cache, const char *path,
+                                       const char *data, size_t len)
+{
+    size_t plen = strlen(path);
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    char *tmp = malloc(plen + 64);
+    char *dir = malloc(dlen + 2);
+    if (!tmp || !dir) {
+        free(tmp);
+        free(dir);
+        return fail_memory(cache);
+    }
+    if (slash) {
+        memcpy(dir, path, dlen);
+        dir[dlen] = '\0';
+        if (dlen == 0)
+            memcpy(dir, "/", 2);
+    } else {
+        memcpy(dir, ".", 2);
+    }
+    /* A dot file beside the target: readers of cache directories skip it,
+     * and rename() within one directory is atomic. */
+    snprintf(tmp, plen + 64, "%.*s.%s.tmp-%ld", (int)(slash ? dlen + 1 : 0),
+             path, slash ? slash + 1 : path, (long)getpid());
+    cutune_status status = make_dir(cache, dir);
+    if (status != CUTUNE_OK)
+        goto out;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        status = fail_sys(cache, errno, "create", tmp);
+        goto out;
+    }
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            status = fail_sys(cache, w < 0 ? errno : EIO, "write", tmp);
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (status == CUTUNE_OK && fsync(fd) != 0)
+        status = fail_sys(cache, errno, "sync", tmp);
+    if (close(fd) != 0 && status == CUTUNE_OK)
+        status = fail_sys(cache, errno, "close", tmp);
+    if (status == CUTUNE_OK && rename(tmp, path) != 0)
+        status = fail_sys(cache, errno, "rename into", path);
+    if (status != CUTUNE_OK)
+        unlink(tmp);
+    else
+        sync_dir(dir);
+out:
+    free(tmp);
+    free(dir);
+    return status;
 }

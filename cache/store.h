@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "cutune/cutune.h"
 
 /* The "cutune_cache" value written in every line. Readers skip lines with
@@ -23,17 +25,48 @@ int cutune__cache_file_name(const cutune_device *device, char *buf,
                             size_t size);
 
 /* Called once per valid record, files in name order and lines in file
- * order. `record` and `path` are borrowed for the duration of the call.
- * A nonzero return stops the walk (cutune__cache_scan still returns
+ * order. `record`, `root` (the line's JSON object) and `path` are borrowed
+ * for the duration of the call; json_incref(root) keeps the line. A
+ * nonzero return stops the walk (cutune__cache_scan still returns
  * CUTUNE_OK). */
 typedef int (*cutune__cache_visit_fn)(void *user,
                                       const cutune_cache_record *record,
-                                      const char *path, size_t line);
+                                      json_t *root, const char *path,
+                                      size_t line);
 
-/* Visits every record of every *.jsonl file of the cache's directory. A
- * missing directory has no records (CUTUNE_OK, nothing visited). Lines that
- * are skipped are counted in cutune_cache_skipped_lines(). */
+/* Visits every record of `paths` (files read as they are, directories as
+ * caches: their *.jsonl files), or of the cache's directory when `paths`
+ * is NULL. A missing cache directory has no records; a missing path is an
+ * error. Skipped lines are counted as for a lookup and the warning is
+ * set. */
 cutune_status cutune__cache_scan(cutune_cache *cache,
+                                 const char *const *paths, size_t n_paths,
                                  cutune__cache_visit_fn visit, void *user);
+
+/* The DEFAULT level alone, over every device's records of
+ * query->problem_name (the query's device is ignored). The average
+ * relative time and the number of devices that measured the winner go to
+ * the last two arguments. *record is borrowed like a lookup's. */
+cutune_status cutune__cache_lookup_default(cutune_cache *cache,
+                                           const cutune_cache_query *query,
+                                           const cutune_cache_record **record,
+                                           double *avg_relative,
+                                           size_t *devices);
+
+/* Writes `data` to a dot file beside `path` (its directory created when
+ * missing), syncs it and renames it into place: readers see the old file
+ * or the whole new one. */
+cutune_status cutune__cache_write_file(cutune_cache *cache, const char *path,
+                                       const char *data, size_t len);
+
+/* Error and warning text of the handle, for the rest of cache/; the
+ * warning is replaced. */
+cutune_status cutune__cache_fail(cutune_cache *cache, cutune_status status,
+                                 const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+cutune_status cutune__cache_fail_sys(cutune_cache *cache, int err,
+                                     const char *what, const char *path);
+void cutune__cache_set_warning(cutune_cache *cache, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -10,7 +10,14 @@
 #define STALE_LIMIT 1000
 
 const cutune__strategy_type *const cutune__strategies[] = {
+    &cutune__strategy_default_type,
+    &cutune__strategy_bayes_type,
     &cutune__strategy_local_type,
+    &cutune__strategy_annealing_type,
+    &cutune__strategy_genetic_type,
+    &cutune__strategy_diff_evo_type,
+    &cutune__strategy_sobol_type,
+    &cutune__strategy_random_type,
     &cutune__strategy_brute_force_type,
     NULL,
 };

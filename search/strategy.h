@@ -44,13 +44,27 @@ typedef struct cutune__strategy_type {
     void (*destroy)(void *state);
 } cutune__strategy_type;
 
+extern const cutune__strategy_type *cutune__strategy_default;
 extern const cutune__strategy_type *cutune__strategy_brute_force;
 extern const cutune__strategy_type *cutune__strategy_local;
+extern const cutune__strategy_type *cutune__strategy_random;
+extern const cutune__strategy_type *cutune__strategy_sobol;
+extern const cutune__strategy_type *cutune__strategy_annealing;
+extern const cutune__strategy_type *cutune__strategy_genetic;
+extern const cutune__strategy_type *cutune__strategy_diff_evo;
+extern const cutune__strategy_type *cutune__strategy_bayes;
 
 /* The tables themselves, so that cutune__strategies[] can be a constant
  * initializer (the pointers above are objects, not constant expressions). */
+extern const cutune__strategy_type cutune__strategy_default_type;
 extern const cutune__strategy_type cutune__strategy_brute_force_type;
 extern const cutune__strategy_type cutune__strategy_local_type;
+extern const cutune__strategy_type cutune__strategy_random_type;
+extern const cutune__strategy_type cutune__strategy_sobol_type;
+extern const cutune__strategy_type cutune__strategy_annealing_type;
+extern const cutune__strategy_type cutune__strategy_genetic_type;
+extern const cutune__strategy_type cutune__strategy_diff_evo_type;
+extern const cutune__strategy_type cutune__strategy_bayes_type;
 
 /* All strategies, NULL-terminated; the first is the default. */
 extern const cutune__strategy_type *const cutune__strategies[];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include <nvrtc.h>
@@ -21,6 +22,28 @@ static char *dup_text(const char *s)
     return d;
 }
 
+/* Looks the job up in its binary cache; 1 on a hit. */
+static int from_cache(cutune__compile_job *job, char *key)
+{
+    int ok;
+    char *data;
+    size_t size;
+    if (!key || !cutune__binary_cache_get(job->cache, key, &ok, &data, &size))
+        return 0;
+    job->ok = ok;
+    job->from_cache = 1;
+    if (ok) {
+        job->cubin = data;
+        job->cubin_size = size;
+        job->log = dup_text("");
+    } else {
+        job->log = data;
+    }
+    return 1;
+}
+
+static int compile_uncached(cutune__compile_job *job);
+
 int cutune__compile(cutune__compile_job *job)
 {
     double t0 = cutune__now();
@@ -28,6 +51,37 @@ int cutune__compile(cutune__compile_job *job)
     job->cubin = NULL;
     job->cubin_size = 0;
     job->log = NULL;
+    job->from_cache = 0;
+    job->nvrtc_failed = 0;
+    char *key = NULL;
+    if (job->cache) {
+        char version[16];
+        cutune__nvrtc_version(version, sizeof version);
+        key = cutune__binary_cache_key(job->source, job->options,
+                                       job->n_options, version);
+        if (from_cache(job, key)) {
+            free(key);
+            job->seconds = cutune__now() - t0;
+            return 0;
+        }
+    }
+    int rc = compile_uncached(job);
+    /* NVRTC failing is not a property of the configuration: not kept. */
+    if (key && rc == 0) {
+        if (job->ok)
+            cutune__binary_cache_put(job->cache, key, 1, job->cubin,
+                                     job->cubin_size);
+        else if (job->log)
+            cutune__binary_cache_put(job->cache, key, 0, job->log,
+                                     strlen(job->log) + 1);
+    }
+    free(key);
+    job->seconds = cutune__now() - t0;
+    return rc;
+}
+
+static int compile_uncached(cutune__compile_job *job)
+{
     nvrtcProgram prog;
     nvrtcResult r = nvrtcCreateProgram(&prog, job->source, job->source_name,
                                        0, NULL, NULL);
@@ -77,59 +131,120 @@ int cutune__compile(cutune__compile_job *job)
     nvrtcDestroyProgram(&prog);
     if (!job->log)
         rc = -1;
-    job->seconds = cutune__now() - t0;
     job->nvrtc_failed = rc != 0;
     return rc;
 }
 
-typedef struct pool {
+struct cutune__compile_pool {
     cutune__compile_job *jobs;
     size_t n;
-    size_t next;
+    size_t next;        /* the next job to compile */
+    unsigned char *done;
     int failed;
     pthread_mutex_t lock;
-} pool;
+    pthread_cond_t finished;
+    pthread_t *threads;
+    int n_threads;
+};
 
-static void *pool_worker(void *arg)
+static void *pool_thread(void *arg)
 {
-    pool *pl = arg;
+    cutune__compile_pool *pl = arg;
     for (;;) {
         pthread_mutex_lock(&pl->lock);
-        size_t i = pl->next++;
+        size_t i = pl->next < pl->n ? pl->next++ : SIZE_MAX;
         pthread_mutex_unlock(&pl->lock);
-        if (i >= pl->n)
+        if (i == SIZE_MAX)
             return NULL;
-        if (cutune__compile(&pl->jobs[i]) != 0) {
-            pthread_mutex_lock(&pl->lock);
+        int rc = cutune__compile(&pl->jobs[i]);
+        pthread_mutex_lock(&pl->lock);
+        pl->done[i] = 1;
+        if (rc != 0)
             pl->failed = 1;
-            pthread_mutex_unlock(&pl->lock);
-        }
+        pthread_cond_broadcast(&pl->finished);
+        pthread_mutex_unlock(&pl->lock);
     }
+}
+
+static int default_threads(int threads)
+{
+    if (threads > 0)
+        return threads;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
+                                            size_t n, int threads)
+{
+    threads = default_threads(threads);
+    if ((size_t)threads > n)
+        threads = n > 0 ? (int)n : 1;
+    cutune__compile_pool *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return NULL;
+    pl->jobs = jobs;
+    pl->n = n;
+    pl->done = calloc(n ? n : 1, 1);
+    pl->threads = calloc((size_t)threads, sizeof *pl->threads);
+    if (!pl->done || !pl->threads) {
+        free(pl->done);
+        free(pl->threads);
+        free(pl);
+        return NULL;
+    }
+    pthread_mutex_init(&pl->lock, NULL);
+    pthread_cond_init(&pl->finished, NULL);
+    for (; pl->n_threads < threads; pl->n_threads++)
+        if (pthread_create(&pl->threads[pl->n_threads], NULL, pool_thread,
+                           pl) != 0)
+            break;
+    if (pl->n_threads == 0) {
+        cutune__compile_finish(pl);
+        return NULL;
+    }
+    return pl;
+}
+
+void cutune__compile_wait(cutune__compile_pool *pl, size_t index)
+{
+    pthread_mutex_lock(&pl->lock);
+    while (index < pl->n && !pl->done[index])
+        pthread_cond_wait(&pl->finished, &pl->lock);
+    pthread_mutex_unlock(&pl->lock);
+}
+
+void cutune__compile_finish(cutune__compile_pool *pl)
+{
+    if (!pl)
+        return;
+    pthread_mutex_lock(&pl->lock);
+    pl->next = pl->n;
+    pthread_mutex_unlock(&pl->lock);
+    for (int i = 0; i < pl->n_threads; i++)
+        pthread_join(pl->threads[i], NULL);
+    pthread_cond_destroy(&pl->finished);
+    pthread_mutex_destroy(&pl->lock);
+    free(pl->done);
+    free(pl->threads);
+    free(pl);
 }
 
 int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads)
 {
-    if (threads <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cores > 0 ? (int)cores : 1;
+    cutune__compile_pool *pl = cutune__compile_start(jobs, n, threads);
+    if (!pl) {
+        /* No thread could be started: compile here, one after another. */
+        int failed = 0;
+        for (size_t i = 0; i < n; i++)
+            failed |= cutune__compile(&jobs[i]) != 0;
+        return failed ? -1 : 0;
     }
-    if ((size_t)threads > n)
-        threads = (int)n;
-    pool pl = {jobs, n, 0, 0, PTHREAD_MUTEX_INITIALIZER};
-    pthread_t *tids = calloc((size_t)(threads > 1 ? threads : 1),
-                             sizeof *tids);
-    int started = 0;
-    if (tids)
-        for (; started < threads - 1; started++)
-            if (pthread_create(&tids[started], NULL, pool_worker, &pl) != 0)
-                break;
-    /* The calling thread works too; with no helper threads it does all. */
-    pool_worker(&pl);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
-    free(tids);
-    pthread_mutex_destroy(&pl.lock);
-    return pl.failed ? -1 : 0;
+    for (size_t i = 0; i < n; i++)
+        cutune__compile_wait(pl, i);
+    int failed = pl->failed;
+    cutune__compile_finish(pl);
+    return failed ? -1 : 0;
 }
 
 void cutune__compile_job_clear(cutune__compile_job *job)

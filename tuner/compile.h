@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "binary_cache.h"
+
 /* One compilation. Inputs are borrowed; outputs are malloc'ed and owned by
  * the job until cutune__compile_job_clear. */
 typedef struct cutune__compile_job {
@@ -11,6 +13,8 @@ typedef struct cutune__compile_job {
     const char *source_name;
     char *const *options;
     size_t n_options;
+    cutune__binary_cache *cache; /* optional: results are looked up and
+                                    stored there */
     /* results */
     int ok;            /* 1: cubin holds the binary */
     int nvrtc_failed;  /* 1: NVRTC itself failed, not the program */
@@ -18,6 +22,7 @@ typedef struct cutune__compile_job {
     size_t cubin_size;
     char *log;         /* NVRTC's log, whole; "" when it said nothing */
     double seconds;
+    int from_cache;    /* 1: the result came from the binary cache */
 } cutune__compile_job;
 
 /* Compiles one job. A compile error is a result (ok = 0, log kept), not a
@@ -28,6 +33,21 @@ int cutune__compile(cutune__compile_job *job);
 /* Compiles jobs[0..n) on up to `threads` threads (0: one per online core).
  * Returns -1 when any job returned -1. */
 int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads);
+
+/* The same, in the background: the caller takes each job as soon as it is
+ * compiled, so measuring one overlaps compiling the next. */
+typedef struct cutune__compile_pool cutune__compile_pool;
+
+/* NULL when no thread could be started or memory ran out; the caller then
+ * compiles with cutune__compile_batch. The jobs must outlive the pool. */
+cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
+                                            size_t n, int threads);
+/* Waits until job `index` is compiled. Jobs start in index order, so
+ * taking them in order keeps the threads ahead of the caller. */
+void cutune__compile_wait(cutune__compile_pool *pool, size_t index);
+/* Starts no further job, waits for the running ones and frees the pool;
+ * jobs never started keep ok = 0 and no log. */
+void cutune__compile_finish(cutune__compile_pool *pool);
 
 void cutune__compile_job_clear(cutune__compile_job *job);
 

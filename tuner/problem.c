@@ -237,6 +237,19 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
     p->param_names[i] = strdup(name);
     if (!p->param_names[i])
         return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    /* The Type enum of the T1 schema. Values keep the types their
+     * literals have, so the Type itself changes nothing here; an unknown
+     * one means a file for a newer format. */
+    const char *type = get_string(jp, "Type");
+    json_t *jt = json_object_get(jp, "Type");
+    if (jt && !json_is_null(jt) &&
+        (!type || (strcmp(type, "int") != 0 && strcmp(type, "uint") != 0 &&
+                   strcmp(type, "float") != 0 && strcmp(type, "bool") != 0 &&
+                   strcmp(type, "string") != 0)))
+        return fail(p, CUTUNE_ERR_UNSUPPORTED,
+                    "%s.Type (%s): '%s' is not a parameter type (int, uint, "
+                    "float, bool, string)", field, name,
+                    type ? type : "(not a string)");
 
     /* Values: a JSON array, or a string holding a list expression. */
     json_t *jv = json_object_get(jp, "Values");
@@ -359,6 +372,31 @@ static cutune_status parse_space(cutune_problem *p, json_t *root)
                                        : NULL;
         if (!json_is_string(ex))
             return fail(p, CUTUNE_ERR_PARSE, "%s: missing", field);
+        static const char *const cknown[] = {"Expression", "Parameters",
+                                             NULL};
+        char cfield[96];
+        snprintf(cfield, sizeof cfield, "ConfigurationSpace.Conditions[%zu]",
+                 i);
+        if ((st = check_known(p, c, cfield, cknown)))
+            return st;
+        /* The space finds the names an expression reads by itself; a
+         * Parameters list naming something else is still a mistake in the
+         * file, and would be one for every other T1 reader. */
+        json_t *names = json_object_get(c, "Parameters");
+        size_t k;
+        json_t *nj;
+        if (names && !json_is_null(names) && !json_is_array(names))
+            return fail(p, CUTUNE_ERR_PARSE, "%s.Parameters: expected an "
+                        "array of parameter names", cfield);
+        json_array_foreach(names, k, nj) {
+            if (!json_is_string(nj) ||
+                cutune__problem_find_param(p, json_string_value(nj)) ==
+                    SIZE_MAX)
+                return fail(p, CUTUNE_ERR_PARSE, "%s.Parameters[%zu]: '%s' "
+                            "is not a tuning parameter", cfield, k,
+                            json_is_string(nj) ? json_string_value(nj)
+                                               : "(not a string)");
+        }
         p->conditions[i] = parse_field(p, ex, field, &st);
         if (!p->conditions[i])
             return st;
@@ -379,11 +417,18 @@ static cutune_status build_space(cutune_problem *p)
     }
     cutune__constant ps = {"ProblemSize", &p->problem_size_value};
     cutune__space_error serr;
+    double t0 = cutune__now();
     p->space = cutune__space_create(params, p->n_params,
                                     (const cutune__expr *const *)p->conditions,
                                     p->n_conditions, &ps, 1, &serr);
+    p->space_seconds = cutune__now() - t0;
     free(params);
     if (!p->space) {
+        if (serr.condition != SIZE_MAX && serr.expr.column > 0)
+            return fail(p, CUTUNE_ERR_PARSE,
+                        "ConfigurationSpace.Conditions[%zu].Expression: %s, "
+                        "at column %d ('%s')", serr.condition, serr.message,
+                        serr.expr.column, serr.expr.token);
         if (serr.condition != SIZE_MAX)
             return fail(p, CUTUNE_ERR_PARSE,
                         "ConfigurationSpace.Conditions[%zu].Expression: %s",
@@ -541,6 +586,42 @@ static cutune_status parse_geometry(cutune_problem *p, json_t *ks,
     return CUTUNE_OK;
 }
 
+/* GridDivX/Y/Z: lists of parameter names, as Kernel Tuner's grid_div_*
+ * and BAT's runner take them. */
+static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
+{
+    static const char *const keys[3] = {"GridDivX", "GridDivY", "GridDivZ"};
+    for (int d = 0; d < 3; d++) {
+        json_t *g = json_object_get(ks, keys[d]);
+        if (!g || json_is_null(g))
+            continue;
+        if (!json_is_array(g))
+            return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: "
+                        "expected a list of parameter names", keys[d]);
+        size_t n = json_array_size(g);
+        p->grid_div[d] = calloc(n ? n : 1, sizeof(size_t));
+        if (!p->grid_div[d])
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            json_t *name = json_array_get(g, k);
+            size_t param = json_is_string(name)
+                               ? cutune__problem_find_param(
+                                     p, json_string_value(name))
+                               : SIZE_MAX;
+            if (param == SIZE_MAX)
+                return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s[%zu]"
+                            ": '%s' is not a tuning parameter", keys[d], k,
+                            json_is_string(name) ? json_string_value(name)
+                                                 : "(not a string)");
+            p->grid_div[d][k] = param;
+        }
+        p->n_grid_div[d] = n;
+        p->grid_div_given[d] = 1;
+        p->has_grid_div = 1;
+    }
+    return CUTUNE_OK;
+}
+
 static cutune_status read_file(cutune_problem *p, const char *path,
                                char **data, size_t *len, const char *field)
 {
@@ -588,6 +669,7 @@ static cutune_status parse_kernel(cutune_problem *p, json_t *root,
     static const char *const known[] = {
         "Language", "CompilerOptions", "BenchmarkName", "KernelName",
         "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
+        "GridDivX", "GridDivY", "GridDivZ",
         "ProblemSize", "SharedMemory", "Stream", "Arguments", NULL};
     cutune_status st = check_known(p, ks, "KernelSpecification", known);
     if (st)
@@ -634,7 +716,8 @@ static cutune_status parse_kernel(cutune_problem *p, json_t *root,
                     "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)",
                     gst);
     if ((st = parse_geometry(p, ks, "LocalSize", p->local_size)) ||
-        (st = parse_geometry(p, ks, "GlobalSize", p->global_size)))
+        (st = parse_geometry(p, ks, "GlobalSize", p->global_size)) ||
+        (st = parse_grid_div(p, ks)))
         return st;
 
     json_t *sm = json_object_get(ks, "SharedMemory");
@@ -920,6 +1003,8 @@ void cutune_problem_destroy(cutune_problem *p)
         cutune__expr_free(p->local_size[d]);
         cutune__expr_free(p->global_size[d]);
     }
+    for (int d = 0; d < 3; d++)
+        free(p->grid_div[d]);
     for (size_t i = 0; i < p->n_args; i++)
         free(p->args[i].name);
     free(p->args);
@@ -985,6 +1070,10 @@ size_t cutune_problem_space_size(const cutune_problem *p)
 {
     return p->space ? cutune__space_size(p->space) : 0;
 }
+double cutune_problem_space_seconds(const cutune_problem *p)
+{
+    return p->space_seconds;
+}
 
 /* ------------------------------------------------------------------ */
 /* Internal API                                                        */
@@ -1008,13 +1097,43 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
         if (eval_int(p, p->local_size[d], cfg, &b, err, errlen) != 0 ||
             eval_int(p, p->global_size[d], cfg, &g, err, errlen) != 0)
             return -1;
-        if (b <= 0 || b > 1024 || g <= 0) {
+        if (p->has_grid_div) {
+            /* Kernel Tuner's rule, which BAT applies to T1 files with a
+             * ProblemSize: the grid covers the problem size divided by the
+             * GridDiv parameters; GlobalSize does not enter. */
+            g = d < (int)p->n_problem_size ? p->problem_size[d] : 1;
+            long long div = 1;
+            if (!p->grid_div_given[d]) {
+                div = b;
+            } else {
+                for (size_t k = 0; k < p->n_grid_div[d]; k++) {
+                    const cutune__value *v =
+                        &p->param_values[p->grid_div[d][k]]
+                                        [cfg[p->grid_div[d][k]]];
+                    long long f;
+                    if (value_as_i64(v, &f) != 0 || f <= 0 ||
+                        div > (1LL << 40) / f) {
+                        snprintf(err, errlen, "GridDiv parameter %s is not "
+                                 "a positive integer",
+                                 p->param_names[p->grid_div[d][k]]);
+                        return -1;
+                    }
+                    div *= f;
+                }
+            }
+            if (b <= 0 || b > 1024 || div <= 0) {
+                snprintf(err, errlen, "block %lld in dimension %d is out "
+                         "of range", b, d);
+                return -1;
+            }
+            g = (g + div - 1) / div;
+        } else if (b <= 0 || b > 1024 || g <= 0) {
             snprintf(err, errlen, "block %lld or global size %lld in "
                      "dimension %d is out of range", b, g, d);
             return -1;
-        }
-        if (!p->global_in_blocks)
+        } else if (!p->global_in_blocks) {
             g = (g + b - 1) / b;
+        }
         if (g > grid_max[d]) {
             snprintf(err, errlen, "grid of %lld blocks in dimension %d "
                      "exceeds the CUDA limit", g, d);

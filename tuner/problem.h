@@ -49,10 +49,18 @@ struct cutune_problem {
     cutune__expr **conditions;
     size_t n_conditions;
     cutune__space *space;
+    double space_seconds;  /* wall time of building `space` */
 
     cutune__expr *local_size[3];
     cutune__expr *global_size[3];
     int global_in_blocks;  /* GlobalSizeType CUDA: GlobalSize counts blocks */
+    /* GridDivX/Y/Z (Kernel Tuner's grid_div_*): when any is given, the grid
+     * is ceil(ProblemSize[d] / product of the named parameters' values),
+     * and a dimension without one divides by its block size. */
+    int has_grid_div;
+    size_t *grid_div[3];   /* parameter indices */
+    size_t n_grid_div[3];
+    int grid_div_given[3];
     unsigned shared_memory;
 
     cutune__arg *args;

@@ -129,6 +129,14 @@ typedef struct cutune__run_request {
     double max_seconds;        /* stop repeating after this much */
     double atol;               /* |out - ref| <= atol + rtol * |ref| */
     double rtol;
+    double ci_level;           /* stop repeating once the ci_level       */
+    double ci_rel;             /* interval of the median is within ci_rel
+                                  of it (0: repeat to the minimums only) */
+    double best_ms;            /* best median so far; 0: none */
+    uint32_t early_reps;       /* after this many launches, stop when */
+    uint32_t reserved2;
+    double early_margin;       /* the fastest is slower than best_ms by
+                                  more than this fraction */
 } cutune__run_request;
 
 typedef struct cutune__run_reply {
@@ -139,6 +147,12 @@ typedef struct cutune__run_reply {
     uint32_t reserved;
     uint64_t mismatches;
     double max_error;
+    double ci_lo;              /* the interval of the median, ms */
+    double ci_hi;
+    double gpu_ms;             /* kernel time of all launches, warm-up
+                                  and validation included, ms */
+    int32_t stopped_early;     /* dropped as clearly slower than best_ms */
+    int32_t reserved3;
 } cutune__run_reply;
 
 typedef struct cutune__bandwidth_request {

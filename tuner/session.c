@@ -20,21 +20,31 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "binary_cache.h"
 #include "compile.h"
+#include "gpu_monitor.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "strategy.h"
+#include "t4.h"
 #include "util.h"
 #include "worker_client.h"
 
-/* Measurement protocol of this version: a validated first launch, two
- * more warm-up launches, then at least 10 timed launches and at least
- * 50 ms of kernel time, at most 200 launches or 1 s. */
+/* Measurement protocol: a validated first launch, two more warm-up
+ * launches, then timed launches until at least 10 and 20 ms of kernel time
+ * are measured and the 95% confidence interval of the median is within 1%
+ * of it, at most 1000 launches or 1 s. A candidate whose fastest of its
+ * first 5 launches is more than 10% slower than the best median so far is
+ * dropped early: it cannot win. */
 #define WARMUP_LAUNCHES 3
 #define MIN_REPS 10
-#define MAX_REPS 200
-#define MIN_SECONDS 0.05
+#define MAX_REPS 1000
+#define MIN_SECONDS 0.02
 #define MAX_SECONDS 1.0
+#define CI_LEVEL 0.95
+#define CI_REL 0.01
+#define EARLY_REPS 5
+#define EARLY_MARGIN 0.10
 #define DEFAULT_LAUNCH_TIMEOUT 10.0
 /* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
 #define ATOL 1e-6
@@ -45,6 +55,14 @@ typedef struct eval_record {
     double min_ms;
     double stddev_ms;
     size_t runs;
+    double ci_lo_ms;    /* 95% confidence interval of the median */
+    double ci_hi_ms;
+    double gpu_ms;      /* kernel time of every launch it made */
+    double *runtimes;   /* every timed launch in order, ms (T4 output) */
+    double framework_ms; /* the evaluation's wall time less compile and
+                            kernel time: loading, launching, copying */
+    double search_ms;   /* this evaluation's share of the strategy's time */
+    double timestamp;   /* wall clock when it finished */
 } eval_record;
 
 struct cutune_session {
@@ -69,6 +87,13 @@ struct cutune_session {
     eval_record *evals;
     size_t n_evals, cap_evals;
     double started;
+    cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
+    cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
+    int warned_other_processes;
+    double best_ms;                 /* best median so far, for early stops */
+    double gpu_ms;                  /* kernel time of the whole tune */
+    double batch_end;               /* when the last batch was evaluated */
+    const cutune_problem *evals_problem; /* the problem `evals` index */
     int fatal;                      /* the tune cannot go on */
     cutune_status fatal_status;
 
@@ -159,8 +184,15 @@ cutune_status cutune_session_create(const cutune_session_options *options,
 
 static void clear_tune(cutune_session *s)
 {
-    for (size_t i = 0; i < s->n_evals; i++)
+    cutune__gpu_monitor_close(s->monitor);
+    s->monitor = NULL;
+    s->warned_other_processes = 0;
+    s->best_ms = 0;
+    s->gpu_ms = 0;
+    for (size_t i = 0; i < s->n_evals; i++) {
         free((char *)s->evals[i].pub.message);
+        free(s->evals[i].runtimes);
+    }
     free(s->evals);
     s->evals = NULL;
     s->n_evals = s->cap_evals = 0;
@@ -183,6 +215,7 @@ void cutune_session_destroy(cutune_session *s)
         return;
     cutune__worker_stop(&s->worker);
     clear_tune(s);
+    cutune__binary_cache_close(s->binaries);
     free(s->props);
     free(s->devices);
     free(s->strategy);
@@ -197,6 +230,23 @@ const char *cutune_session_errmsg(const cutune_session *s)
     if (!s)
         return "out of memory";
     return s->errmsg ? s->errmsg : "no error";
+}
+
+/* Opens the binary cache beside the tuning cache (<cache dir>/binaries)
+ * unless the options turn it off. A cache that cannot be opened only
+ * means compiling everything. */
+static void open_binaries(cutune_session *s)
+{
+    if (s->binaries || s->opt.no_binary_cache)
+        return;
+    cutune_cache *c = NULL;
+    if (cutune_cache_open(s->cache_dir, &c) == CUTUNE_OK) {
+        char *dir = cutune__strdup_printf("%s/binaries", cutune_cache_dir(c));
+        if (dir)
+            s->binaries = cutune__binary_cache_open(dir, 0);
+        free(dir);
+    }
+    cutune_cache_close(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -292,13 +342,21 @@ cutune_status cutune_session_devices(cutune_session *s,
     return st;
 }
 
+/* How long a RUN may take before the worker is presumed hung. A launch
+ * may take 100 times the best median so far (at least 1 s), never more
+ * than the absolute cap; the first launches (validation, warm-up) are each allowed
+ * that, plus the timed loop's own limit. */
 static double run_timeout(const cutune_session *s)
 {
     double cap = s->opt.launch_timeout_s > 0 ? s->opt.launch_timeout_s
                                              : DEFAULT_LAUNCH_TIMEOUT;
-    /* The timed loop stops itself after MAX_SECONDS; each of the first
-     * launches may take up to the cap. */
-    return 2.0 * MAX_SECONDS + (WARMUP_LAUNCHES + 1) * cap;
+    /* Until something has been measured, only the cap applies. */
+    double per_launch = s->best_ms > 0 ? 100.0 * s->best_ms * 1e-3 : cap;
+    if (per_launch < 1.0)
+        per_launch = 1.0;
+    if (per_launch > cap)
+        per_launch = cap;
+    return 2.0 * MAX_SECONDS + (WARMUP_LAUNCHES + 1) * per_launch;
 }
 
 static void fill_run_request(cutune__run_request *q, const unsigned grid[3],
@@ -320,6 +378,10 @@ static void fill_run_request(cutune__run_request *q, const unsigned grid[3],
     q->max_seconds = MAX_SECONDS;
     q->atol = ATOL;
     q->rtol = RTOL;
+    q->ci_level = CI_LEVEL;
+    q->ci_rel = CI_REL;
+    q->early_reps = EARLY_REPS;
+    q->early_margin = EARLY_MARGIN;
 }
 
 /* Loads a cubin into the worker. Returns the call result; a CUDA error in
@@ -447,6 +509,7 @@ static eval_record *add_eval(cutune_session *s, size_t config)
     memset(e, 0, sizeof *e);
     e->pub.config_index = config;
     e->pub.time_ms = NAN;
+    e->pub.sm_clock_mhz = e->pub.temperature_c = -1;
     return e;
 }
 
@@ -507,6 +570,20 @@ static void measure(cutune_session *s, eval_record *e,
     }
     cutune__run_request rq;
     fill_run_request(&rq, grid, block, p->shared_memory, CUTUNE__RUN_MEASURE);
+    rq.best_ms = s->best_ms;
+    if (s->opt.warm_cache)
+        rq.flush_l2 = 0;
+    /* Conditions of the measurement, where NVML can tell them. */
+    cutune__gpu_sample gs;
+    cutune__gpu_monitor_sample(s->monitor, s->worker.pid, &gs);
+    e->pub.sm_clock_mhz = gs.sm_clock_mhz;
+    e->pub.temperature_c = gs.temperature_c;
+    if (gs.other_processes > 0 && !s->warned_other_processes) {
+        s->warned_other_processes = 1;
+        logf_(s, CUTUNE_LOG_WARN, "%d other process%s using the GPU during "
+              "the tune; timings may be disturbed", gs.other_processes,
+              gs.other_processes == 1 ? " is" : "es are");
+    }
     cutune__run_reply *rr = NULL;
     cr = call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0, (void **)&rr,
               sizeof *rr, run_timeout(s));
@@ -522,14 +599,20 @@ static void measure(cutune_session *s, eval_record *e,
     }
     e->pub.outcome = (cutune_outcome)rr->outcome;
     set_message(e, rr->head.message);
+    e->gpu_ms = rr->gpu_ms;
+    e->ci_lo_ms = rr->ci_lo;
+    e->ci_hi_ms = rr->ci_hi;
+    e->pub.stopped_early = rr->stopped_early;
+    s->gpu_ms += rr->gpu_ms;
     if (rr->head.fatal)
         cutune__worker_stop(&s->worker);
     if (rr->outcome == CUTUNE_OUTCOME_CORRECT && rr->n_times > 0) {
         const float *t = (const float *)(rr + 1);
         double *d = malloc(rr->n_times * sizeof *d);
-        if (d) {
+        e->runtimes = malloc(rr->n_times * sizeof *e->runtimes);
+        if (d && e->runtimes) {
             for (uint32_t i = 0; i < rr->n_times; i++)
-                d[i] = t[i];
+                d[i] = e->runtimes[i] = t[i];
             gsl_sort(d, 1, rr->n_times);
             e->pub.time_ms = gsl_stats_median_from_sorted_data(d, 1,
                                                                rr->n_times);
@@ -539,6 +622,9 @@ static void measure(cutune_session *s, eval_record *e,
             e->runs = rr->n_times;
             free(d);
         } else {
+            free(d);
+            free(e->runtimes);
+            e->runtimes = NULL;
             e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
             set_message(e, "out of memory");
         }
@@ -549,57 +635,127 @@ static void measure(cutune_session *s, eval_record *e,
     free(rr);
 }
 
+/* NVRTC jobs for configurations of a problem, with the options they own. */
+typedef struct job_set {
+    cutune__compile_job *jobs;
+    char ***opts;
+    size_t *nopts;
+    size_t n;
+} job_set;
+
+static void job_set_clear(job_set *js)
+{
+    for (size_t i = 0; js->jobs && i < js->n; i++) {
+        cutune__compile_job_clear(&js->jobs[i]);
+        if (js->opts && js->opts[i])
+            cutune__free_strings(js->opts[i], js->nopts[i]);
+    }
+    free(js->jobs);
+    free(js->opts);
+    free(js->nopts);
+    memset(js, 0, sizeof *js);
+}
+
+/* Jobs for configurations indices[0..n) (indices NULL: 0..n-1) for `arch`.
+ * Returns 0, or -1 when memory ran out (js cleared). */
+static int job_set_init(job_set *js, cutune_session *s,
+                        const cutune_problem *p, const size_t *indices,
+                        size_t n, const char *arch)
+{
+    js->n = n;
+    js->jobs = calloc(n ? n : 1, sizeof *js->jobs);
+    js->opts = calloc(n ? n : 1, sizeof *js->opts);
+    js->nopts = calloc(n ? n : 1, sizeof *js->nopts);
+    if (!js->jobs || !js->opts || !js->nopts) {
+        job_set_clear(js);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t config = indices ? indices[i] : i;
+        js->opts[i] = cutune__problem_options(p, config, arch, &js->nopts[i]);
+        if (!js->opts[i]) {
+            job_set_clear(js);
+            return -1;
+        }
+        js->jobs[i].source = p->source;
+        js->jobs[i].source_name = p->kernel_name;
+        js->jobs[i].options = js->opts[i];
+        js->jobs[i].n_options = js->nopts[i];
+        js->jobs[i].cache = s->binaries;
+    }
+    return 0;
+}
+
 static int evaluate_batch(void *user, const size_t *indices, size_t n,
                           double *objectives, size_t *done)
 {
     cutune_session *s = user;
-    const cutune_problem *p = s->problem;
     *done = 0;
+    /* The time since the previous batch was the strategy's. */
+    double search_ms = n ? (cutune__now() - s->batch_end) * 1e3 / (double)n
+                         : 0.0;
     if (s->opt.max_seconds > 0 &&
         cutune__now() - s->started >= s->opt.max_seconds)
         return 0;
-    cutune__compile_job *jobs = calloc(n, sizeof *jobs);
-    char ***opts = calloc(n, sizeof *opts);
-    size_t *nopts = calloc(n, sizeof *nopts);
+    job_set js;
     int rc = 0;
-    if (!jobs || !opts || !nopts)
-        goto oom;
-    for (size_t i = 0; i < n; i++) {
-        opts[i] = cutune__problem_options(p, indices[i], s->arch, &nopts[i]);
-        if (!opts[i])
-            goto oom;
-        jobs[i].source = p->source;
-        jobs[i].source_name = p->kernel_name;
-        jobs[i].options = opts[i];
-        jobs[i].n_options = nopts[i];
+    if (job_set_init(&js, s, s->problem, indices, n, s->arch) != 0) {
+        s->fatal = 1;
+        s->fatal_status = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        return -1;
     }
-    /* A program NVRTC rejects is a result of its configuration; NVRTC
-     * itself failing is recorded the same way, with its reason, so that
-     * the tune still ends with what it measured. */
-    cutune__compile_batch(jobs, n, s->opt.compile_threads);
+    /* The pool compiles in the background while the worker measures, so
+     * the GPU waits for NVRTC only on the first job of a batch. A program
+     * NVRTC rejects is a result of its configuration; NVRTC itself failing
+     * is recorded the same way, with its reason, so that the tune still
+     * ends with what it measured. */
+    cutune__compile_pool *pool =
+        cutune__compile_start(js.jobs, n, s->opt.compile_threads);
+    if (!pool)
+        cutune__compile_batch(js.jobs, n, s->opt.compile_threads);
     for (size_t i = 0; i < n; i++) {
         if (s->opt.max_seconds > 0 &&
             cutune__now() - s->started >= s->opt.max_seconds)
             break;
         eval_record *e = add_eval(s, indices[i]);
-        if (!e)
-            goto oom;
-        e->pub.compile_ms = jobs[i].seconds * 1e3;
-        if (!jobs[i].ok) {
-            e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
-            set_message(e, jobs[i].log);
-        } else {
-            measure(s, e, &jobs[i]);
+        if (!e) {
+            s->fatal = 1;
+            s->fatal_status = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            rc = -1;
+            break;
         }
+        if (pool)
+            cutune__compile_wait(pool, i);
+        const cutune__compile_job *job = &js.jobs[i];
+        e->pub.compile_ms = job->seconds * 1e3;
+        e->search_ms = search_ms;
+        if (!job->ok) {
+            e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
+            set_message(e, job->log);
+        } else {
+            double t0 = cutune__now();
+            measure(s, e, job);
+            double kernel_ms = 0.0;
+            for (size_t k = 0; e->runtimes && k < e->runs; k++)
+                kernel_ms += e->runtimes[k];
+            e->framework_ms = (cutune__now() - t0) * 1e3 - kernel_ms;
+            if (e->framework_ms < 0)
+                e->framework_ms = 0;
+        }
+        e->timestamp = (double)time(NULL);
         objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
                             ? e->pub.time_ms
                             : INFINITY;
+        if (isfinite(objectives[i]) &&
+            (s->best_ms == 0 || objectives[i] < s->best_ms))
+            s->best_ms = objectives[i];
         *done = i + 1;
         char cfg[512];
         describe(s, indices[i], cfg, sizeof cfg);
         if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
-            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms", s->n_evals, cfg,
-                  e->pub.time_ms);
+            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s", s->n_evals, cfg,
+                  e->pub.time_ms,
+                  e->pub.stopped_early ? " (dropped early)" : "");
         else
             logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %s: %.200s", s->n_evals, cfg,
                   cutune_outcome_str(e->pub.outcome), e->pub.message);
@@ -608,20 +764,9 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             break;
         }
     }
-    goto done;
-oom:
-    s->fatal = 1;
-    s->fatal_status = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    rc = -1;
-done:
-    for (size_t i = 0; jobs && i < n; i++) {
-        cutune__compile_job_clear(&jobs[i]);
-        if (opts && opts[i])
-            cutune__free_strings(opts[i], nopts[i]);
-    }
-    free(jobs);
-    free(opts);
-    free(nopts);
+    cutune__compile_finish(pool);
+    job_set_clear(&js);
+    s->batch_end = cutune__now();
     return rc;
 }
 
@@ -713,7 +858,8 @@ static cutune_status compile_reference(cutune_session *s, size_t config)
     cutune__compile_job job = {.source = s->problem->source,
                                .source_name = s->problem->kernel_name,
                                .options = opts,
-                               .n_options = n};
+                               .n_options = n,
+                               .cache = s->binaries};
     int rc = cutune__compile(&job);
     cutune__free_strings(opts, n);
     cutune_status st = CUTUNE_OK;
@@ -848,14 +994,29 @@ static cutune_status publish(cutune_session *s,
         return fail(s, CUTUNE_ERR_NO_VALID_RESULT,
                     "%s: none of the %zu configurations evaluated ran "
                     "correctly", p->origin, s->n_evals);
-    const eval_record *best = find_eval(s, sr->best);
-    cutune__problem_config_values(p, sr->best, s->best_values);
+    /* Configurations whose intervals overlap the fastest one's are tied;
+     * the tie goes to the lowest index, so that noise does not change the
+     * winner from one tune to the next. */
+    const eval_record *fastest = find_eval(s, sr->best);
+    const eval_record *best = fastest;
+    for (size_t i = 0; i < s->n_evals; i++) {
+        const eval_record *e = &s->evals[i];
+        if (e == fastest || e->pub.outcome != CUTUNE_OUTCOME_CORRECT ||
+            e->pub.stopped_early || e->ci_lo_ms > fastest->ci_hi_ms ||
+            fastest->ci_lo_ms > e->ci_hi_ms)
+            continue;
+        r->tied++;
+        if (e->pub.config_index < best->pub.config_index)
+            best = e;
+    }
+    r->gpu_busy = r->wall_s > 0 ? s->gpu_ms * 1e-3 / r->wall_s : 0.0;
+    cutune__problem_config_values(p, best->pub.config_index, s->best_values);
     r->best = s->best_values;
     r->best_ms = best->pub.time_ms;
     r->best_min_ms = best->min_ms;
     r->best_stddev_ms = best->stddev_ms;
     r->best_runs = best->runs;
-    double bytes = cutune__problem_bytes(p, sr->best);
+    double bytes = cutune__problem_bytes(p, best->pub.config_index);
     r->best_gbs = bytes > 0 ? bytes / (r->best_ms * 1e-3) / 1e9 : 0.0;
     r->speedup = r->baseline_ms / r->best_ms;
     return CUTUNE_OK;
@@ -873,7 +1034,9 @@ cutune_status cutune_session_tune(cutune_session *s,
     *result = NULL;
     clear_tune(s);
     s->problem = problem;
+    s->evals_problem = problem;
     s->started = cutune__now();
+    open_binaries(s);
     const cutune__strategy_type *type =
         s->strategy ? cutune__strategy_find(s->strategy)
                     : cutune__strategies[0];
@@ -898,6 +1061,12 @@ cutune_status cutune_session_tune(cutune_session *s,
     int occ_block = 0;
     if ((st = query_occupancy(s, &occ_block)))
         goto out;
+    char why[128];
+    s->monitor = cutune__gpu_monitor_open(s->device.fingerprint.uuid, why,
+                                          sizeof why);
+    if (!s->monitor)
+        logf_(s, CUTUNE_LOG_DEBUG, "no clock or temperature records: %s",
+              why);
     s->result.occupancy_block_size = occ_block;
     size_t start = occupancy_start(s, occ_block);
     logf_(s, CUTUNE_LOG_INFO, "%s on %s (%s): %zu configurations; the "
@@ -915,6 +1084,7 @@ cutune_status cutune_session_tune(cutune_session *s,
     so.batch = s->opt.compile_threads > 0 ? (size_t)s->opt.compile_threads * 2
                                           : 16;
     cutune__search_result sr;
+    s->batch_end = cutune__now();
     int rc = cutune__search_run(type, problem->space, &so, evaluate_batch, s,
                                 &sr);
     if (rc == -1) {
@@ -952,55 +1122,73 @@ cutune_status cutune_session_compile(cutune_session *s,
     if (limit > 0 && limit < n)
         n = limit;
     double t0 = cutune__now();
-    cutune__compile_job *jobs = calloc(n ? n : 1, sizeof *jobs);
-    size_t *nopts = calloc(n ? n : 1, sizeof *nopts);
-    char ***opts = calloc(n ? n : 1, sizeof *opts);
+    open_binaries(s);
+    job_set js;
+    if (job_set_init(&js, s, problem, NULL, n, arch) != 0) {
+        if (seconds)
+            *seconds = cutune__now() - t0;
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    cutune__compile_batch(js.jobs, n, s->opt.compile_threads);
     cutune_status st = CUTUNE_OK;
-    if (!jobs || !nopts || !opts) {
-        st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!(opts[i] = cutune__problem_options(problem, i, arch, &nopts[i]))) {
-            st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-            goto out;
-        }
-        jobs[i].source = problem->source;
-        jobs[i].source_name = problem->kernel_name;
-        jobs[i].options = opts[i];
-        jobs[i].n_options = nopts[i];
-    }
-    cutune__compile_batch(jobs, n, s->opt.compile_threads);
     size_t ok = 0, bad = 0;
+    s->problem = problem;
     for (size_t i = 0; i < n; i++) {
-        if (jobs[i].ok)
+        const cutune__compile_job *job = &js.jobs[i];
+        if (job->ok)
             ok++;
         else
             bad++;
-        if (jobs[i].nvrtc_failed && st == CUTUNE_OK) {
-            st = fail(s, CUTUNE_ERR_NVRTC, "%s", jobs[i].log);
-        } else if (!jobs[i].ok) {
+        if (job->nvrtc_failed && st == CUTUNE_OK) {
+            st = fail(s, CUTUNE_ERR_NVRTC, "%s", job->log);
+        } else if (!job->ok) {
             char cfg[512];
-            s->problem = problem;
             describe(s, i, cfg, sizeof cfg);
             logf_(s, CUTUNE_LOG_INFO, "%s: does not compile:\n%s", cfg,
-                  jobs[i].log ? jobs[i].log : "");
+                  job->log ? job->log : "");
         }
     }
     if (compiled)
         *compiled = ok;
     if (failed)
         *failed = bad;
-out:
     if (seconds)
         *seconds = cutune__now() - t0;
-    for (size_t i = 0; jobs && opts && i < n; i++) {
-        cutune__compile_job_clear(&jobs[i]);
-        if (opts[i])
-            cutune__free_strings(opts[i], nopts[i]);
-    }
-    free(jobs);
-    free(nopts);
-    free(opts);
+    job_set_clear(&js);
     return st;
+}
+
+cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
+{
+    if (!s || !path)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    if (!s->evals_problem || s->n_evals == 0)
+        return fail(s, CUTUNE_ERR_INVALID_ARGUMENT, "%s: no evaluations to "
+                    "write (tune first)", path);
+    cutune__t4_record *recs = calloc(s->n_evals, sizeof *recs);
+    if (!recs)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < s->n_evals; i++) {
+        const eval_record *e = &s->evals[i];
+        recs[i].config_index = e->pub.config_index;
+        recs[i].outcome = e->pub.outcome;
+        recs[i].runtimes = e->runtimes;
+        recs[i].n_runtimes = e->runtimes ? e->runs : 0;
+        recs[i].time_ms = e->pub.time_ms;
+        recs[i].compile_ms = e->pub.compile_ms;
+        recs[i].framework_ms = e->framework_ms;
+        recs[i].search_ms = e->search_ms;
+        /* Validation runs inside the worker's first launch and is not
+         * timed apart from it: it is part of framework_ms. */
+        recs[i].validation_ms = 0.0;
+        recs[i].timestamp = e->timestamp;
+    }
+    char err[1024];
+    cutune_status st = cutune__t4_write(path, s->evals_problem, recs,
+                                        s->n_evals,
+                                        err, sizeof err);
+    free(recs);
+    if (st)
+        return fail(s, st, "%s", err);
+    return CUTUNE_OK;
 }

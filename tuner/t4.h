@@ -32,6 +32,10 @@ typedef struct cutune__t4 {
     size_t n_entries;
     size_t n_outside;      /* entries whose configuration is not in the
                               space (reported, not fatal) */
+    size_t n_other_invalidity; /* entries whose invalidity is none of
+                              correct/compile/runtime/correctness/timeout/
+                              resources ("constraints", or newer names):
+                              read as RUNTIME */
 } cutune__t4;
 
 /* Reads `path` (gzip when it starts with the gzip magic, else plain JSON)
@@ -41,5 +45,33 @@ typedef struct cutune__t4 {
 cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen);
 void cutune__t4_free(cutune__t4 *t4);
+
+/* The outcome a T4 `invalidity` string stands for. Returns 1 for the
+ * names cutune writes itself; 0 for any other (such as "constraints"),
+ * with *out set to RUNTIME: the configuration gave no usable time. */
+int cutune__t4_outcome_from_str(const char *invalidity, cutune_outcome *out);
+
+/* One evaluated configuration, as the writer takes it. Pointers are
+ * borrowed for the duration of the call. */
+typedef struct cutune__t4_record {
+    size_t config_index;       /* index in the problem's space */
+    cutune_outcome outcome;
+    const double *runtimes;    /* every timed launch, ms; may be NULL */
+    size_t n_runtimes;
+    double time_ms;            /* the objective (median); NAN when none */
+    double compile_ms;
+    double framework_ms;       /* everything else the evaluation cost */
+    double search_ms;          /* the strategy's share of choosing it */
+    double validation_ms;
+    double timestamp;          /* seconds since the Unix epoch; 0: none */
+} cutune__t4_record;
+
+/* Writes `records` as a T4 file at `path`, gzip-compressed when the path
+ * ends in ".gz". Configuration values are written with their JSON types
+ * (numbers stay numbers), so the file reads back onto the same space with
+ * cutune__t4_load. */
+cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
+                               const cutune__t4_record *records, size_t n,
+                               char *err, size_t errlen);
 
 #endif

@@ -25,6 +25,7 @@
 #include "compare_kernels.h"
 #include "dtype.h"
 #include "protocol.h"
+#include "stats.h"
 
 typedef struct worker {
     int fd;
@@ -520,6 +521,12 @@ static cudaError_t validate(worker *w, const cutune__run_request *q,
     return cudaSuccess;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int ensure_events(worker *w, size_t n)
 {
     if (w->n_events >= n)
@@ -537,27 +544,45 @@ static int ensure_events(worker *w, size_t n)
 }
 
 /* Warm-up, then launches timed one by one with an event pair each, the L2
- * overwritten before each outside the timed region, until both the minimum
- * count and the minimum kernel time are reached (or a cap). */
+ * overwritten before each outside the timed region. Repeats until the
+ * minimum count and kernel time are reached and the confidence interval of
+ * the median is within ci_rel of it, or a cap on count or time; stops
+ * early when, after early_reps launches, even the fastest is clearly
+ * slower than the best configuration so far. */
 static cudaError_t time_launches(worker *w, const cutune__run_request *q,
-                                 float **times_out, uint32_t *n_out)
+                                 cutune__run_reply *r, float **times_out)
 {
     const uint32_t cap = q->max_reps > 0 ? q->max_reps : 1;
     float *times = malloc(cap * sizeof *times);
-    if (!times || ensure_events(w, 2 * (size_t)cap) != 0) {
+    double *sorted = malloc(cap * sizeof *sorted);
+    if (!times || !sorted || ensure_events(w, 2 * (size_t)cap) != 0) {
         free(times);
+        free(sorted);
         return cudaErrorMemoryAllocation;
     }
     cudaError_t e = cudaSuccess;
-    for (uint32_t i = 1; i < q->warmup && e == cudaSuccess; i++)
-        e = launch(w, q);
-    if (e == cudaSuccess)
-        e = cudaDeviceSynchronize();
+    cudaEvent_t *warm = w->events;
+    /* The warm-up launches are timed too, for the GPU-busy figure. */
+    for (uint32_t i = 1; i < q->warmup && e == cudaSuccess; i++) {
+        e = cudaEventRecord(warm[0], 0);
+        if (e == cudaSuccess)
+            e = launch(w, q);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(warm[1], 0);
+        float ms = 0.0f;
+        if (e == cudaSuccess && (e = cudaEventSynchronize(warm[1])) ==
+                                    cudaSuccess &&
+            cudaEventElapsedTime(&ms, warm[0], warm[1]) == cudaSuccess)
+            r->gpu_ms += ms;
+    }
     uint32_t done = 0;
     double total_s = 0.0;
+    float fastest = INFINITY;
     while (e == cudaSuccess && done < cap) {
         /* Batches keep the GPU fed between host synchronizations. */
-        uint32_t batch = done < q->min_reps ? q->min_reps - done : 10;
+        uint32_t batch = done < q->early_reps   ? q->early_reps - done
+                         : done < q->min_reps ? q->min_reps - done
+                                              : 10;
         if (batch > cap - done)
             batch = cap - done;
         for (uint32_t k = 0; k < batch && e == cudaSuccess; k++) {
@@ -579,16 +604,43 @@ static cudaError_t time_launches(worker *w, const cutune__run_request *q,
                                      w->events[2 * (done + k) + 1]);
             times[done + k] = ms;
             total_s += ms * 1e-3;
+            r->gpu_ms += ms;
+            if (ms < fastest)
+                fastest = ms;
         }
         if (e != cudaSuccess)
             break;
         done += batch;
-        if ((done >= q->min_reps && total_s >= q->min_seconds) ||
-            total_s >= q->max_seconds)
+        if (q->best_ms > 0 && done >= q->early_reps &&
+            fastest > q->best_ms * (1.0 + q->early_margin)) {
+            r->stopped_early = 1;
+            break;
+        }
+        if (total_s >= q->max_seconds)
+            break;
+        if (done < q->min_reps || total_s < q->min_seconds)
+            continue;
+        for (uint32_t k = 0; k < done; k++)
+            sorted[k] = times[k];
+        qsort(sorted, done, sizeof *sorted, cmp_double);
+        double median = done % 2 ? sorted[done / 2]
+                                 : 0.5 * (sorted[done / 2 - 1] +
+                                          sorted[done / 2]);
+        if (cutune__median_ci(sorted, done, q->ci_level, &r->ci_lo,
+                              &r->ci_hi) == 0 &&
+            (q->ci_rel <= 0 ||
+             cutune__ci_within(median, r->ci_lo, r->ci_hi, q->ci_rel)))
             break;
     }
+    if (e == cudaSuccess && done > 0) {
+        for (uint32_t k = 0; k < done; k++)
+            sorted[k] = times[k];
+        qsort(sorted, done, sizeof *sorted, cmp_double);
+        cutune__median_ci(sorted, done, q->ci_level, &r->ci_lo, &r->ci_hi);
+    }
+    free(sorted);
     *times_out = times;
-    *n_out = done;
+    r->n_times = done;
     return e;
 }
 
@@ -651,13 +703,26 @@ static void handle_run(worker *w, const void *payload, size_t size)
         reply_error(&r.head, e, "resetting the outputs");
         goto send;
     }
-    if ((e = launch(w, q)) != cudaSuccess ||
+    /* The first launch produces the output to validate; it is timed only
+     * for the GPU-busy figure. */
+    float first_ms = 0.0f;
+    if (ensure_events(w, 2) != 0) {
+        r.head.cuda_error = cudaErrorMemoryAllocation;
+        snprintf(r.head.message, sizeof r.head.message, "out of memory");
+        goto send;
+    }
+    if ((e = cudaEventRecord(w->events[0], 0)) != cudaSuccess ||
+        (e = launch(w, q)) != cudaSuccess ||
+        (e = cudaEventRecord(w->events[1], 0)) != cudaSuccess ||
         (e = cudaDeviceSynchronize()) != cudaSuccess) {
         reply_error(&r.head, e, "launching grid (%u,%u,%u) block (%u,%u,%u)",
                     q->grid[0], q->grid[1], q->grid[2], q->block[0],
                     q->block[1], q->block[2]);
         goto send;
     }
+    if (cudaEventElapsedTime(&first_ms, w->events[0], w->events[1]) ==
+        cudaSuccess)
+        r.gpu_ms += first_ms;
     if (q->mode == CUTUNE__RUN_REFERENCE) {
         if ((e = copy_outputs(w, w->reference, w->dev)) != cudaSuccess) {
             reply_error(&r.head, e, "keeping the reference output");
@@ -676,7 +741,7 @@ static void handle_run(worker *w, const void *payload, size_t size)
             goto send;
         }
     }
-    if ((e = time_launches(w, q, &times, &r.n_times)) != cudaSuccess) {
+    if ((e = time_launches(w, q, &r, &times)) != cudaSuccess) {
         reply_error(&r.head, e, "timed launches");
         r.n_times = 0;
         goto send;

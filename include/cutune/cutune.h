@@ -138,6 +138,9 @@ const char *cutune_problem_value(const cutune_problem *problem, size_t param,
 /* Number of points of the cartesian product, and of valid configurations. */
 double cutune_problem_cartesian_size(const cutune_problem *problem);
 size_t cutune_problem_space_size(const cutune_problem *problem);
+/* Wall-clock seconds the loader spent building the search space (checking
+ * the conditions). */
+double cutune_problem_space_seconds(const cutune_problem *problem);
 
 /* Built-in templates embedded in the library. */
 size_t cutune_template_count(void);
@@ -166,6 +169,10 @@ typedef struct cutune_session_options {
     double launch_timeout_s; /* absolute cap on one launch; 0: default */
     cutune_log_fn log;
     void *log_user;
+    int warm_cache;          /* keep the L2 warm between timed launches
+                                (default: overwrite it before each) */
+    int no_binary_cache;     /* compile everything, skip the on-disk
+                                binary cache under the cache directory */
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -189,6 +196,10 @@ typedef struct cutune_eval {
     double time_ms;               /* median runtime; valid when CORRECT */
     double compile_ms;
     const char *message;          /* NVRTC log or CUDA error; may be "" */
+    int stopped_early;            /* dropped after a few launches as
+                                     clearly slower than the best */
+    int sm_clock_mhz;             /* when it was measured, from NVML; */
+    int temperature_c;            /* -1 when unknown */
 } cutune_eval;
 
 typedef struct cutune_tune_result {
@@ -211,6 +222,9 @@ typedef struct cutune_tune_result {
     const char *strategy;
     const cutune_eval *evals;     /* every evaluation, in order */
     size_t n_evals;
+    size_t tied;                  /* configurations whose confidence
+                                     intervals overlap the winner's */
+    double gpu_busy;              /* kernel time / wall time of the tune */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. On success *result is borrowed
@@ -218,6 +232,16 @@ typedef struct cutune_tune_result {
 cutune_status cutune_session_tune(cutune_session *session,
                                   const cutune_problem *problem,
                                   const cutune_tune_result **result);
+
+/* Writes every evaluation of the session's most recent tune (also one
+ * that ended without a valid result) as a T4 results file at `path`,
+ * gzip-compressed when it ends in ".gz". The problem given to that tune
+ * must still exist. Per configuration: `configuration`, `times`
+ * (`runtimes`: every timed launch, `compilation`, `framework`,
+ * `search_algorithm`, `validation`, all ms), `invalidity` (the strings of
+ * cutune_outcome_str), `correctness` and `objectives`. */
+cutune_status cutune_session_write_t4(cutune_session *session,
+                                      const char *path);
 
 /* Compiles up to `limit` configurations (0: all) for `arch` ("sm_90")
  * without a GPU. Counts what compiled and what NVRTC rejected. */
@@ -260,17 +284,34 @@ typedef struct cutune_cache_record {
 typedef enum cutune_match {
     CUTUNE_MATCH_NONE = 0,
     CUTUNE_MATCH_EXACT = 1,         /* same device, same problem size */
-    CUTUNE_MATCH_NEAREST_SIZE = 2   /* same device, nearest problem size */
+    CUTUNE_MATCH_NEAREST_SIZE = 2,  /* same device, nearest problem size */
+    CUTUNE_MATCH_ARCHITECTURE = 3,  /* another device of the same compute
+                                       capability, nearest SM count */
+    CUTUNE_MATCH_DEFAULT = 4,       /* the cross-device default: the
+                                       configuration with the best average
+                                       relative time over the devices */
+    CUTUNE_MATCH_OCCUPANCY = 5      /* nothing cached: the caller should use
+                                       the occupancy API's suggestion */
 } cutune_match;
 
 const char *cutune_match_str(cutune_match match);
 
+/* A record is of the query's device when its UUID equals device_uuid or
+ * its name equals device_name (either may be NULL or ""); with neither,
+ * every device's records are. */
 typedef struct cutune_cache_query {
     const char *problem_name;
     const char *device_name;        /* compared case-insensitively */
-    const char *device_uuid;        /* preferred over the name when set */
+    const char *device_uuid;
     const long long *problem_size;  /* NULL: any size */
     size_t n_problem_size;
+    /* Nonzero: when the device has no record of the problem, go on down the
+     * chain: ARCHITECTURE (needs cc_major > 0), DEFAULT, then OCCUPANCY.
+     * Zero: the device's own records only (EXACT, NEAREST_SIZE). */
+    int fallback;
+    int cc_major;                   /* the device's compute capability; */
+    int cc_minor;                   /* 0.0: unknown, no ARCHITECTURE level */
+    int sm_count;                   /* 0: unknown, any SM count is as near */
 } cutune_cache_query;
 
 /* `dir` NULL: $CUTUNE_CACHE_DIR, else $HOME/.cache/cutune. The directory
@@ -285,8 +326,13 @@ const char *cutune_cache_dir(const cutune_cache *cache);
 cutune_status cutune_cache_append(cutune_cache *cache,
                                   const cutune_cache_record *record);
 
-/* Finds the record that best answers `query`; the newest among equals.
- * Returns CUTUNE_ERR_NOT_FOUND (with *match = NONE) when none does. */
+/* Finds the record that best answers `query`, going down the levels of
+ * cutune_match in order; the newest among equals. *record is borrowed from
+ * the cache. Returns CUTUNE_ERR_NOT_FOUND with *record = NULL when no
+ * record answers; *match is then OCCUPANCY when the query asked for the
+ * fallback chain (use the occupancy API's suggestion), else NONE. Records
+ * of a simulated device answer like any other: check record->device.
+ * simulated. */
 cutune_status cutune_cache_lookup(cutune_cache *cache,
                                   const cutune_cache_query *query,
                                   const cutune_cache_record **record,
@@ -296,6 +342,166 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
  * JSON (such as the torn last line of a killed writer), not a complete
  * record, or written in a newer format version. 0 before any lookup. */
 size_t cutune_cache_skipped_lines(const cutune_cache *cache);
+
+/* How many of those lines were records of a cache format version this
+ * cutune does not read (they are refused, never misread). */
+size_t cutune_cache_version_skipped(const cutune_cache *cache);
+
+/* A sentence about what the most recent lookup, merge or export passed
+ * over or could not answer (skipped lines, refused format versions,
+ * problems with no record), for the caller to show as a warning; "" when
+ * there is nothing to say. Borrowed from the cache. */
+const char *cutune_cache_warning(const cutune_cache *cache);
+
+/* Looks `problem` up for `device` (a fingerprint from
+ * cutune_session_devices(), or one filled in by hand) through the whole
+ * fallback chain, at the problem's own size. Same results as
+ * cutune_cache_lookup(). */
+cutune_status cutune_cache_lookup_device(cutune_cache *cache,
+                                         const cutune_device *device,
+                                         const cutune_problem *problem,
+                                         const cutune_cache_record **record,
+                                         cutune_match *match);
+
+typedef struct cutune_cache_merge_stats {
+    size_t records_read;
+    size_t records_written;
+    size_t duplicates;      /* records dropped for a better-measured one */
+} cutune_cache_merge_stats;
+
+/* Joins the records of the cache files (or cache directories) `inputs`
+ * into the one file `output`, written aside and renamed into place, so it
+ * may be one of the inputs. Records with the same key (device UUID, or
+ * name when the UUID is empty; problem name, source hash, size and
+ * compiler options) are one: the better measured stays (more runs, then
+ * the smaller relative standard deviation, then the newer). `cache` only
+ * carries the error message and the warning; its directory is not used.
+ * `stats` may be NULL. */
+cutune_status cutune_cache_merge(cutune_cache *cache,
+                                 const char *const *inputs, size_t n_inputs,
+                                 const char *output,
+                                 cutune_cache_merge_stats *stats);
+
+typedef enum cutune_export_format {
+    CUTUNE_EXPORT_HEADER = 0,   /* a C/C++ header */
+    CUTUNE_EXPORT_JSON = 1
+} cutune_export_format;
+
+/* Writes the winners of the cache to `path` (aside, then renamed). When
+ * the queries name a device (each one must), the export holds, per
+ * problem, that device's answer through the chain (query.fallback) as one
+ * #define per parameter. When none names a device, it holds every cached
+ * device's record of each problem (nearest to the query's size), the
+ * cross-device default, and, in a header, a lookup function by device name
+ * and compute capability. n_queries 0: every problem of the cache, all
+ * devices. */
+cutune_status cutune_cache_export(cutune_cache *cache,
+                                  const cutune_cache_query *queries,
+                                  size_t n_queries,
+                                  cutune_export_format format,
+                                  const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Replay: a strategy run against recorded results instead of a GPU.   */
+
+/* Fractions of the optimum the figures of a replay use: a run is within
+ * x of the optimum when its best is at most (1 + x) times the optimum. */
+#define CUTUNE_SIMULATE_N_WITHIN 3
+#define CUTUNE_SIMULATE_WITHIN {0.01, 0.02, 0.05}
+
+typedef struct cutune_simulate_options {
+    const char *results_path;  /* T4 results file, plain or gzip */
+    const char *strategy;      /* NULL: the default */
+    size_t max_evals;          /* 0: no evaluation budget; when no budget at
+                                  all is set, CUTUNE_DEFAULT_BUDGET (the
+                                  whole space for brute_force) */
+    double max_fraction;       /* budget as a share of the space, in (0, 1];
+                                  0: none. The smaller of two budgets wins */
+    double max_seconds;        /* simulated time: the recorded compilation
+                                  and run times of what was evaluated;
+                                  0: no limit */
+    uint64_t seed;             /* repeat r (0-based) runs with seed + r */
+    size_t repeat;             /* runs; 0: 1 */
+    size_t batch;              /* proposals per round; 0: 1 */
+    /* With write_cache, the winner over the runs is appended to the cache
+     * (NULL dir: as cutune_cache_open) as a record of a device named
+     * `device_name` with cutune_device.simulated = 1. */
+    int write_cache;
+    const char *cache_dir;
+    const char *device_name;
+    cutune_log_fn log;
+    void *log_user;
+} cutune_simulate_options;
+
+void cutune_simulate_options_init(cutune_simulate_options *options);
+
+typedef struct cutune_simulate_run {
+    uint64_t seed;
+    size_t evaluations;            /* failures included */
+    size_t failures;
+    double best_ms;                /* INFINITY when nothing ran correctly */
+    const cutune_param_value *best; /* n_params entries; NULL when none */
+    size_t best_index;             /* in the space; SIZE_MAX when none */
+    double ratio;                  /* optimum_ms / best_ms; 0 when none */
+    /* Willemsen et al.'s score P = (B - F) / (B - O): F this run's best,
+     * O the optimum, B random_best_ms. 1: the optimum, 0: no better than
+     * random search. NaN when F or B is undefined or B == O. */
+    double score;
+    double random_best_ms;         /* B for this run's evaluations */
+    /* Evaluations after which the best first came within each fraction of
+     * CUTUNE_SIMULATE_WITHIN; 0 when it never did. */
+    size_t evals_within[CUTUNE_SIMULATE_N_WITHIN];
+    double seconds;                /* simulated */
+} cutune_simulate_run;
+
+/* Quartiles over the runs (the median of an even count is the mean of the
+ * middle two). Evaluations to come within a fraction count a run that
+ * never did as infinite. */
+typedef struct cutune_quartiles {
+    double q1, median, q3;
+} cutune_quartiles;
+
+typedef struct cutune_simulate_result {
+    const char *strategy;
+    size_t space_size;
+    size_t recorded;               /* recorded configurations in the space */
+    size_t correct;                /* of which ran correctly */
+    size_t budget;                 /* evaluations allowed; 0: no limit */
+    double optimum_ms;             /* INFINITY when nothing is correct */
+    const cutune_param_value *optimum; /* NULL when nothing is correct */
+    size_t n_params;
+    /* B for `budget` evaluations: the expected best of random search
+     * drawing that many recorded configurations without replacement,
+     * failures drawn like any other but giving no result (the expectation
+     * is taken over the draws with at least one success). NaN when there
+     * is no budget or nothing is correct. */
+    double random_best_ms;
+    const cutune_simulate_run *runs;
+    size_t n_runs;
+    cutune_quartiles ratio;
+    cutune_quartiles score;
+    cutune_quartiles evals_within[CUTUNE_SIMULATE_N_WITHIN];
+    size_t runs_within[CUTUNE_SIMULATE_N_WITHIN]; /* runs that got there */
+} cutune_simulate_result;
+
+typedef struct cutune_simulation cutune_simulation;
+
+/* Replays the recorded results of `options->results_path` as if they were
+ * the GPU: each run's strategy proposes configurations of `problem`'s
+ * space (load it with space_only when its kernel is not at hand), a
+ * recorded failure fails again, a configuration the file does not hold
+ * fails and is counted apart. Needs no GPU. Sets *out (owned by the
+ * caller, freed with cutune_simulation_destroy) also on failure, for
+ * cutune_simulation_errmsg. Returns CUTUNE_ERR_NO_VALID_RESULT when no run
+ * found a configuration that ran correctly; the result is still there. */
+cutune_status cutune_simulate(const cutune_problem *problem,
+                              const cutune_simulate_options *options,
+                              cutune_simulation **out);
+/* Borrowed from the handle; NULL before a replay got as far as running. */
+const cutune_simulate_result *
+cutune_simulation_result(const cutune_simulation *simulation);
+const char *cutune_simulation_errmsg(const cutune_simulation *simulation);
+void cutune_simulation_destroy(cutune_simulation *simulation);
 
 #ifdef __cplusplus
 }

@@ -934,6 +934,399 @@ static void test_timestamps(void)
     free(dir);
 }
 
+static void set_cc(test_record *t, int major, int minor, int sm)
+{
+    t->rec.device.cc_major = major;
+    t->rec.device.cc_minor = minor;
+    t->rec.device.sm_count = sm;
+}
+
+/* Each level of the fallback chain, and the level reported. */
+static void test_fallback_chain(void)
+{
+    char *dir = path_in(tmp_root, "chain");
+    cutune_cache *cache = NULL;
+    CHECK_INT(cutune_cache_open(dir, &cache), CUTUNE_OK);
+    cutune_device a, b, c, d, s;
+    make_device(&a, "GTX Fictional 9000", FICTIONAL_UUID);
+    make_device(&b, "GTX Fictional 8000", "");
+    make_device(&c, "GTX Fictional 3000", "");
+    make_device(&d, "GTX Fictional 9900", "");
+    make_device(&s, "GTX Simulated 8500", "");
+    s.simulated = 1;
+    test_record t;
+    make_record(&t, &a, "gemm", 1024, 1024, "a", 1000);
+    set_cc(&t, 8, 9, 142);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    make_record(&t, &b, "gemm", 1024, 1024, "b", 1000);
+    set_cc(&t, 8, 9, 128);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    make_record(&t, &c, "gemm", 1024, 1024, "c", 1000);
+    set_cc(&t, 8, 9, 60);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    make_record(&t, &d, "gemm", 2048, 2048, "d", 1000);
+    set_cc(&t, 9, 0, 132);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    /* A simulated device with the nearest SM count of all: a real
+     * device's record still beats it. */
+    make_record(&t, &s, "gemm", 1024, 1024, "s", 9000);
+    set_cc(&t, 8, 9, 130);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+
+    long long k1[2] = {1024, 1024}, k2[2] = {2000, 2000};
+    const cutune_cache_record *rec = NULL;
+    cutune_match match;
+    cutune_cache_query q = {.problem_name = "gemm",
+                            .device_name = "GTX Fictional 9000",
+                            .problem_size = k1,
+                            .n_problem_size = 2,
+                            .fallback = 1,
+                            .cc_major = 8,
+                            .cc_minor = 9,
+                            .sm_count = 142};
+    /* 1: exact */
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_EXACT);
+    CHECK_STR(config_value(rec, "tag"), "a");
+    /* 2: nearest size on the same device, before any other device */
+    q.problem_size = k2;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_NEAREST_SIZE);
+    CHECK_STR(config_value(rec, "tag"), "a");
+    /* 3: same compute capability, nearest SM count */
+    q.device_name = "GTX Unknown";
+    q.device_uuid = "GPU-99999999";
+    q.sm_count = 130;
+    q.problem_size = k1;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_ARCHITECTURE);
+    CHECK_STR(config_value(rec, "tag"), "b");
+    CHECK(rec && !rec->device.simulated);
+    q.sm_count = 50;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_ARCHITECTURE);
+    CHECK_STR(config_value(rec, "tag"), "c");
+    q.cc_major = 9;
+    q.cc_minor = 0;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_ARCHITECTURE);
+    CHECK_STR(config_value(rec, "tag"), "d");
+    /* Only a simulated device shares the architecture: it answers, and
+     * says so. */
+    make_record(&t, &s, "gemm", 1024, 1024, "s75", 9000);
+    set_cc(&t, 7, 5, 40);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    q.cc_major = 7;
+    q.cc_minor = 5;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_ARCHITECTURE);
+    CHECK_STR(config_value(rec, "tag"), "s75");
+    CHECK(rec && rec->device.simulated);
+    /* 4: no such architecture: the cross-device default */
+    q.cc_major = 6;
+    q.cc_minor = 1;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_DEFAULT);
+    CHECK(rec && !rec->device.simulated);
+    /* unknown compute capability: straight to the default */
+    q.cc_major = 0;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_DEFAULT);
+    /* 5: nothing cached for the problem: the occupancy suggestion */
+    q.problem_name = "never-tuned";
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match),
+              CUTUNE_ERR_NOT_FOUND);
+    CHECK_INT(match, CUTUNE_MATCH_OCCUPANCY);
+    CHECK(rec == NULL);
+    CHECK_CONTAINS(cutune_cache_errmsg(cache), "any other device");
+    /* Without the fallback, the device's own records only. */
+    q.problem_name = "gemm";
+    q.fallback = 0;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match),
+              CUTUNE_ERR_NOT_FOUND);
+    CHECK_INT(match, CUTUNE_MATCH_NONE);
+    /* A device matches by UUID or by name. */
+    q.device_uuid = FICTIONAL_UUID;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_STR(config_value(rec, "tag"), "a");
+
+    CHECK_STR(cutune_match_str(CUTUNE_MATCH_ARCHITECTURE), "architecture");
+    CHECK_STR(cutune_match_str(CUTUNE_MATCH_DEFAULT), "default");
+    CHECK_STR(cutune_match_str(CUTUNE_MATCH_OCCUPANCY), "occupancy");
+    CHECK_INT(CUTUNE_MATCH_OCCUPANCY, 5); /* stable values */
+    cutune_cache_close(cache);
+    free(dir);
+}
+
+/* The default: best average relative time over the devices that measured
+ * the configuration (as winner, or as baseline). */
+static void test_default_level(void)
+{
+    char *dir = path_in(tmp_root, "default");
+    cutune_cache *cache = NULL;
+    CHECK_INT(cutune_cache_open(dir, &cache), CUTUNE_OK);
+    cutune_device dev[3];
+    const char *names[3] = {"Dev One", "Dev Two", "Dev Three"};
+    /* winner tag, baseline tag, time, baseline time */
+    const char *win[3] = {"X", "Y", "X"};
+    const char *base[3] = {"Y", "X", "Z"};
+    double time[3] = {1.0, 1.0, 2.0}, btime[3] = {1.5, 1.1, 4.0};
+    test_record t;
+    for (int i = 0; i < 3; i++) {
+        make_device(&dev[i], names[i], "");
+        make_record(&t, &dev[i], "reduce", 4096, 1, win[i], 1000 + i);
+        t.baseline[0].value = "256"; /* the same parameters as the */
+        t.baseline[1].value = base[i]; /* winners but the tag */
+        t.baseline[2].value = "4";
+        t.rec.time_ms = time[i];
+        t.rec.baseline_ms = btime[i];
+        CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    }
+    /* X: 1 on One, 1.1 on Two, 1 on Three: 1.033; Y: 1.5, 1: 1.25 */
+    long long k[2] = {4096, 1};
+    cutune_cache_query q = {.problem_name = "reduce",
+                            .device_name = "Dev Four",
+                            .problem_size = k,
+                            .n_problem_size = 2,
+                            .fallback = 1};
+    const cutune_cache_record *rec = NULL;
+    cutune_match match;
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_INT(match, CUTUNE_MATCH_DEFAULT);
+    CHECK_STR(config_value(rec, "tag"), "X");
+    CHECK_STR(rec ? rec->device.name : NULL, "Dev Three"); /* newer */
+    double avg = 0;
+    size_t devices = 0;
+    CHECK_INT(cutune__cache_lookup_default(cache, &q, &rec, &avg, &devices),
+              CUTUNE_OK);
+    CHECK(fabs(avg - 3.1 / 3) < 1e-12);
+    CHECK_INT(devices, 3);
+    cutune_cache_close(cache);
+    free(dir);
+}
+
+/* Records of another format version are refused, counted and named. */
+static void test_version_refused(void)
+{
+    char *dir = path_in(tmp_root, "version");
+    cutune_cache *cache = NULL;
+    CHECK_INT(cutune_cache_open(dir, &cache), CUTUNE_OK);
+    cutune_device a;
+    make_device(&a, FICTIONAL, FICTIONAL_UUID);
+    test_record t;
+    make_record(&t, &a, "fft", 64, 64, "v1", 1000);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    char *file = path_in(dir, "gtx-fictional-9000-12345678.jsonl");
+    char *text = read_all(file);
+    const char *v1 = "{\"cutune_cache\":1,";
+    const char *rest = text ? text + strlen(v1) : "";
+    char *line = malloc(strlen(rest) + 64);
+    sprintf(line, "{\"cutune_cache\":3,%s", rest);
+    append_text(file, line);
+    sprintf(line, "{\"cutune_cache\":2,%s", rest);
+    append_text(file, line);
+    append_text(file, "{\"cutune_cache\":1,\"device\":{\"na"); /* torn */
+
+    cutune_cache_query q = {.problem_name = "fft", .device_name = FICTIONAL};
+    const cutune_cache_record *rec = NULL;
+    cutune_match match;
+    CHECK_STR(cutune_cache_warning(cache), "");
+    CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match), CUTUNE_OK);
+    CHECK_STR(config_value(rec, "tag"), "v1");
+    CHECK_INT(cutune_cache_skipped_lines(cache), 3);
+    CHECK_INT(cutune_cache_version_skipped(cache), 2);
+    CHECK_CONTAINS(cutune_cache_warning(cache), "2 records of cache format "
+                                                "version 3");
+    CHECK_CONTAINS(cutune_cache_warning(cache), "upgrade cutune");
+    CHECK_CONTAINS(cutune_cache_warning(cache), "1 line in");
+    CHECK_CONTAINS(cutune_cache_warning(cache), "torn");
+    CHECK_INT(cutune_cache_version_skipped(NULL), 0);
+    CHECK_STR(cutune_cache_warning(NULL), "");
+    free(line);
+    free(text);
+    free(file);
+    cutune_cache_close(cache);
+    free(dir);
+}
+
+static size_t count_lines_of(const char *path)
+{
+    char *text = read_all(path);
+    size_t n = text ? count_char(text, '\n') : 0;
+    free(text);
+    return n;
+}
+
+/* Merge: duplicates by key, the better-measured record stays. */
+static void test_merge(void)
+{
+    char *dir1 = path_in(tmp_root, "merge1");
+    char *dir2 = path_in(tmp_root, "merge2");
+    char *out = path_in(tmp_root, "merged/all.jsonl");
+    char *outdir = path_in(tmp_root, "merged");
+    mkdir(outdir, 0755);
+    cutune_cache *c1 = NULL, *c2 = NULL;
+    CHECK_INT(cutune_cache_open(dir1, &c1), CUTUNE_OK);
+    CHECK_INT(cutune_cache_open(dir2, &c2), CUTUNE_OK);
+    cutune_device a, b;
+    make_device(&a, FICTIONAL, FICTIONAL_UUID);
+    make_device(&b, "GTX Fictional 8000", "");
+    test_record t;
+    /* same key: more runs wins, whatever the order and the age */
+    make_record(&t, &a, "scan", 512, 512, "few-runs", 5000);
+    t.rec.runs = 10;
+    CHECK_INT(cutune_cache_append(c1, &t.rec), CUTUNE_OK);
+    make_record(&t, &a, "scan", 512, 512, "many-runs", 1000);
+    t.rec.runs = 100;
+    CHECK_INT(cutune_cache_append(c2, &t.rec), CUTUNE_OK);
+    /* same runs: the smaller relative standard deviation */
+    make_record(&t, &b, "scan", 512, 512, "noisy", 5000);
+    t.rec.time_stddev_ms = 0.05;
+    CHECK_INT(cutune_cache_append(c2, &t.rec), CUTUNE_OK);
+    make_record(&t, &b, "scan", 512, 512, "steady", 1000);
+    t.rec.time_stddev_ms = 0.001;
+    CHECK_INT(cutune_cache_append(c1, &t.rec), CUTUNE_OK);
+    /* all equal: the newer */
+    make_record(&t, &b, "scan", 64, 64, "old", 1000);
+    CHECK_INT(cutune_cache_append(c1, &t.rec), CUTUNE_OK);
+    make_record(&t, &b, "scan", 64, 64, "new", 2000);
+    CHECK_INT(cutune_cache_append(c2, &t.rec), CUTUNE_OK);
+    /* another size, another source hash: other keys, both kept */
+    make_record(&t, &b, "scan", 128, 128, "other-size", 1000);
+    CHECK_INT(cutune_cache_append(c2, &t.rec), CUTUNE_OK);
+    make_record(&t, &b, "scan", 64, 64, "other-hash", 1000);
+    t.rec.source_hash = "ffffffffffffffff";
+    CHECK_INT(cutune_cache_append(c2, &t.rec), CUTUNE_OK);
+
+    cutune_cache_merge_stats stats;
+    const char *inputs[2] = {dir1, dir2};
+    CHECK_INT(cutune_cache_merge(c1, inputs, 2, out, &stats), CUTUNE_OK);
+    CHECK_INT(stats.records_read, 8);
+    CHECK_INT(stats.records_written, 5);
+    CHECK_INT(stats.duplicates, 3);
+    CHECK_INT(count_lines_of(out), 5);
+    char *text = read_all(out);
+    CHECK_CONTAINS(text, "many-runs");
+    CHECK_CONTAINS(text, "steady");
+    CHECK_CONTAINS(text, "\"new\"");
+    CHECK_CONTAINS(text, "other-size");
+    CHECK_CONTAINS(text, "other-hash");
+    CHECK(text && !strstr(text, "few-runs") && !strstr(text, "noisy") &&
+          !strstr(text, "\"old\""));
+    free(text);
+
+    /* Merging the result with itself into itself changes nothing; no
+     * temporary file is left behind. */
+    const char *self[2] = {out, out};
+    CHECK_INT(cutune_cache_merge(c1, self, 2, out, &stats), CUTUNE_OK);
+    CHECK_INT(stats.records_written, 5);
+    CHECK_INT(count_lines_of(out), 5);
+    DIR *dd = opendir(outdir);
+    size_t entries = 0;
+    struct dirent *de;
+    while (dd && (de = readdir(dd)))
+        entries += de->d_name[0] != '.';
+    if (dd)
+        closedir(dd);
+    CHECK_INT(entries, 1);
+
+    /* The merged file reads as a cache. */
+    cutune_cache *m = NULL;
+    CHECK_INT(cutune_cache_open(outdir, &m), CUTUNE_OK);
+    cutune_cache_query q = {.problem_name = "scan", .device_name = FICTIONAL};
+    const cutune_cache_record *rec = NULL;
+    cutune_match match;
+    CHECK_INT(cutune_cache_lookup(m, &q, &rec, &match), CUTUNE_OK);
+    CHECK_STR(config_value(rec, "tag"), "many-runs");
+    cutune_cache_close(m);
+
+    /* Errors: a missing input, no output. */
+    char *nowhere = path_in(tmp_root, "no-such-file.jsonl");
+    const char *missing[1] = {nowhere};
+    CHECK_INT(cutune_cache_merge(c1, missing, 1, out, NULL), CUTUNE_ERR_IO);
+    CHECK_CONTAINS(cutune_cache_errmsg(c1), "no-such-file.jsonl");
+    CHECK_INT(cutune_cache_merge(c1, inputs, 2, NULL, NULL),
+              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_merge(NULL, inputs, 2, out, NULL),
+              CUTUNE_ERR_INVALID_ARGUMENT);
+    free(nowhere);
+    cutune_cache_close(c1);
+    cutune_cache_close(c2);
+    free(dir1);
+    free(dir2);
+    free(out);
+    free(outdir);
+}
+
+/* Export: one device as #defines, many as a table; JSON. (The headers
+ * are compiled as C and C++ by run_cache_cli.sh.) */
+static void test_export(void)
+{
+    char *dir = path_in(tmp_root, "export");
+    char *h1 = path_in(tmp_root, "one.h");
+    char *h2 = path_in(tmp_root, "many.h");
+    char *js = path_in(tmp_root, "many.json");
+    cutune_cache *cache = NULL;
+    CHECK_INT(cutune_cache_open(dir, &cache), CUTUNE_OK);
+    cutune_device a, b;
+    make_device(&a, FICTIONAL, FICTIONAL_UUID);
+    make_device(&b, "GTX Fictional 8000", "");
+    test_record t;
+    make_record(&t, &a, "scan", 512, 512, "a\"quote", 1000);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+    make_record(&t, &b, "scan", 512, 512, "b", 1000);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
+
+    long long k[2] = {512, 512};
+    cutune_cache_query q[2] = {{.problem_name = "scan",
+                                .device_name = FICTIONAL,
+                                .problem_size = k,
+                                .n_problem_size = 2,
+                                .fallback = 1},
+                               {.problem_name = "never",
+                                .device_name = FICTIONAL,
+                                .fallback = 1}};
+    CHECK_INT(cutune_cache_export(cache, q, 2, CUTUNE_EXPORT_HEADER, h1),
+              CUTUNE_OK);
+    char *text = read_all(h1);
+    CHECK_CONTAINS(text, "#define CUTUNE_SCAN_BLOCK_SIZE_X 256\n");
+    CHECK_CONTAINS(text, "#define CUTUNE_SCAN_TAG \"a\\\"quote\"\n");
+    CHECK_CONTAINS(text, "#define CUTUNE_LEVEL_SCAN \"exact\"\n");
+    CHECK_CONTAINS(text, "#define CUTUNE_TUNED_NEVER 0\n");
+    CHECK_CONTAINS(text, "#define CUTUNE_LEVEL_NEVER \"occupancy\"\n");
+    CHECK_CONTAINS(cutune_cache_warning(cache), "no record of never");
+    free(text);
+
+    CHECK_INT(cutune_cache_export(cache, NULL, 0, CUTUNE_EXPORT_HEADER, h2),
+              CUTUNE_OK);
+    text = read_all(h2);
+    CHECK_CONTAINS(text, "cutune_scan_lookup(");
+    CHECK_CONTAINS(text, "{\"GTX Fictional 8000\", 8, 9, 142, 0, 1, 256LL, "
+                         "\"b\", 4LL},");
+    free(text);
+    CHECK_INT(cutune_cache_export(cache, NULL, 0, CUTUNE_EXPORT_JSON, js),
+              CUTUNE_OK);
+    text = read_all(js);
+    json_error_t err;
+    json_t *root = json_loads(text ? text : "", 0, &err);
+    CHECK(root != NULL);
+    json_t *p0 = json_array_get(json_object_get(root, "problems"), 0);
+    CHECK_STR(json_string_value(json_object_get(p0, "name")), "scan");
+    CHECK_INT(json_array_size(json_object_get(p0, "entries")), 2);
+    json_decref(root);
+    free(text);
+
+    /* Mixed queries are refused. */
+    q[1].device_name = NULL;
+    CHECK_INT(cutune_cache_export(cache, q, 2, CUTUNE_EXPORT_HEADER, h1),
+              CUTUNE_ERR_INVALID_ARGUMENT);
+    cutune_cache_close(cache);
+    free(dir);
+    free(h1);
+    free(h2);
+    free(js);
+}
+
 int main(void)
 {
     umask(022);
@@ -954,6 +1347,11 @@ int main(void)
     test_concurrent_appends();
     test_append_waits_for_lock();
     test_timestamps();
+    test_fallback_chain();
+    test_default_level();
+    test_version_refused();
+    test_merge();
+    test_export();
     test_errors();
     test_environment(); /* last: it changes HOME */
     remove_tree(tmp_root);

@@ -2,8 +2,9 @@
  * - vector_add, brute force: every configuration validates, the winner is
  *   the fastest measured, the report and the cache record agree;
  * - the faulty fixture: an out-of-bounds writer, a wrong answer, a kernel
- *   that never finishes and one that does not compile are each recorded
- *   with their outcome, and the tune still ends with the right winner. */
+ *   that never finishes, one that does not compile and one whose launch
+ *   would be rejected for resources are each recorded with their outcome,
+ *   and the tune still ends with the right winner. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -53,12 +54,21 @@ static int tune_vector_add(void)
     CHECK_INT(r->evaluations, cutune_problem_space_size(p));
     CHECK_INT(r->failures, 0);
     double fastest = INFINITY;
+    size_t early = 0;
     for (size_t i = 0; i < r->n_evals; i++) {
         CHECK_INT(r->evals[i].outcome, CUTUNE_OUTCOME_CORRECT);
         if (r->evals[i].time_ms < fastest)
             fastest = r->evals[i].time_ms;
+        early += r->evals[i].stopped_early != 0;
     }
-    CHECK(r->best_ms == fastest);
+    /* The winner is the fastest, or tied with it (overlapping intervals)
+     * and of lower index. */
+    CHECK(r->best_ms == fastest || r->tied > 0);
+    CHECK(r->best_ms <= fastest * 1.05);
+    CHECK(r->best_runs >= 10);
+    /* Clearly slower candidates were dropped after a few launches. */
+    CHECK(early > 0);
+    CHECK(r->gpu_busy > 0.0 && r->gpu_busy <= 1.0);
     CHECK(r->best_ms > 0);
     CHECK(r->baseline_ms >= r->best_ms);
     CHECK(r->speedup >= 1.0);
@@ -68,7 +78,10 @@ static int tune_vector_add(void)
     /* The winner went to the cache and reads back. */
     cutune_cache *c;
     CHECK_INT(cutune_cache_open(cache_dir, &c), CUTUNE_OK);
-    cutune_cache_query q = {"vector_add", NULL, r->device.uuid, &size, 1};
+    cutune_cache_query q = {.problem_name = "vector_add",
+                            .device_uuid = r->device.uuid,
+                            .problem_size = &size,
+                            .n_problem_size = 1};
     const cutune_cache_record *rec;
     cutune_match m;
     CHECK_INT(cutune_cache_lookup(c, &q, &rec, &m), CUTUNE_OK);
@@ -81,8 +94,10 @@ static int tune_vector_add(void)
     }
     cutune_cache_close(c);
     printf("vector_add 2^22: best %.4f ms (%.0f GB/s), occupancy %.4f ms, "
-           "memcpy %.0f GB/s\n", r->best_ms, r->best_gbs, r->baseline_ms,
-           r->memcpy_gbs);
+           "memcpy %.0f GB/s; %zu of %zu dropped early, %zu tied, GPU busy "
+           "%.0f%%, %.1f s\n", r->best_ms, r->best_gbs, r->baseline_ms,
+           r->memcpy_gbs, early, r->n_evals, r->tied, 100 * r->gpu_busy,
+           r->wall_s);
 out:
     cutune_session_destroy(s);
     cutune_problem_destroy(p);
@@ -110,15 +125,15 @@ static void tune_faulty(void)
     if (st) {
         fprintf(stderr, "%s\n", cutune_session_errmsg(s));
     } else {
-        CHECK_INT(r->evaluations, 10);
-        static const cutune_outcome expected[5] = {
+        CHECK_INT(r->evaluations, 12);
+        static const cutune_outcome expected[6] = {
             CUTUNE_OUTCOME_CORRECT, CUTUNE_OUTCOME_RUNTIME,
             CUTUNE_OUTCOME_CORRECTNESS, CUTUNE_OUTCOME_TIMEOUT,
-            CUTUNE_OUTCOME_COMPILE};
-        size_t seen[5] = {0};
+            CUTUNE_OUTCOME_COMPILE, CUTUNE_OUTCOME_RESOURCES};
+        size_t seen[6] = {0};
         for (size_t i = 0; i < r->n_evals; i++) {
             /* Configurations are numbered with FAULT varying fastest. */
-            size_t fault = r->evals[i].config_index % 5;
+            size_t fault = r->evals[i].config_index % 6;
             CHECK_INT(r->evals[i].outcome, expected[fault]);
             if (r->evals[i].outcome != expected[fault])
                 fprintf(stderr, "FAULT=%zu: %s: %s\n", fault,
@@ -126,10 +141,10 @@ static void tune_faulty(void)
                         r->evals[i].message);
             seen[fault]++;
         }
-        for (int f = 0; f < 5; f++)
+        for (int f = 0; f < 6; f++)
             CHECK_INT(seen[f], 2);
         CHECK_STR(value_of(r->best, r->n_params, "FAULT"), "0");
-        CHECK_INT(r->failures, 8);
+        CHECK_INT(r->failures, 10);
         CHECK(r->best_ms > 0 && isfinite(r->best_ms));
     }
     cutune_session_destroy(s);

@@ -1,7 +1,7 @@
 /* NVRTC compilation without a GPU: every vector_add configuration for
  * sm_80 and sm_90, the worker's comparison kernels, and a compile error
  * kept as a result with its log. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +16,12 @@ static void test_all_vector_add(const char *arch)
 {
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", NULL, &p), CUTUNE_OK);
+    /* NVRTC itself, not the binary cache, is under test here. */
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.no_binary_cache = 1;
     cutune_session *s;
-    CHECK_INT(cutune_session_create(NULL, &s), CUTUNE_OK);
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
     size_t ok = 0, bad = 0;
     double secs = 0;
     CHECK_INT(cutune_session_compile(s, p, arch, 0, &ok, &bad, &secs),
@@ -102,8 +106,45 @@ static void test_batch(void)
     }
 }
 
+/* A compilation through the binary cache: the second time it comes from
+ * disk, byte for byte, and a failure keeps its log. */
+static void test_binary_cache(void)
+{
+    char dir[] = "/tmp/cutune-compile-cache-XXXXXX";
+    if (!mkdtemp(dir))
+        return;
+    cutune__binary_cache *c = cutune__binary_cache_open(dir, 0);
+    char *opts[] = {(char *)"--gpu-architecture=sm_90"};
+    const char *sources[2] = {"extern \"C\" __global__ void k(int *x) "
+                              "{ x[threadIdx.x] = 1; }\n",
+                              "extern \"C\" __global__ void k() { oops; }\n"};
+    for (int s = 0; s < 2; s++) {
+        cutune__compile_job first = {.source = sources[s],
+                                     .source_name = "k.cu",
+                                     .options = opts,
+                                     .n_options = 1,
+                                     .cache = c};
+        cutune__compile_job again = first;
+        CHECK_INT(cutune__compile(&first), 0);
+        CHECK_INT(cutune__compile(&again), 0);
+        CHECK(!first.from_cache);
+        CHECK(again.from_cache);
+        CHECK_INT(again.ok, s == 0);
+        CHECK_INT(again.cubin_size, first.cubin_size);
+        if (s == 0)
+            CHECK(first.cubin && again.cubin &&
+                  memcmp(first.cubin, again.cubin, first.cubin_size) == 0);
+        else
+            CHECK_STR(again.log, first.log);
+        cutune__compile_job_clear(&first);
+        cutune__compile_job_clear(&again);
+    }
+    cutune__binary_cache_close(c);
+}
+
 int main(void)
 {
+    test_binary_cache();
     test_compile_error();
     test_batch();
     test_compare_kernels("sm_80");

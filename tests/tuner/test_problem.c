@@ -97,9 +97,10 @@ static void test_vector_add(void)
     CHECK_NEAR(p->args[3].fill_value, 1000, 0.0);
     cutune_problem_destroy(p);
 
-    CHECK_INT(cutune_template_count(), 1);
+    /* The whole library is checked by test_templates. */
+    CHECK_INT(cutune_template_count(), 8);
     CHECK_STR(cutune_template_name(0), "vector_add");
-    CHECK(cutune_template_name(1) == NULL);
+    CHECK(cutune_template_name(8) == NULL);
 }
 
 static const char good_json[] =
@@ -146,6 +147,40 @@ static void test_from_file(void)
         CHECK_INT(block[1], 1);
         CHECK_INT(p->args[0].dtype, CUTUNE__DT_DOUBLE);
         CHECK_INT(p->args[0].count, 4096);
+    }
+    cutune_problem_destroy(p);
+}
+
+static char *replaced(const char *from, const char *to);
+
+/* GridDivX as Kernel Tuner and BAT read it: the grid covers ProblemSize
+ * divided by the product of the named parameters, whatever GlobalSize
+ * says; a dimension without GridDiv divides by its block size. */
+static void test_grid_div(void)
+{
+    write_file("griddiv.json",
+               replaced("\"ProblemSize\": [4096]",
+                        "\"ProblemSize\": [4096], "
+                        "\"GridDivX\": [\"block_size_x\", \"TILE\"]"));
+    write_file("scale.cu", "extern \"C\" __global__ void scale(double *x) {}\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/griddiv.json", dir);
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    if (p->space) {
+        uint32_t cfg[2] = {1, 3}; /* block 64, TILE 4 */
+        size_t idx;
+        CHECK(cutune__space_index_of(p->space, cfg, &idx));
+        unsigned grid[3], block[3];
+        char err[256];
+        CHECK_INT(cutune__problem_geometry(p, idx, grid, block, err,
+                                           sizeof err), 0);
+        CHECK_INT(grid[0], 4096 / (64 * 4));
+        CHECK_INT(block[0], 64);
+        CHECK_INT(grid[1], 1);
+        CHECK_INT(grid[2], 1);
+    } else {
+        fprintf(stderr, "%s\n", cutune_problem_errmsg(p));
     }
     cutune_problem_destroy(p);
 }
@@ -200,6 +235,31 @@ static void test_bad_input(void)
                  CUTUNE_ERR_UNSUPPORTED, "MemoryType|Symbol");
     expect_error(replaced("scale.cu", "missing.cu"), CUTUNE_ERR_IO,
                  "KernelFile|missing.cu");
+    /* The bad inputs the T1 issue lists, one clear message each. */
+    expect_error(replaced("\"TILE\", \"Type\": \"int\"",
+                          "\"TILE\", \"Type\": \"complex\""),
+                 CUTUNE_ERR_UNSUPPORTED,
+                 "TuningParameters[1].Type (TILE)|'complex'");
+    expect_error(replaced("[1, 2, 3, 4]", "\"list(range(10**9))\""),
+                 CUTUNE_ERR_PARSE,
+                 "TuningParameters[1].Values (TILE)|more than|range");
+    expect_error(replaced("\"TILE\"]}]", "\"TILES\"]}]"),
+                 CUTUNE_ERR_PARSE,
+                 "Conditions[0].Parameters[1]|'TILES' is not a tuning");
+    expect_error(replaced("block_size_x * TILE <= 1024",
+                          "block_size_x // (TILE - TILE) <= 1024"),
+                 CUTUNE_ERR_PARSE,
+                 "Conditions[0].Expression|division by zero|column 14");
+    expect_error(replaced("block_size_x * TILE <= 1024",
+                          "block_size_x * TILE <= 1024 and nope"),
+                 CUTUNE_ERR_PARSE, "Conditions[0]|nope");
+    expect_error(replaced("\"Name\": \"TILE\", ", ""), CUTUNE_ERR_PARSE,
+                 "TuningParameters[1].Name|missing");
+    expect_error(replaced("\"Expression\"", "\"Expresion\""),
+                 CUTUNE_ERR_PARSE, "Conditions[0].Expression|missing");
+    expect_error(replaced("\"ProblemSize\": [4096]",
+                          "\"ProblemSize\": [4096], \"GridDivX\": [\"TILES\"]"),
+                 CUTUNE_ERR_PARSE, "GridDivX[0]|'TILES' is not a tuning");
 
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("no_such_template", NULL, &p),
@@ -266,6 +326,7 @@ int main(void)
     }
     test_vector_add();
     test_from_file();
+    test_grid_div();
     test_bad_input();
     return check_finish();
 }

@@ -76,11 +76,33 @@ void cli_progress_init(cli_progress *pr, int quiet);
 void cli_on_log(void *user, cutune_log_level level, const char *msg);
 void cli_progress_end(cli_progress *pr);
 
+/* The device options of the cache commands (cache_opts.c). */
+typedef struct cli_device_opts {
+    long long device;     /* --device N; -1 when not given */
+    const char *name;     /* --device-name NAME */
+    const char *cc;       /* --cc X.Y, with --device-name */
+    long long sm_count;   /* --sm-count N, with --device-name; -1 */
+    int no_fallback;      /* --no-fallback */
+} cli_device_opts;
+
+/* Fills the device part of `q` (and *fp for --device, from a worker; with
+ * neither option, device 0). Strings in `q` point into `o` or `fp`.
+ * Returns 0 or an exit code after printing why. */
+int cli_device_query(const cli_device_opts *o, cutune_device *fp,
+                     cutune_cache_query *q);
+/* Prints cutune_cache_warning() as a warning when there is one. */
+void cli_cache_warning(const cutune_cache *cache);
+
 /* The commands. */
 int cli_cmd_tune(int argc, char **argv);
 int cli_cmd_lookup(int argc, char **argv);
+int cli_cmd_merge(int argc, char **argv);
+int cli_cmd_export(int argc, char **argv);
+int cli_cmd_check(int argc, char **argv);
 int cli_cmd_compile(int argc, char **argv);
 int cli_cmd_list(int argc, char **argv);
 int cli_cmd_devices(int argc, char **argv);
+int cli_cmd_space(int argc, char **argv);
+int cli_cmd_simulate(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const char usage[] =
     "  --arch sm_XY        target architecture (required)\n"
     "  --limit N           only the first N configurations\n"
     "  --threads N         compile threads (default: one per core)\n"
+    "  --no-binary-cache   compile everything; skip the on-disk binaries\n"
     "  --size N[,N...]     problem size\n"
     "  --json              print the counts as JSON\n";
 
@@ -22,11 +23,12 @@ int cli_cmd_compile(int argc, char **argv)
     const char *problem = NULL, *arch = NULL;
     long long limit = 0, threads = 0;
     cli_sizes size = {{0}, 0};
-    int json = 0, help;
+    int json = 0, no_binaries = 0, help;
     size_t np;
     const cli_opt opts[] = {{"--arch", CLI_STRING, &arch},
                             {"--limit", CLI_COUNT, &limit},
                             {"--threads", CLI_COUNT, &threads},
+                            {"--no-binary-cache", CLI_FLAG, &no_binaries},
                             {"--size", CLI_SIZES, &size},
                             {"--json", CLI_FLAG, &json},
                             {NULL, 0, NULL}};
@@ -52,6 +54,7 @@ int cli_cmd_compile(int argc, char **argv)
     cutune_session_options o;
     cutune_session_options_init(&o);
     o.compile_threads = (int)threads;
+    o.no_binary_cache = no_binaries;
     cutune_session *s;
     size_t ok = 0, bad = 0;
     double secs = 0;

@@ -7,12 +7,20 @@
 static const char usage[] =
     "usage: cutune lookup PROBLEM [options]\n"
     "\n"
-    "Prints the cached winner of PROBLEM for a device: the exact problem\n"
-    "size if it was tuned, else the nearest tuned size.\n"
+    "Prints the cached winner of PROBLEM for a device and the level that\n"
+    "answered: exact (the device, the size), nearest-size (the device,\n"
+    "the nearest tuned size), architecture (another device of the same\n"
+    "compute capability, nearest SM count), default (the configuration\n"
+    "with the best average relative time over the cached devices). When\n"
+    "nothing answers it says to use the occupancy suggestion (exit 5).\n"
     "\n"
     "options:\n"
     "  --device N          the CUDA device with this ordinal (default 0)\n"
     "  --device-name NAME  a device by name; needs no GPU\n"
+    "  --cc X.Y            its compute capability (with --device-name; for\n"
+    "                      the architecture level)\n"
+    "  --sm-count N        its SM count (with --device-name)\n"
+    "  --no-fallback       the device's own records only\n"
     "  --size N[,N...]     problem size (default: the problem's own)\n"
     "  --cache-dir DIR     tuning cache\n"
     "  --json              print the record as JSON\n";
@@ -25,8 +33,9 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
         for (size_t d = 0; d < rec->n_problem_size; d++)
             json_array_append_new(ps, json_integer(rec->problem_size[d]));
         cli_print_json(json_pack(
-            "{s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:f, s:I, s:s, s:I}",
+            "{s:s, s:s, s:b, s:o, s:o, s:s, s:o, s:f, s:f, s:I, s:s, s:I}",
             "problem", rec->problem_name, "match", cutune_match_str(match),
+            "simulated", rec->device.simulated != 0,
             "device", cli_device_json(&rec->device), "problem_size", ps,
             "source_hash", rec->source_hash, "config",
             cli_config_json(rec->config, rec->n_config), "time_ms",
@@ -36,7 +45,8 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
             (json_int_t)rec->timestamp));
         return;
     }
-    printf("%s on %s (%s match", rec->problem_name, rec->device.name,
+    printf("%s on %s%s (%s match", rec->problem_name, rec->device.name,
+           rec->device.simulated ? " [simulated]" : "",
            cutune_match_str(match));
     for (size_t d = 0; d < rec->n_problem_size; d++)
         printf("%s%lld", d ? "x" : ", tuned at size ", rec->problem_size[d]);
@@ -48,41 +58,18 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
     printf("\n");
 }
 
-/* The uuid of device `ordinal`, from a worker. */
-static int current_device(long long ordinal, char *uuid, size_t len)
-{
-    cutune_session *s;
-    const cutune_device *devs = NULL;
-    size_t n = 0;
-    cutune_status st = cutune_session_create(NULL, &s);
-    if (st == CUTUNE_OK)
-        st = cutune_session_devices(s, &devs, &n);
-    int rc = 0;
-    if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
-        if (st == CUTUNE_ERR_NO_DEVICE)
-            fputs("cutune: without a GPU, name the device with "
-                  "--device-name\n", stderr);
-        rc = cli_exit_code(st);
-    } else if (ordinal >= (long long)n) {
-        rc = cli_usage_error("--device: device %lld does not exist (%zu "
-                             "found)", ordinal, n);
-    } else {
-        snprintf(uuid, len, "%s", devs[ordinal].uuid);
-    }
-    cutune_session_destroy(s);
-    return rc;
-}
-
 int cli_cmd_lookup(int argc, char **argv)
 {
-    const char *problem = NULL, *device_name = NULL, *cache_dir = NULL;
-    long long device = -1;
+    const char *problem = NULL, *cache_dir = NULL;
+    cli_device_opts dopt = {-1, NULL, NULL, -1, 0};
     cli_sizes size = {{0}, 0};
     int json = 0, help;
     size_t np;
-    const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
-                            {"--device-name", CLI_STRING, &device_name},
+    const cli_opt opts[] = {{"--device", CLI_COUNT, &dopt.device},
+                            {"--device-name", CLI_STRING, &dopt.name},
+                            {"--cc", CLI_STRING, &dopt.cc},
+                            {"--sm-count", CLI_COUNT, &dopt.sm_count},
+                            {"--no-fallback", CLI_FLAG, &dopt.no_fallback},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--json", CLI_FLAG, &json},
@@ -95,8 +82,6 @@ int cli_cmd_lookup(int argc, char **argv)
     }
     if (!problem)
         return cli_usage_error("missing PROBLEM");
-    if (device >= 0 && device_name)
-        return cli_usage_error("give --device or --device-name, not both");
     cutune_problem *p;
     if ((rc = cli_load_problem(problem, &size, &p)))
         return rc;
@@ -108,20 +93,28 @@ int cli_cmd_lookup(int argc, char **argv)
     for (size_t d = 0; d < q.n_problem_size && d < 8; d++)
         dims[d] = cutune_problem_size(p, d);
     q.problem_size = dims;
-    char uuid[64] = "";
+    cutune_device fp;
     cutune_cache *c = NULL;
-    if (device_name)
-        q.device_name = device_name;
-    else if ((rc = current_device(device < 0 ? 0 : device, uuid,
-                                  sizeof uuid)))
+    if ((rc = cli_device_query(&dopt, &fp, &q)))
         goto out;
-    else
-        q.device_uuid = uuid;
     const cutune_cache_record *rec = NULL;
     cutune_match match = CUTUNE_MATCH_NONE;
     cutune_status st = cutune_cache_open(cache_dir, &c);
     if (st == CUTUNE_OK)
         st = cutune_cache_lookup(c, &q, &rec, &match);
+    cli_cache_warning(c);
+    if (st == CUTUNE_ERR_NOT_FOUND && match == CUTUNE_MATCH_OCCUPANCY) {
+        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        if (json)
+            cli_print_json(json_pack("{s:s, s:s, s:n}", "problem",
+                                     q.problem_name, "match",
+                                     cutune_match_str(match), "config"));
+        else
+            printf("%s: no record; use the occupancy suggestion\n",
+                   q.problem_name);
+        rc = CLI_EXIT_NOT_CACHED;
+        goto out;
+    }
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
         rc = st == CUTUNE_ERR_NOT_FOUND ? CLI_EXIT_NOT_CACHED

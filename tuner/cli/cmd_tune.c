@@ -21,7 +21,11 @@ static const char usage[] =
     "  --cache-dir DIR     tuning cache (default $CUTUNE_CACHE_DIR or\n"
     "                      ~/.cache/cutune)\n"
     "  --no-cache          do not record the winner\n"
+    "  --output FILE       write every evaluation as T4 results (gzip when\n"
+    "                      FILE ends in .gz)\n"
     "  --threads N         NVRTC compile threads (default: one per core)\n"
+    "  --no-binary-cache   compile everything; skip the on-disk binaries\n"
+    "  --warm-cache        keep the L2 warm between timed launches\n"
     "  --json              print the result as JSON\n"
     "  --quiet             no progress lines\n";
 
@@ -48,7 +52,7 @@ static void print_json_result(const cutune_problem *p,
     }
     cli_print_json(json_pack(
         "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
-        "s:I, s:I, s:f, s:s, s:o}",
+        "s:I, s:I, s:f, s:s, s:f, s:I, s:o}",
         "problem", cutune_problem_name(p), "device",
         cli_device_json(&r->device), "memcpy_gbs", r->memcpy_gbs,
         "occupancy_block_size", r->occupancy_block_size, "baseline",
@@ -59,7 +63,8 @@ static void print_json_result(const cutune_problem *p,
         "best_gbs", r->best_gbs, "speedup", number_or_null(r->speedup),
         "evaluations", (json_int_t)r->evaluations, "failures",
         (json_int_t)r->failures, "wall_s", r->wall_s, "strategy",
-        r->strategy, "evaluated", evals));
+        r->strategy, "gpu_busy", r->gpu_busy, "tied", (json_int_t)r->tied,
+        "evaluated", evals));
 }
 
 static void print_result(const cutune_problem *p, const cutune_tune_result *r)
@@ -92,15 +97,22 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
                r->speedup);
     printf("  evaluated: %zu configurations (%zu failed) with %s in %.1f s\n",
            r->evaluations, r->failures, r->strategy, r->wall_s);
+    printf("  measured:  GPU busy %.0f%% of the tune", 100.0 * r->gpu_busy);
+    if (r->tied)
+        printf("; %zu other configuration%s tied with the best (95%% "
+               "intervals of the median overlap)", r->tied,
+               r->tied == 1 ? "" : "s");
+    printf("\n");
 }
 
 int cli_cmd_tune(int argc, char **argv)
 {
     const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
+    const char *output = NULL;
     long long device = 0, budget = 0, seed = 1, threads = 0;
     double seconds = 0;
     cli_sizes size = {{0}, 0};
-    int no_cache = 0, json = 0, quiet = 0, help;
+    int no_cache = 0, json = 0, quiet = 0, no_binaries = 0, warm = 0, help;
     size_t np;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
                             {"--strategy", CLI_STRING, &strategy},
@@ -110,7 +122,10 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--no-cache", CLI_FLAG, &no_cache},
+                            {"--output", CLI_STRING, &output},
                             {"--threads", CLI_COUNT, &threads},
+                            {"--no-binary-cache", CLI_FLAG, &no_binaries},
+                            {"--warm-cache", CLI_FLAG, &warm},
                             {"--json", CLI_FLAG, &json},
                             {"--quiet", CLI_FLAG, &quiet},
                             {NULL, 0, NULL}};
@@ -139,6 +154,8 @@ int cli_cmd_tune(int argc, char **argv)
     o.cache_dir = cache_dir;
     o.write_cache = !no_cache;
     o.compile_threads = (int)threads;
+    o.no_binary_cache = no_binaries;
+    o.warm_cache = warm;
     o.log = cli_on_log;
     o.log_user = &pr;
     cutune_session *s;
@@ -147,6 +164,14 @@ int cli_cmd_tune(int argc, char **argv)
     if (st == CUTUNE_OK)
         st = cutune_session_tune(s, p, &r);
     cli_progress_end(&pr);
+    /* What was measured is worth keeping even when nothing ran correctly. */
+    if (output && (st == CUTUNE_OK || st == CUTUNE_ERR_NO_VALID_RESULT)) {
+        cutune_status wst = cutune_session_write_t4(s, output);
+        if (wst) {
+            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+            rc = cli_exit_code(wst);
+        }
+    }
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
         if (st == CUTUNE_ERR_NO_DEVICE)

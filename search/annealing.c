@@ -1,0 +1,238 @@
+/* "annealing": simulated annealing over the neighbour graph of the space.
+ *
+ * From the current configuration it proposes an untaken neighbour (one
+ * parameter one step away, or, less often, one parameter changed to any
+ * value) and moves there with the Metropolis rule on the logarithm of the
+ * objective, so that the temperature is a relative slowdown and means the
+ * same for microsecond and second kernels. The temperature falls
+ * geometrically over the evaluation budget. When the neighbourhood of the
+ * current configuration is used up it restarts from a perturbation of the
+ * best so far, or from a random configuration. Failures are never moved to.
+ *
+ * With a batch of b, b neighbours are proposed together and the best of
+ * them is put to the Metropolis test.
+ */
+#include "strategy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+
+/* Temperatures, as a difference of log runtimes: at the start a move 30%
+ * slower is taken with probability 1/e, at the end one 1% slower. */
+#define T_START 0.3
+#define T_END 0.01
+/* Length of the schedule when the budget is unlimited. */
+#define DEFAULT_SCHEDULE 1000
+/* Share of proposals that change a parameter to any of its values rather
+ * than to an adjacent one. */
+#define FAR_MOVE 0.25
+
+typedef struct annealing_state {
+    cutune__history h;
+    const cutune__space *space;
+    gsl_rng *rng;
+    size_t start;
+    size_t schedule;
+    size_t n_params;
+    size_t current;      /* SIZE_MAX before the first result */
+    double current_obj;
+    size_t *nbr;
+    size_t nbr_cap;
+    size_t *pending;     /* proposals of this round awaiting results */
+    size_t n_pending;
+    size_t pending_cap;
+    size_t round_best;
+    double round_best_obj;
+    uint32_t *config;
+} annealing_state;
+
+static void annealing_destroy(void *state)
+{
+    annealing_state *st = state;
+    free(st->config);
+    free(st->pending);
+    free(st->nbr);
+    cutune__history_free(&st->h);
+}
+
+static int annealing_init(void *state, const cutune__strategy_ctx *ctx)
+{
+    annealing_state *st = state;
+    const cutune__space *s = ctx->space;
+    size_t n = cutune__space_size(s);
+    memset(st, 0, sizeof *st);
+    if (cutune__history_init(&st->h, n))
+        return -1;
+    st->space = s;
+    st->rng = ctx->rng;
+    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
+    st->schedule = ctx->budget < n ? ctx->budget : n;
+    if (st->schedule > DEFAULT_SCHEDULE && ctx->budget == SIZE_MAX)
+        st->schedule = DEFAULT_SCHEDULE;
+    if (st->schedule < 2)
+        st->schedule = 2;
+    st->n_params = cutune__space_param_count(s);
+    for (size_t p = 0; p < st->n_params; p++)
+        st->nbr_cap += cutune__space_value_count(s, p) - 1;
+    st->current = SIZE_MAX;
+    st->round_best = SIZE_MAX;
+    st->nbr = malloc((st->nbr_cap ? st->nbr_cap : 1) * sizeof *st->nbr);
+    st->config = malloc((st->n_params ? st->n_params : 1) *
+                        sizeof *st->config);
+    if (!st->nbr || !st->config) {
+        annealing_destroy(st);
+        return -1;
+    }
+    return 0;
+}
+
+static double temperature(const annealing_state *st)
+{
+    double t = (double)st->h.n_done / (double)(st->schedule - 1);
+    if (t > 1)
+        t = 1;
+    return T_START * pow(T_END / T_START, t);
+}
+
+/* How much slower a is than b, as a difference of logarithms (relative
+ * for objectives that are not positive). */
+static double slowdown(double a, double b)
+{
+    if (a > 0 && b > 0)
+        return log(a / b);
+    return (a - b) / (fabs(b) > 1e-300 ? fabs(b) : 1e-300);
+}
+
+/* An untaken neighbour of the current configuration, or SIZE_MAX. */
+static size_t pick_neighbour(annealing_state *st)
+{
+    cutune__neighbour_kind first = gsl_rng_uniform(st->rng) < FAR_MOVE
+                                       ? CUTUNE__NEIGHBOUR_ANY
+                                       : CUTUNE__NEIGHBOUR_ADJACENT;
+    for (int pass = 0; pass < 2; pass++) {
+        cutune__neighbour_kind kind =
+            pass == 0 ? first
+                      : (first == CUTUNE__NEIGHBOUR_ANY
+                             ? CUTUNE__NEIGHBOUR_ADJACENT
+                             : CUTUNE__NEIGHBOUR_ANY);
+        size_t m = cutune__space_neighbours(st->space, st->current, kind,
+                                            st->nbr, st->nbr_cap);
+        if (m > st->nbr_cap)
+            m = st->nbr_cap;
+        size_t k = 0;
+        for (size_t i = 0; i < m; i++)
+            if (!cutune__history_is_taken(&st->h, st->nbr[i]))
+                st->nbr[k++] = st->nbr[i];
+        if (k > 0)
+            return st->nbr[cutune__random_below(st->rng, k)];
+    }
+    return SIZE_MAX;
+}
+
+/* Where to go when the current neighbourhood is used up. */
+static size_t restart(annealing_state *st)
+{
+    size_t idx = SIZE_MAX;
+    if (st->h.best != SIZE_MAX && gsl_rng_uniform(st->rng) < 0.5) {
+        memcpy(st->config, cutune__space_config(st->space, st->h.best),
+               st->n_params * sizeof *st->config);
+        idx = cutune__history_untaken_near(&st->h, st->space, st->config,
+                                           st->rng, 8);
+    }
+    if (idx == SIZE_MAX)
+        idx = cutune__history_random_untaken(&st->h, st->rng);
+    return idx;
+}
+
+static int push(annealing_state *st, size_t idx)
+{
+    if (st->n_pending == st->pending_cap) {
+        size_t cap = st->pending_cap ? 2 * st->pending_cap : 16;
+        size_t *p = realloc(st->pending, cap * sizeof *p);
+        if (!p)
+            return -1;
+        st->pending = p;
+        st->pending_cap = cap;
+    }
+    st->pending[st->n_pending++] = idx;
+    cutune__history_take(&st->h, idx);
+    return 0;
+}
+
+static size_t annealing_next(void *state, size_t *out, size_t cap)
+{
+    annealing_state *st = state;
+    size_t k = 0;
+    if (st->h.n_taken >= st->h.n)
+        return 0;
+    if (st->n_pending > 0) {
+        /* Results of this round are still out; re-propose what the driver
+         * did not evaluate (it answers evaluated ones from memory). */
+        for (size_t i = 0; i < st->n_pending && k < cap; i++)
+            out[k++] = st->pending[i];
+        return k;
+    }
+    if (st->start != SIZE_MAX) {
+        if (push(st, st->start))
+            return 0;
+        out[k++] = st->start;
+        st->start = SIZE_MAX;
+        return k;
+    }
+    st->round_best = SIZE_MAX;
+    st->round_best_obj = INFINITY;
+    while (k < cap) {
+        size_t idx = st->current == SIZE_MAX ? SIZE_MAX : pick_neighbour(st);
+        if (idx == SIZE_MAX && k > 0)
+            break;
+        if (idx == SIZE_MAX)
+            idx = restart(st);
+        if (idx == SIZE_MAX || push(st, idx))
+            break;
+        out[k++] = idx;
+        if (st->current == SIZE_MAX)
+            break;
+    }
+    return k;
+}
+
+static void annealing_report(void *state, size_t index, double objective)
+{
+    annealing_state *st = state;
+    size_t i;
+    cutune__history_report(&st->h, index, objective);
+    for (i = 0; i < st->n_pending && st->pending[i] != index; i++)
+        ;
+    if (i == st->n_pending)
+        return;
+    st->pending[i] = st->pending[--st->n_pending];
+    objective = st->h.objective[index];
+    if (st->round_best == SIZE_MAX || objective < st->round_best_obj) {
+        st->round_best = index;
+        st->round_best_obj = objective;
+    }
+    if (st->n_pending > 0)
+        return;
+    /* The round is complete: Metropolis on its best. */
+    if (!isfinite(st->round_best_obj))
+        return;
+    if (st->current == SIZE_MAX || !isfinite(st->current_obj) ||
+        st->round_best_obj <= st->current_obj ||
+        gsl_rng_uniform(st->rng) <
+            exp(-slowdown(st->round_best_obj, st->current_obj) /
+                temperature(st))) {
+        st->current = st->round_best;
+        st->current_obj = st->round_best_obj;
+    }
+}
+
+const cutune__strategy_type cutune__strategy_annealing_type = {
+    "annealing", sizeof(annealing_state), annealing_init,
+    annealing_next, annealing_report, annealing_destroy,
+};
+
+const cutune__strategy_type *cutune__strategy_annealing =
+    &cutune__strategy_annealing_type;

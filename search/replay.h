@@ -1,0 +1,83 @@
+/* Replay: a strategy run against recorded objectives instead of a GPU, and
+ * the figures that judge it.
+ *
+ * The record is an array with one objective per configuration of the
+ * space, by space index: a runtime, INFINITY for a configuration that was
+ * recorded as failed (it fails again when proposed), or NaN for one that
+ * was not recorded at all (it is answered as a failure too, and counted
+ * apart). Optionally a second array gives what evaluating each
+ * configuration cost (seconds: compilation plus measurement, as
+ * recorded), for budgets of simulated time.
+ *
+ * All functions are thread-safe on distinct results; the record is only
+ * read.
+ */
+#ifndef CUTUNE_SEARCH_REPLAY_H
+#define CUTUNE_SEARCH_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strategy.h"
+
+/* "Within x of the optimum" means found <= (1 + x) * optimum. */
+#define CUTUNE__REPLAY_N_WITHIN 3
+extern const double cutune__replay_within[CUTUNE__REPLAY_N_WITHIN];
+
+typedef struct cutune__replay_options {
+    size_t max_evals;    /* 0: unlimited */
+    double max_seconds;  /* simulated time from `cost`; 0: unlimited */
+    size_t batch;        /* 0: 1 */
+    uint64_t seed;
+    size_t start;        /* SIZE_MAX: none */
+} cutune__replay_options;
+
+typedef struct cutune__replay_result {
+    cutune__search_result search; /* evaluations, best, best_objective */
+    size_t failures;     /* evaluations that failed (recorded or not) */
+    size_t unrecorded;   /* evaluations of configurations not recorded */
+    double seconds;      /* simulated time spent (0 without `cost`) */
+    /* Evaluations after which the best found first came within
+     * cutune__replay_within[i] of the optimum; SIZE_MAX when it never did. */
+    size_t evals_within[CUTUNE__REPLAY_N_WITHIN];
+} cutune__replay_result;
+
+/* The smallest finite objective and its index (the lowest among equals);
+ * INFINITY and SIZE_MAX when none is finite. */
+double cutune__replay_optimum(const double *objective, size_t n,
+                              size_t *index);
+
+/* B of the score: the expected best objective of random search that draws
+ * `budget` configurations without replacement from the recorded ones
+ * (finite and failed; NaN entries are not part of the population), given
+ * that at least one draw succeeds. With the finite objectives sorted,
+ * v_1 <= ... <= v_K, among M recorded, the best of the draws is v_i exactly
+ * when v_i is drawn and v_1..v_{i-1} are not:
+ *     P_i = C(M - i, budget - 1) / C(M, budget),
+ * computed by P_1 = budget / M and P_{i+1} = P_i (M - i - budget + 1) / (M - i);
+ * the draws all fail with probability 1 - sum P_i. Then
+ *     B = sum_i P_i v_i / sum_i P_i.
+ * Returns NaN when nothing is finite or budget is 0; a budget above M is
+ * read as M. */
+double cutune__replay_random_best(const double *objective, size_t n,
+                                  size_t budget);
+
+/* The score P = (B - F) / (B - O) of Willemsen et al.: 1 when the optimum
+ * O was found, 0 when no better than random search's expectation B, below
+ * 0 when worse. NaN when F is not finite or B == O. */
+double cutune__replay_score(double random_best, double found,
+                            double optimum);
+
+/* Runs `type` on `space` against the record (`objective` and `cost` hold
+ * cutune__space_size(space) entries; cost may be NULL). `best_after`, when
+ * not NULL, receives the best objective after each evaluation (INFINITY
+ * while none succeeded), up to `best_after_len` entries. Returns what
+ * cutune__search_run returns. */
+int cutune__replay_run(const cutune__strategy_type *type,
+                       const cutune__space *space, const double *objective,
+                       const double *cost,
+                       const cutune__replay_options *options,
+                       cutune__replay_result *result, double *best_after,
+                       size_t best_after_len);
+
+#endif

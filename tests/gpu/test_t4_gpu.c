@@ -1,0 +1,76 @@
+/* T4 output of a real tune: every evaluation is written with all its
+ * timed runtimes and reads back onto the same space. Needs a GPU; skips
+ * (exit 77) without one. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "problem.h"
+#include "t4.h"
+
+static char dir[] = "/tmp/cutune-t4-gpu-XXXXXX";
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    long long size = 1 << 20;
+    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "local";
+    o.max_evals = 12;
+    o.write_cache = 0;
+    cutune_session *s;
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+    const cutune_tune_result *r;
+    cutune_status st = cutune_session_tune(s, p, &r);
+    if (st == CUTUNE_ERR_NO_DEVICE) {
+        cutune_session_destroy(s);
+        cutune_problem_destroy(p);
+        return check_skip("no CUDA device");
+    }
+    CHECK_INT(st, CUTUNE_OK);
+    if (st) {
+        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
+    } else {
+        char path[512];
+        snprintf(path, sizeof path, "%s/results.json.gz", dir);
+        CHECK_INT(cutune_session_write_t4(s, path), CUTUNE_OK);
+        cutune__t4 *t4 = NULL;
+        char err[512] = "";
+        CHECK_INT(cutune__t4_load(path, p, &t4, err, sizeof err), CUTUNE_OK);
+        if (t4) {
+            CHECK_INT(t4->n_entries, r->n_evals);
+            CHECK_INT(t4->n_outside, 0);
+            for (size_t i = 0; i < t4->n_entries && i < r->n_evals; i++) {
+                const cutune__t4_entry *e = &t4->entries[i];
+                CHECK_INT(e->config_index, r->evals[i].config_index);
+                CHECK_INT(e->outcome, r->evals[i].outcome);
+                if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
+                    /* At least the minimum repetitions, all positive. */
+                    CHECK(e->n_runtimes >= 10);
+                    for (size_t k = 0; k < e->n_runtimes; k++)
+                        CHECK(e->runtimes[k] > 0);
+                    CHECK(isfinite(e->time_ms));
+                }
+                CHECK(e->compile_ms > 0);
+            }
+            cutune__t4_free(t4);
+        } else {
+            fprintf(stderr, "%s\n", err);
+        }
+    }
+    cutune_session_destroy(s);
+    cutune_problem_destroy(p);
+    return check_finish();
+}

@@ -1,0 +1,273 @@
+/* cutune simulate: replays recorded T4 results as if they were the GPU, to
+ * judge a search strategy against the known optimum. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: cutune simulate PROBLEM --results T4.json[.gz] [options]\n"
+    "\n"
+    "Runs a search strategy on PROBLEM's space against the measurements\n"
+    "recorded in a T4 results file, as if they were the GPU: a recorded\n"
+    "failure fails again, a configuration the file does not hold fails too.\n"
+    "Only the space of PROBLEM is read, so no kernel or GPU is needed.\n"
+    "Prints, per run, the best found against the true optimum and the\n"
+    "evaluations it took to come within 1%, 2% and 5% of it; over several\n"
+    "runs, the median and quartiles; and the score P = (B - F) / (B - O) of\n"
+    "Willemsen et al., with F the best found, O the optimum and B the\n"
+    "expected best of random search with as many evaluations (1: the\n"
+    "optimum; 0: no better than random search).\n"
+    "\n"
+    "options:\n"
+    "  --results FILE        T4 results, plain or gzip JSON (required)\n"
+    "  --strategy NAME       search strategy (default: the default one)\n"
+    "  --budget-evals N      evaluations per run (default 100 when no budget\n"
+    "                        is given; failures count)\n"
+    "  --budget-fraction X   evaluations as a share of the space, 0 < X <= 1\n"
+    "  --budget-seconds S    simulated time: the recorded compilation and\n"
+    "                        run times of what was evaluated\n"
+    "  --seed K              seed of the first run (default 0); run r uses\n"
+    "                        K + r\n"
+    "  --repeat R            runs (default 1)\n"
+    "  --batch B             proposals per round (default 1)\n"
+    "  --size N[,N...]       problem size (replaces the T1 ProblemSize)\n"
+    "  --cache-dir DIR       with --device-name: append the winner to this\n"
+    "                        tuning cache, marked as simulated\n"
+    "  --device-name NAME    the device the results were recorded on\n"
+    "  --json                print the results as JSON\n";
+
+static void print_quartiles(const char *label, cutune_quartiles q,
+                            const char *fmt)
+{
+    char a[32], b[32], c[32];
+    snprintf(a, sizeof a, fmt, q.median);
+    snprintf(b, sizeof b, fmt, q.q1);
+    snprintf(c, sizeof c, fmt, q.q3);
+    printf("  %-14s %s  [%s, %s]\n", label, a, b, c);
+}
+
+/* Evaluation counts with "-" for never. */
+static void fmt_evals(char *buf, size_t len, double v)
+{
+    if (isinf(v) || isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
+{
+    static const char *within[] = {"1%", "2%", "5%"};
+    printf("%s: strategy %s, ", cutune_problem_name(p), r->strategy);
+    if (r->budget)
+        printf("%zu evaluations", r->budget);
+    else
+        printf("no evaluation limit");
+    printf(", %zu run%s\n", r->n_runs, r->n_runs == 1 ? "" : "s");
+    printf("space: %zu configurations, %zu recorded, %zu correct\n",
+           r->space_size, r->recorded, r->correct);
+    if (r->optimum) {
+        printf("optimum: %.4f ms  ", r->optimum_ms);
+        cli_print_config(r->optimum, r->n_params);
+        printf("\n");
+    }
+    if (!isnan(r->random_best_ms))
+        printf("random search with %zu evaluations expects %.4f ms (B)\n",
+               r->budget, r->random_best_ms);
+    printf("\n  run  seed  evals  fails    best ms  opt/best      P"
+           "     1%%     2%%     5%%\n");
+    for (size_t k = 0; k < r->n_runs; k++) {
+        const cutune_simulate_run *run = &r->runs[k];
+        char w[3][16], best[16], score[16];
+        for (int i = 0; i < 3; i++)
+            fmt_evals(w[i], sizeof w[i],
+                      run->evals_within[i] ? (double)run->evals_within[i]
+                                           : INFINITY);
+        if (run->best)
+            snprintf(best, sizeof best, "%.4f", run->best_ms);
+        else
+            snprintf(best, sizeof best, "-");
+        if (isnan(run->score))
+            snprintf(score, sizeof score, "-");
+        else
+            snprintf(score, sizeof score, "%.3f", run->score);
+        printf("  %3zu %5llu %6zu %6zu %10s %9.3f %6s %6s %6s %6s\n", k + 1,
+               (unsigned long long)run->seed, run->evaluations,
+               run->failures, best, run->ratio, score, w[0], w[1], w[2]);
+    }
+    for (size_t k = 0; k < r->n_runs && r->n_runs == 1; k++) {
+        if (r->runs[k].best) {
+            printf("\nbest: ");
+            cli_print_config(r->runs[k].best, r->n_params);
+            printf("\n");
+        }
+    }
+    if (r->n_runs < 2)
+        return;
+    printf("\nover %zu runs: median [first quartile, third quartile]\n",
+           r->n_runs);
+    print_quartiles("optimum/best", r->ratio, "%.3f");
+    print_quartiles("P", r->score, "%.3f");
+    for (int i = 0; i < 3; i++) {
+        char label[32], a[16], b[16], c[16];
+        snprintf(label, sizeof label, "evals to %s", within[i]);
+        fmt_evals(a, sizeof a, r->evals_within[i].median);
+        fmt_evals(b, sizeof b, r->evals_within[i].q1);
+        fmt_evals(c, sizeof c, r->evals_within[i].q3);
+        printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label,
+               a, b, c, r->runs_within[i], r->n_runs);
+    }
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *quartiles_json(cutune_quartiles q)
+{
+    return json_pack("{s:o, s:o, s:o}", "q1", num(q.q1), "median",
+                     num(q.median), "q3", num(q.q3));
+}
+
+static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
+{
+    static const char *within[] = {"1%", "2%", "5%"};
+    json_t *runs = json_array();
+    for (size_t k = 0; k < r->n_runs; k++) {
+        const cutune_simulate_run *run = &r->runs[k];
+        json_t *w = json_object();
+        for (int i = 0; i < 3; i++)
+            json_object_set_new(w, within[i],
+                                run->evals_within[i]
+                                    ? json_integer((json_int_t)
+                                                       run->evals_within[i])
+                                    : json_null());
+        json_array_append_new(
+            runs, json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
+                            "s:o}",
+                            "seed", (json_int_t)run->seed, "evaluations",
+                            (json_int_t)run->evaluations, "failures",
+                            (json_int_t)run->failures, "best_ms",
+                            num(run->best_ms), "config",
+                            run->best ? cli_config_json(run->best, r->n_params)
+                                      : json_null(),
+                            "ratio", num(run->ratio), "score",
+                            num(run->score), "random_best_ms",
+                            num(run->random_best_ms), "evals_within", w,
+                            "simulated_seconds", num(run->seconds)));
+    }
+    json_t *ew = json_object();
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(
+            ew, within[i],
+            json_pack("{s:o, s:I}", "quartiles",
+                      quartiles_json(r->evals_within[i]), "runs",
+                      (json_int_t)r->runs_within[i]));
+    cli_print_json(json_pack(
+        "{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "problem", cutune_problem_name(p), "strategy", r->strategy,
+        "budget", (json_int_t)r->budget, "space_size",
+        (json_int_t)r->space_size, "recorded", (json_int_t)r->recorded,
+        "correct", (json_int_t)r->correct, "optimum_ms", num(r->optimum_ms),
+        "optimum",
+        r->optimum ? cli_config_json(r->optimum, r->n_params) : json_null(),
+        "random_best_ms", num(r->random_best_ms), "runs", runs, "ratio",
+        quartiles_json(r->ratio), "score", quartiles_json(r->score),
+        "evals_within", ew));
+}
+
+static void on_log(void *user, cutune_log_level level, const char *msg)
+{
+    (void)user;
+    if (level <= CUTUNE_LOG_WARN)
+        fprintf(stderr, "cutune: %s%s\n",
+                level == CUTUNE_LOG_ERROR ? "error: " : "warning: ", msg);
+}
+
+int cli_cmd_simulate(int argc, char **argv)
+{
+    const char *problem = NULL, *results = NULL, *strategy = NULL;
+    const char *cache_dir = NULL, *device_name = NULL;
+    long long evals = 0, seed = 0, repeat = 1, batch = 0;
+    double fraction = 0, seconds = 0;
+    cli_sizes size = {{0}, 0};
+    int json = 0, help;
+    size_t np;
+    const cli_opt opts[] = {{"--results", CLI_STRING, &results},
+                            {"--strategy", CLI_STRING, &strategy},
+                            {"--budget-evals", CLI_COUNT, &evals},
+                            {"--budget-fraction", CLI_NUMBER, &fraction},
+                            {"--budget-seconds", CLI_NUMBER, &seconds},
+                            {"--seed", CLI_COUNT, &seed},
+                            {"--repeat", CLI_COUNT, &repeat},
+                            {"--batch", CLI_COUNT, &batch},
+                            {"--size", CLI_SIZES, &size},
+                            {"--cache-dir", CLI_STRING, &cache_dir},
+                            {"--device-name", CLI_STRING, &device_name},
+                            {"--json", CLI_FLAG, &json},
+                            {NULL, 0, NULL}};
+    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
+    if (rc || help) {
+        if (help)
+            fputs(usage, stdout);
+        return rc;
+    }
+    if (!problem)
+        return cli_usage_error("missing PROBLEM");
+    if (!results)
+        return cli_usage_error("missing --results");
+    if (fraction > 1)
+        return cli_usage_error("--budget-fraction: '%g' is above 1",
+                               fraction);
+    if (repeat < 1)
+        return cli_usage_error("--repeat: at least 1 run");
+    if (cache_dir && !device_name)
+        return cli_usage_error("--cache-dir needs --device-name (the device "
+                               "the results were recorded on)");
+
+    cutune_problem_options po = {size.n ? size.v : NULL, size.n, 1};
+    cutune_problem *p = NULL;
+    cutune_status st = cutune_problem_load(problem, &po, &p);
+    if (st) {
+        fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(p));
+        cutune_problem_destroy(p);
+        return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
+                                                   : CLI_EXIT_INPUT;
+    }
+    cutune_simulate_options so;
+    cutune_simulate_options_init(&so);
+    so.results_path = results;
+    so.strategy = strategy;
+    so.max_evals = (size_t)evals;
+    so.max_fraction = fraction;
+    so.max_seconds = seconds;
+    so.seed = (uint64_t)seed;
+    so.repeat = (size_t)repeat;
+    so.batch = (size_t)batch;
+    so.write_cache = device_name != NULL;
+    so.cache_dir = cache_dir;
+    so.device_name = device_name;
+    so.log = on_log;
+    cutune_simulation *sim = NULL;
+    st = cutune_simulate(p, &so, &sim);
+    const cutune_simulate_result *r = cutune_simulation_result(sim);
+    if (r) {
+        if (json)
+            print_json(p, r);
+        else
+            print_text(p, r);
+    }
+    if (st) {
+        fprintf(stderr, "cutune: %s\n", cutune_simulation_errmsg(sim));
+        rc = cli_exit_code(st);
+    } else if (device_name && !json) {
+        printf("\nappended the winner to the tuning cache as a simulated "
+               "result on '%s'\n", device_name);
+    }
+    cutune_simulation_destroy(sim);
+    cutune_problem_destroy(p);
+    return rc;
+}

@@ -1,0 +1,532 @@
+/* Reading T4 results onto a problem's search space.
+ *
+ * The whole file is decompressed into memory and parsed with jansson: the
+ * largest published T4 files are a few tens of MB as text, and replay needs
+ * every entry anyway.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "t4.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <zlib.h>
+
+#include "problem.h"
+
+/* A T4 file bigger than this when decompressed is refused rather than
+ * allowed to exhaust memory. */
+#define T4_MAX_BYTES ((size_t)1 << 31)
+
+static cutune_status t4_fail(char *err, size_t errlen, cutune_status st,
+                             const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static cutune_status t4_fail(char *err, size_t errlen, cutune_status st,
+                             const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+/* gzread passes a file without the gzip magic through unchanged, so one
+ * path reads both forms. */
+static cutune_status read_all(const char *path, char **data, size_t *len,
+                              char *err, size_t errlen)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return t4_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot open: %s",
+                       path, errno ? strerror(errno) : "out of memory");
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap + 1);
+    cutune_status st = CUTUNE_OK;
+    while (buf) {
+        if (n == cap) {
+            if (cap >= T4_MAX_BYTES) {
+                st = t4_fail(err, errlen, CUTUNE_ERR_LIMIT,
+                             "%s: larger than %zu bytes decompressed", path,
+                             T4_MAX_BYTES);
+                break;
+            }
+            char *bigger = realloc(buf, 2 * cap + 1);
+            if (!bigger)
+                break;
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t want = cap - n;
+        if (want > (1u << 30))
+            want = 1u << 30;
+        int got = gzread(gz, buf + n, (unsigned)want);
+        if (got < 0) {
+            int zerr;
+            const char *why = gzerror(gz, &zerr);
+            st = t4_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot read: %s",
+                         path, zerr == Z_ERRNO ? strerror(errno) : why);
+            break;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    gzclose(gz);
+    if (st == CUTUNE_OK && !buf)
+        st = t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return CUTUNE_OK;
+}
+
+/* Factor from the file's time unit to milliseconds; 0 when unknown. The
+ * published files spell it "miliseconds". */
+static double unit_to_ms(const char *unit)
+{
+    static const struct {
+        const char *name;
+        double factor;
+    } units[] = {{"milliseconds", 1.0}, {"miliseconds", 1.0}, {"ms", 1.0},
+                 {"seconds", 1e3},      {"s", 1e3},           {"microseconds", 1e-3},
+                 {"us", 1e-3},          {"nanoseconds", 1e-6}, {"ns", 1e-6}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(unit, units[i].name) == 0)
+            return units[i].factor;
+    return 0.0;
+}
+
+int cutune__t4_outcome_from_str(const char *invalidity, cutune_outcome *out)
+{
+    static const struct {
+        const char *name;
+        cutune_outcome outcome;
+    } names[] = {{"correct", CUTUNE_OUTCOME_CORRECT},
+                 {"compile", CUTUNE_OUTCOME_COMPILE},
+                 {"runtime", CUTUNE_OUTCOME_RUNTIME},
+                 {"correctness", CUTUNE_OUTCOME_CORRECTNESS},
+                 {"timeout", CUTUNE_OUTCOME_TIMEOUT},
+                 {"resources", CUTUNE_OUTCOME_RESOURCES}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(invalidity, names[i].name) == 0) {
+            *out = names[i].outcome;
+            return 1;
+        }
+    /* "constraints" (the configuration broke the problem's restrictions)
+     * and anything newer: the configuration did not give a usable time,
+     * which is what RUNTIME means to a strategy. */
+    *out = CUTUNE_OUTCOME_RUNTIME;
+    return 0;
+}
+
+/* Index of the value of parameter `param` that the JSON value names, or
+ * SIZE_MAX. Numbers compare as Python compares them (128 == 128.0); a
+ * string also matches a value whose text it is, because some writers put
+ * every value in quotes. */
+static size_t find_value(const cutune_problem *p, size_t param, json_t *j)
+{
+    cutune__value v = {0};
+    if (json_is_integer(j)) {
+        v.type = CUTUNE__V_INT;
+        v.u.i = json_integer_value(j);
+    } else if (json_is_real(j)) {
+        v.type = CUTUNE__V_FLOAT;
+        v.u.f = json_real_value(j);
+    } else if (json_is_boolean(j)) {
+        v.type = CUTUNE__V_BOOL;
+        v.u.i = json_is_true(j);
+    } else if (json_is_string(j)) {
+        v.type = CUTUNE__V_STR;
+        v.u.s = (char *)json_string_value(j); /* borrowed, never cleared */
+    } else {
+        return SIZE_MAX;
+    }
+    size_t n = p->param_value_counts[param];
+    for (size_t k = 0; k < n; k++)
+        if (cutune__value_equal(&v, &p->param_values[param][k]))
+            return k;
+    if (v.type == CUTUNE__V_STR)
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(v.u.s, p->value_texts[param][k]) == 0)
+                return k;
+    return SIZE_MAX;
+}
+
+static int json_number(json_t *j, double *out)
+{
+    if (json_is_integer(j)) {
+        *out = (double)json_integer_value(j);
+        return 1;
+    }
+    if (json_is_real(j)) {
+        *out = json_real_value(j);
+        return 1;
+    }
+    return 0;
+}
+
+/* The recorded "time" measurement, for results that have no runtimes. */
+static double measured_time(json_t *res)
+{
+    json_t *m = json_object_get(res, "measurements");
+    size_t i;
+    json_t *e;
+    json_array_foreach(m, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        double v;
+        if (name && strcmp(name, "time") == 0 &&
+            json_number(json_object_get(e, "value"), &v))
+            return v;
+    }
+    return NAN;
+}
+
+static cutune_status load_entry(const char *path, const cutune_problem *p,
+                                json_t *res, size_t i, double to_ms,
+                                uint32_t *cfg, cutune__t4 *t4, char *err,
+                                size_t errlen)
+{
+    cutune__t4_entry *e = &t4->entries[i];
+    e->config_index = SIZE_MAX;
+    e->time_ms = INFINITY;
+    if (!json_is_object(res))
+        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                       "%s: results[%zu]: expected an object", path, i);
+    json_t *conf = json_object_get(res, "configuration");
+    if (!json_is_object(conf))
+        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                       "%s: results[%zu].configuration: missing", path, i);
+    /* Every parameter must be named, and nothing else: a file with other
+     * names was recorded for a different problem. */
+    if (json_object_size(conf) != p->n_params) {
+        const char *key;
+        json_t *val;
+        json_object_foreach(conf, key, val) {
+            if (cutune__problem_find_param(p, key) == SIZE_MAX)
+                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                               "%s: results[%zu].configuration.%s: the "
+                               "problem has no such parameter", path, i, key);
+        }
+    }
+    int inside = 1;
+    for (size_t k = 0; k < p->n_params; k++) {
+        json_t *v = json_object_get(conf, p->param_names[k]);
+        if (!v)
+            return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                           "%s: results[%zu].configuration.%s: missing", path,
+                           i, p->param_names[k]);
+        size_t idx = find_value(p, k, v);
+        if (idx == SIZE_MAX)
+            inside = 0;
+        else
+            cfg[k] = (uint32_t)idx;
+    }
+    if (inside && !cutune__space_index_of(p->space, cfg, &e->config_index))
+        e->config_index = SIZE_MAX;
+    if (e->config_index == SIZE_MAX)
+        t4->n_outside++;
+
+    json_t *inv = json_object_get(res, "invalidity");
+    if (!json_is_string(inv))
+        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                       "%s: results[%zu].invalidity: missing", path, i);
+    if (!cutune__t4_outcome_from_str(json_string_value(inv), &e->outcome))
+        t4->n_other_invalidity++;
+
+    json_t *times = json_object_get(res, "times");
+    if (times && !json_is_object(times))
+        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                       "%s: results[%zu].times: expected an object", path, i);
+    double c;
+    if (json_number(json_object_get(times, "compilation"), &c))
+        e->compile_ms = c * to_ms;
+    json_t *rt = json_object_get(times, "runtimes");
+    if (rt && !json_is_null(rt)) {
+        if (!json_is_array(rt))
+            return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                           "%s: results[%zu].times.runtimes: expected an "
+                           "array", path, i);
+        size_t n = json_array_size(rt);
+        e->runtimes = malloc((n ? n : 1) * sizeof *e->runtimes);
+        if (!e->runtimes)
+            return t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                           "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            double r;
+            if (!json_number(json_array_get(rt, k), &r))
+                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                               "%s: results[%zu].times.runtimes[%zu]: "
+                               "expected a number", path, i, k);
+            e->runtimes[k] = r * to_ms;
+            e->n_runtimes = k + 1;
+        }
+    }
+    if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
+        if (e->n_runtimes > 0) {
+            double sum = 0.0;
+            for (size_t k = 0; k < e->n_runtimes; k++)
+                sum += e->runtimes[k];
+            e->time_ms = sum / (double)e->n_runtimes;
+        } else {
+            double t = measured_time(res);
+            if (isfinite(t))
+                e->time_ms = t * to_ms;
+        }
+    }
+    return CUTUNE_OK;
+}
+
+cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
+                              cutune__t4 **out, char *err, size_t errlen)
+{
+    if (!out)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!path || !problem || !problem->space)
+        return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
+                       "no T4 file or no problem given");
+    char *text;
+    size_t len;
+    cutune_status st = read_all(path, &text, &len, err, errlen);
+    if (st)
+        return st;
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    free(text);
+    if (!root)
+        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                       "%s: line %d, column %d: %s", path, jerr.line,
+                       jerr.column, jerr.text);
+    cutune__t4 *t4 = calloc(1, sizeof *t4);
+    uint32_t *cfg = malloc((problem->n_params ? problem->n_params : 1) *
+                           sizeof *cfg);
+    json_t *results = json_object_get(root, "results");
+    double to_ms = 1.0;
+    if (!t4 || !cfg) {
+        st = t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
+    if (!json_is_array(results)) {
+        st = t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                     "%s: results: missing (is this a T4 file?)", path);
+        goto done;
+    }
+    json_t *unit = json_object_get(json_object_get(root, "metadata"),
+                                   "timeunit");
+    if (json_is_string(unit) &&
+        (to_ms = unit_to_ms(json_string_value(unit))) == 0.0) {
+        st = t4_fail(err, errlen, CUTUNE_ERR_UNSUPPORTED,
+                     "%s: metadata.timeunit: '%s' is not a known unit", path,
+                     json_string_value(unit));
+        goto done;
+    }
+    size_t n = json_array_size(results);
+    t4->entries = calloc(n ? n : 1, sizeof *t4->entries);
+    if (!t4->entries) {
+        st = t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        t4->n_entries = i + 1;
+        st = load_entry(path, problem, json_array_get(results, i), i, to_ms,
+                        cfg, t4, err, errlen);
+        if (st)
+            goto done;
+    }
+done:
+    free(cfg);
+    json_decref(root);
+    if (st) {
+        cutune__t4_free(t4);
+        return st;
+    }
+    *out = t4;
+    return CUTUNE_OK;
+}
+
+void cutune__t4_free(cutune__t4 *t4)
+{
+    if (!t4)
+        return;
+    for (size_t i = 0; i < t4->n_entries; i++)
+        free(t4->entries[i].runtimes);
+    free(t4->entries);
+    free(t4);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+static json_t *value_json(const cutune__value *v)
+{
+    switch (v->type) {
+    case CUTUNE__V_INT: return json_integer(v->u.i);
+    case CUTUNE__V_FLOAT: return json_real(v->u.f);
+    case CUTUNE__V_BOOL: return json_boolean(v->u.i);
+    case CUTUNE__V_STR: return json_string(v->u.s);
+    default: {
+        /* Lists are not parameter values T1 produces; keep their text. */
+        char *text = cutune__value_to_text(v);
+        json_t *j = text ? json_string(text) : NULL;
+        free(text);
+        return j;
+    }
+    }
+}
+
+/* A JSON number for a finite value, else null (JSON has no NaN). */
+static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* Each child is attached to `res` as soon as it exists (jansson's _new
+ * calls take the reference even when they fail), so on any failure
+ * releasing `res` releases everything. */
+static json_t *record_json(const cutune_problem *p,
+                           const cutune__t4_record *r)
+{
+    json_t *res = json_object();
+    json_t *conf = json_object();
+    json_t *times = json_object();
+    json_t *runtimes = json_array();
+    json_t *meas = json_array();
+    if (!res || !conf || !times || !runtimes || !meas ||
+        json_object_set_new(res, "configuration", conf)) {
+        if (res && conf && times && runtimes && meas)
+            conf = NULL; /* taken by the failed set */
+        json_decref(res);
+        json_decref(conf);
+        json_decref(times);
+        json_decref(runtimes);
+        json_decref(meas);
+        return NULL;
+    }
+    int bad = 0;
+    if (r->timestamp > 0) {
+        char stamp[64];
+        time_t secs = (time_t)r->timestamp;
+        struct tm tm;
+        if (gmtime_r(&secs, &tm) &&
+            strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S+00:00", &tm))
+            bad |= json_object_set_new(res, "timestamp", json_string(stamp));
+    }
+    const uint32_t *cfg = cutune__space_config(p->space, r->config_index);
+    for (size_t k = 0; !bad && k < p->n_params; k++)
+        bad |= json_object_set_new(conf, p->param_names[k],
+                                   value_json(&p->param_values[k][cfg[k]]));
+    if (!bad) {
+        bad |= json_object_set_new(res, "times", times);
+        bad |= json_object_set_new(times, "compilation",
+                                   number(r->compile_ms));
+        bad |= json_object_set_new(times, "framework",
+                                   number(r->framework_ms));
+        bad |= json_object_set_new(times, "search_algorithm",
+                                   number(r->search_ms));
+        bad |= json_object_set_new(times, "validation",
+                                   number(r->validation_ms));
+        bad |= json_object_set_new(times, "runtimes", runtimes);
+    } else {
+        json_decref(times);
+        json_decref(runtimes);
+    }
+    for (size_t k = 0; !bad && k < r->n_runtimes; k++)
+        bad |= json_array_append_new(runtimes, number(r->runtimes[k]));
+    int correct = r->outcome == CUTUNE_OUTCOME_CORRECT;
+    if (!bad) {
+        bad |= json_object_set_new(
+            res, "invalidity", json_string(cutune_outcome_str(r->outcome)));
+        bad |= json_object_set_new(res, "correctness", json_integer(correct));
+        bad |= json_object_set_new(res, "measurements", meas);
+        if (correct)
+            bad |= json_array_append_new(
+                meas, json_pack("{s:s, s:o, s:s}", "name", "time", "value",
+                                number(r->time_ms), "unit", "ms"));
+        bad |= json_object_set_new(res, "objectives",
+                                   json_pack("[s]", "time"));
+    } else {
+        json_decref(meas);
+    }
+    if (bad) {
+        json_decref(res);
+        return NULL;
+    }
+    return res;
+}
+
+cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
+                               const cutune__t4_record *records, size_t n,
+                               char *err, size_t errlen)
+{
+    if (!path || !problem || !problem->space || (n && !records))
+        return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
+                       "no T4 path, problem or results given");
+    size_t space = cutune__space_size(problem->space);
+    for (size_t i = 0; i < n; i++)
+        if (records[i].config_index >= space)
+            return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
+                           "result %zu: configuration %zu is not in the "
+                           "space", i, records[i].config_index);
+    json_t *results = json_array();
+    json_t *root = json_pack("{s:{s:s}, s:s}", "metadata", "timeunit",
+                             "milliseconds", "schema_version", "1.0.0");
+    if (!results || !root)
+        goto oom;
+    for (size_t i = 0; i < n; i++)
+        if (json_array_append_new(results,
+                                  record_json(problem, &records[i])))
+            goto oom;
+    if (json_object_set_new(root, "results", results)) {
+        results = NULL;
+        goto oom;
+    }
+    results = NULL;
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    size_t len = strlen(text);
+    size_t plen = strlen(path);
+    int gzip = plen > 3 && strcmp(path + plen - 3, ".gz") == 0;
+    int ok;
+    errno = 0;
+    if (gzip) {
+        gzFile gz = gzopen(path, "wb");
+        ok = gz != NULL;
+        for (size_t off = 0; ok && off < len;) {
+            unsigned chunk = len - off > (1u << 30) ? 1u << 30
+                                                    : (unsigned)(len - off);
+            int put = gzwrite(gz, text + off, chunk);
+            ok = put > 0;
+            off += ok ? (size_t)put : 0;
+        }
+        if (gz && gzclose(gz) != Z_OK)
+            ok = 0;
+    } else {
+        FILE *f = fopen(path, "wb");
+        ok = f && fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+        if (f && fclose(f) != 0)
+            ok = 0;
+    }
+    free(text);
+    if (!ok)
+        return t4_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot write: %s",
+                       path, errno ? strerror(errno) : "write failed");
+    return CUTUNE_OK;
+oom:
+    json_decref(results);
+    json_decref(root);
+    return t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+}
