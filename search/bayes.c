@@ -40,15 +40,14 @@
  * around the best configuration. */
 #define GP_MAX 512
 /* Candidates scored at most per proposal. */
-#define POOL_MAX 4096
+#define POOL_MAX 2048
 /* Configurations of the initial design, the start included. */
 #define N_INIT 10
 /* Refit when the observations have grown by this factor since the last. */
 #define REFIT_GROWTH 2.0
 
-static const double length_grid[] = {0.08, 0.12, 0.18, 0.27, 0.4, 0.6, 0.9,
-                                     1.35, 2.0};
-static const double noise_grid[] = {1e-4, 1e-2};
+static const double length_grid[] = {0.1, 0.17, 0.3, 0.5, 0.85, 1.5};
+static const double noise_grid[] = {1e-3};
 
 typedef struct bayes_state {
     cutune__history h;

@@ -113,7 +113,7 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
         if (rc->best_after && rc->evaluations <= rc->best_after_len)
             rc->best_after[rc->evaluations - 1] = rc->best;
         for (size_t w = 0; w < CUTUNE__REPLAY_N_WITHIN; w++)
-            if (r->evals_within[w] == SIZE_MAX &&
+            if (r->evals_within[w] == SIZE_MAX && isfinite(rc->best) &&
                 rc->best <= (1.0 + cutune__replay_within[w]) * rc->optimum)
                 r->evals_within[w] = rc->evaluations;
     }

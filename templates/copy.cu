@@ -14,6 +14,9 @@
  * cudaMalloc returns 256-byte aligned memory, so float4 accesses of the
  * vector part are aligned; the last n % VEC floats are copied one by one by
  * the first threads of block 0.
+  * L1_POLICY is not a macro: its values are NVRTC options
+ * (-Xptxas=-dlcm=ca caches global loads in L1, -dlcm=cg only in L2), named
+ * in CutuneExtensions.CompilerOptionParameters of copy.json.
  */
 #ifndef block_size_x
 #define block_size_x 256

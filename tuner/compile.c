@@ -46,6 +46,12 @@ static int compile_uncached(cutune__compile_job *job);
 
 int cutune__compile(cutune__compile_job *job)
 {
+    return cutune__compile_with(job, NULL, 0);
+}
+
+int cutune__compile_with(cutune__compile_job *job,
+                         const cutune__compiler *remote, int slot)
+{
     double t0 = cutune__now();
     job->ok = 0;
     job->cubin = NULL;
@@ -65,7 +71,8 @@ int cutune__compile(cutune__compile_job *job)
             return 0;
         }
     }
-    int rc = compile_uncached(job);
+    int rc = remote ? remote->compile(remote->ctx, slot, job)
+                    : compile_uncached(job);
     /* NVRTC failing is not a property of the configuration: not kept. */
     if (key && rc == 0) {
         if (job->ok)
@@ -145,18 +152,24 @@ struct cutune__compile_pool {
     pthread_cond_t finished;
     pthread_t *threads;
     int n_threads;
+    const cutune__compiler *remote;
+    struct pool_slot {
+        struct cutune__compile_pool *pool;
+        int slot;
+    } *slots;
 };
 
 static void *pool_thread(void *arg)
 {
-    cutune__compile_pool *pl = arg;
+    struct pool_slot *me = arg;
+    cutune__compile_pool *pl = me->pool;
     for (;;) {
         pthread_mutex_lock(&pl->lock);
         size_t i = pl->next < pl->n ? pl->next++ : SIZE_MAX;
         pthread_mutex_unlock(&pl->lock);
         if (i == SIZE_MAX)
             return NULL;
-        int rc = cutune__compile(&pl->jobs[i]);
+        int rc = cutune__compile_with(&pl->jobs[i], pl->remote, me->slot);
         pthread_mutex_lock(&pl->lock);
         pl->done[i] = 1;
         if (rc != 0)
@@ -175,9 +188,10 @@ static int default_threads(int threads)
 }
 
 cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
-                                            size_t n, int threads)
+                                            size_t n, int threads,
+                                            const cutune__compiler *remote)
 {
-    threads = default_threads(threads);
+    threads = remote ? remote->slots : default_threads(threads);
     if ((size_t)threads > n)
         threads = n > 0 ? (int)n : 1;
     cutune__compile_pool *pl = calloc(1, sizeof *pl);
@@ -185,20 +199,27 @@ cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
         return NULL;
     pl->jobs = jobs;
     pl->n = n;
+    pl->remote = remote;
     pl->done = calloc(n ? n : 1, 1);
     pl->threads = calloc((size_t)threads, sizeof *pl->threads);
-    if (!pl->done || !pl->threads) {
+    pl->slots = calloc((size_t)threads, sizeof *pl->slots);
+    if (!pl->done || !pl->threads || !pl->slots) {
         free(pl->done);
         free(pl->threads);
+        free(pl->slots);
         free(pl);
         return NULL;
     }
     pthread_mutex_init(&pl->lock, NULL);
     pthread_cond_init(&pl->finished, NULL);
-    for (; pl->n_threads < threads; pl->n_threads++)
+    for (; pl->n_threads < threads; pl->n_threads++) {
+        struct pool_slot *slot = &pl->slots[pl->n_threads];
+        slot->pool = pl;
+        slot->slot = pl->n_threads;
         if (pthread_create(&pl->threads[pl->n_threads], NULL, pool_thread,
-                           pl) != 0)
+                           slot) != 0)
             break;
+    }
     if (pl->n_threads == 0) {
         cutune__compile_finish(pl);
         return NULL;
@@ -227,17 +248,19 @@ void cutune__compile_finish(cutune__compile_pool *pl)
     pthread_mutex_destroy(&pl->lock);
     free(pl->done);
     free(pl->threads);
+    free(pl->slots);
     free(pl);
 }
 
-int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads)
+int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads,
+                          const cutune__compiler *remote)
 {
-    cutune__compile_pool *pl = cutune__compile_start(jobs, n, threads);
+    cutune__compile_pool *pl = cutune__compile_start(jobs, n, threads, remote);
     if (!pl) {
         /* No thread could be started: compile here, one after another. */
         int failed = 0;
         for (size_t i = 0; i < n; i++)
-            failed |= cutune__compile(&jobs[i]) != 0;
+            failed |= cutune__compile_with(&jobs[i], remote, 0) != 0;
         return failed ? -1 : 0;
     }
     for (size_t i = 0; i < n; i++)

@@ -30,9 +30,26 @@ typedef struct cutune__compile_job {
  * out, with job->log saying why. */
 int cutune__compile(cutune__compile_job *job);
 
-/* Compiles jobs[0..n) on up to `threads` threads (0: one per online core).
+/* Somewhere else to run NVRTC: NVRTC serializes the threads of one
+ * process, so throughput beyond about two threads needs processes. Each
+ * pool thread `slot` (0 <= slot < slots) calls `compile` for its jobs,
+ * which fills the job's results like cutune__compile does (the binary
+ * cache is consulted before and filled after, in this process). */
+typedef struct cutune__compiler {
+    int (*compile)(void *ctx, int slot, cutune__compile_job *job);
+    void *ctx;
+    int slots;
+} cutune__compiler;
+
+/* cutune__compile through `remote` (NULL: in this process). */
+int cutune__compile_with(cutune__compile_job *job,
+                         const cutune__compiler *remote, int slot);
+
+/* Compiles jobs[0..n) on up to `threads` threads (0: one per online core),
+ * or through `remote` with one thread per slot when it is not NULL.
  * Returns -1 when any job returned -1. */
-int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads);
+int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads,
+                          const cutune__compiler *remote);
 
 /* The same, in the background: the caller takes each job as soon as it is
  * compiled, so measuring one overlaps compiling the next. */
@@ -41,7 +58,8 @@ typedef struct cutune__compile_pool cutune__compile_pool;
 /* NULL when no thread could be started or memory ran out; the caller then
  * compiles with cutune__compile_batch. The jobs must outlive the pool. */
 cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
-                                            size_t n, int threads);
+                                            size_t n, int threads,
+                                            const cutune__compiler *remote);
 /* Waits until job `index` is compiled. Jobs start in index order, so
  * taking them in order keeps the threads ahead of the caller. */
 void cutune__compile_wait(cutune__compile_pool *pool, size_t index);

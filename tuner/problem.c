@@ -799,7 +799,8 @@ static cutune_status parse_extensions(cutune_problem *p, json_t *root)
     json_t *ext = json_object_get(root, "CutuneExtensions");
     if (!ext)
         return CUTUNE_OK;
-    static const char *const known[] = {"BytesPerLaunch", NULL};
+    static const char *const known[] = {"BytesPerLaunch", "FlopsPerLaunch",
+                                        "CompilerOptionParameters", NULL};
     cutune_status st = check_known(p, ext, "CutuneExtensions", known);
     if (st)
         return st;
@@ -809,6 +810,41 @@ static cutune_status parse_extensions(cutune_problem *p, json_t *root)
             parse_field(p, b, "CutuneExtensions.BytesPerLaunch", &st);
         if (!p->bytes_per_launch)
             return st;
+    }
+    json_t *f = json_object_get(ext, "FlopsPerLaunch");
+    if (f) {
+        p->flops_per_launch =
+            parse_field(p, f, "CutuneExtensions.FlopsPerLaunch", &st);
+        if (!p->flops_per_launch)
+            return st;
+    }
+    /* Parameters whose values are NVRTC options ("-Xptxas=-dlcm=cg",
+     * "--maxrregcount=64"; "" for none) rather than macro values. */
+    json_t *cop = json_object_get(ext, "CompilerOptionParameters");
+    if (cop) {
+        if (!json_is_array(cop))
+            return fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
+                        "CompilerOptionParameters: expected a list of "
+                        "parameter names");
+        p->param_is_option = calloc(p->n_params ? p->n_params : 1, 1);
+        if (!p->param_is_option)
+            return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        for (size_t i = 0; i < json_array_size(cop); i++) {
+            const char *name = json_string_value(json_array_get(cop, i));
+            size_t k = name ? cutune__problem_find_param(p, name) : SIZE_MAX;
+            if (k == SIZE_MAX)
+                return fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
+                            "CompilerOptionParameters[%zu]: '%s' is not a "
+                            "tuning parameter", i, name ? name : "(not a "
+                            "string)");
+            for (size_t v = 0; v < p->param_value_counts[k]; v++)
+                if (p->param_values[k][v].type != CUTUNE__V_STR)
+                    return fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
+                                "CompilerOptionParameters[%zu]: the values "
+                                "of '%s' must be strings (compiler options)",
+                                i, name);
+            p->param_is_option[k] = 1;
+        }
     }
     return CUTUNE_OK;
 }
@@ -1009,6 +1045,8 @@ void cutune_problem_destroy(cutune_problem *p)
         free(p->args[i].name);
     free(p->args);
     cutune__expr_free(p->bytes_per_launch);
+    cutune__expr_free(p->flops_per_launch);
+    free(p->param_is_option);
     cutune__free_strings(p->options, p->n_options);
     cutune__value_clear(&p->problem_size_value);
     free(p->problem_size);
@@ -1145,20 +1183,33 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
     return 0;
 }
 
-double cutune__problem_bytes(const cutune_problem *p, size_t config)
+/* Evaluates a per-launch extension expression for a configuration; 0 when
+ * absent or not a number. */
+static double per_launch(const cutune_problem *p, const cutune__expr *e,
+                         size_t config)
 {
-    if (!p->bytes_per_launch)
+    if (!e)
         return 0.0;
     char err[128];
     cutune__value v;
-    double bytes = 0.0;
-    if (eval_in(p, p->bytes_per_launch, cutune__space_config(p->space, config),
-                &v, err, sizeof err) == 0) {
-        if (value_as_double(&v, &bytes) != 0)
-            bytes = 0.0;
+    double amount = 0.0;
+    if (eval_in(p, e, cutune__space_config(p->space, config), &v, err,
+                sizeof err) == 0) {
+        if (value_as_double(&v, &amount) != 0)
+            amount = 0.0;
         cutune__value_clear(&v);
     }
-    return bytes;
+    return amount;
+}
+
+double cutune__problem_bytes(const cutune_problem *p, size_t config)
+{
+    return per_launch(p, p->bytes_per_launch, config);
+}
+
+double cutune__problem_flops(const cutune_problem *p, size_t config)
+{
+    return per_launch(p, p->flops_per_launch, config);
 }
 
 size_t cutune__problem_default_config(const cutune_problem *p)
@@ -1185,8 +1236,16 @@ char **cutune__problem_options(const cutune_problem *p, size_t config,
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < p->n_params; i++) {
-        opts[k] = cutune__strdup_printf("-D%s=%s", p->param_names[i],
-                                        p->value_texts[i][cfg[i]]);
+        const char *value = p->value_texts[i][cfg[i]];
+        if (p->param_is_option && p->param_is_option[i]) {
+            /* The value is the option itself; "" adds none. */
+            if (!*value)
+                continue;
+            opts[k] = strdup(value);
+        } else {
+            opts[k] = cutune__strdup_printf("-D%s=%s", p->param_names[i],
+                                            value);
+        }
         if (!opts[k++])
             goto oom;
     }

@@ -67,6 +67,9 @@ struct cutune_problem {
     size_t n_args;
 
     cutune__expr *bytes_per_launch; /* extension; NULL when absent */
+    cutune__expr *flops_per_launch; /* extension; NULL when absent */
+    unsigned char *param_is_option; /* per parameter: its values are NVRTC
+                                       options; NULL when none is */
     int space_only;        /* loaded with cutune_problem_options.space_only */
 };
 
@@ -75,8 +78,10 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                              unsigned grid[3], unsigned block[3],
                              char *err, size_t errlen);
 
-/* Bytes one launch moves (0 when the problem does not say). */
+/* Bytes one launch moves, floating-point operations it performs (0 when
+ * the problem does not say). */
 double cutune__problem_bytes(const cutune_problem *p, size_t config);
+double cutune__problem_flops(const cutune_problem *p, size_t config);
 
 /* The configuration made of every parameter's T1 Default, or the valid
  * configuration nearest to it. SIZE_MAX when the space is empty. */

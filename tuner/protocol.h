@@ -30,7 +30,8 @@ typedef enum cutune__msg_type {
     CUTUNE__MSG_RUN = 6,       /* validate and time one launch config */
     CUTUNE__MSG_BANDWIDTH = 7, /* device-to-device cudaMemcpy rate */
     CUTUNE__MSG_QUIT = 8,
-    CUTUNE__MSG_HANG = 9       /* testing only: never reply */
+    CUTUNE__MSG_HANG = 9,      /* testing only: never reply */
+    CUTUNE__MSG_COMPILE = 10   /* NVRTC only; never touches CUDA */
 } cutune__msg_type;
 
 typedef struct cutune__msg_header {
@@ -153,7 +154,29 @@ typedef struct cutune__run_reply {
                                   and validation included, ms */
     int32_t stopped_early;     /* dropped as clearly slower than best_ms */
     int32_t reserved3;
+    double span_ms;            /* GPU time from the first to the last
+                                  operation of the run: kernels, output
+                                  resets, comparisons and L2 flushes */
 } cutune__run_reply;
+
+/* The source, the program name and the options (each NUL-terminated)
+ * follow the request. */
+typedef struct cutune__compile_request {
+    uint64_t source_len;
+    uint32_t name_len;
+    uint32_t n_options;
+    uint64_t options_len;
+} cutune__compile_request;
+
+/* The cubin, then the log (NUL-terminated), follow the reply. */
+typedef struct cutune__compile_reply {
+    cutune__reply head;
+    int32_t ok;
+    int32_t nvrtc_failed;
+    uint64_t cubin_size;
+    uint64_t log_size;
+    double seconds;
+} cutune__compile_reply;
 
 typedef struct cutune__bandwidth_request {
     uint64_t bytes;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort.h>
@@ -22,6 +23,7 @@
 
 #include "binary_cache.h"
 #include "compile.h"
+#include "compile_remote.h"
 #include "gpu_monitor.h"
 #include "cutune/cutune.h"
 #include "problem.h"
@@ -89,9 +91,11 @@ struct cutune_session {
     double started;
     cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
     cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
+    cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
     int warned_other_processes;
     double best_ms;                 /* best median so far, for early stops */
     double gpu_ms;                  /* kernel time of the whole tune */
+    double span_ms;                 /* GPU time of all measuring work */
     double batch_end;               /* when the last batch was evaluated */
     const cutune_problem *evals_problem; /* the problem `evals` index */
     int fatal;                      /* the tune cannot go on */
@@ -189,6 +193,7 @@ static void clear_tune(cutune_session *s)
     s->warned_other_processes = 0;
     s->best_ms = 0;
     s->gpu_ms = 0;
+    s->span_ms = 0;
     for (size_t i = 0; i < s->n_evals; i++) {
         free((char *)s->evals[i].pub.message);
         free(s->evals[i].runtimes);
@@ -216,6 +221,7 @@ void cutune_session_destroy(cutune_session *s)
     cutune__worker_stop(&s->worker);
     clear_tune(s);
     cutune__binary_cache_close(s->binaries);
+    cutune__compile_procs_destroy(s->compilers);
     free(s->props);
     free(s->devices);
     free(s->strategy);
@@ -247,6 +253,20 @@ static void open_binaries(cutune_session *s)
         free(dir);
     }
     cutune_cache_close(c);
+}
+
+/* Compile processes for parallel compilation (NVRTC serializes threads),
+ * when the worker program is there to run them; else compile threads. */
+static const cutune__compiler *compilers(cutune_session *s)
+{
+    if (!s->compilers) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int n = s->opt.compile_threads > 0 ? s->opt.compile_threads
+                                           : (int)(cores > 0 ? cores : 1);
+        if (n > 1 && access(s->worker_path, X_OK) == 0)
+            s->compilers = cutune__compile_procs_create(s->worker_path, n);
+    }
+    return cutune__compile_procs_compiler(s->compilers);
 }
 
 /* ------------------------------------------------------------------ */
@@ -560,8 +580,10 @@ static void measure(cutune_session *s, eval_record *e,
         }
     }
     int cerr = 0;
+    double t_load = cutune__now();
     cutune__call_result cr = load_cubin(s, job->cubin, job->cubin_size,
                                         &cerr, msg, sizeof msg);
+    t_load = cutune__now() - t_load;
     if (cr != CUTUNE__CALL_OK || cerr) {
         e->pub.outcome = cr == CUTUNE__CALL_TIMEOUT ? CUTUNE_OUTCOME_TIMEOUT
                                                     : CUTUNE_OUTCOME_RUNTIME;
@@ -585,8 +607,14 @@ static void measure(cutune_session *s, eval_record *e,
               gs.other_processes == 1 ? " is" : "es are");
     }
     cutune__run_reply *rr = NULL;
+    double t_run = cutune__now();
     cr = call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0, (void **)&rr,
               sizeof *rr, run_timeout(s));
+    t_run = cutune__now() - t_run;
+    if (cr == CUTUNE__CALL_OK)
+        logf_(s, CUTUNE_LOG_DEBUG, "load %.2f ms, run %.2f ms of which GPU "
+              "%.2f ms (kernels %.2f ms, %u timed launches)", 1e3 * t_load,
+              1e3 * t_run, rr->span_ms, rr->gpu_ms, rr->n_times);
     if (cr == CUTUNE__CALL_TIMEOUT) {
         e->pub.outcome = CUTUNE_OUTCOME_TIMEOUT;
         set_message(e, s->worker.message);
@@ -600,6 +628,7 @@ static void measure(cutune_session *s, eval_record *e,
     e->pub.outcome = (cutune_outcome)rr->outcome;
     set_message(e, rr->head.message);
     e->gpu_ms = rr->gpu_ms;
+    s->span_ms += rr->span_ms;
     e->ci_lo_ms = rr->ci_lo;
     e->ci_hi_ms = rr->ci_hi;
     e->pub.stopped_early = rr->stopped_early;
@@ -709,10 +738,11 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
      * NVRTC rejects is a result of its configuration; NVRTC itself failing
      * is recorded the same way, with its reason, so that the tune still
      * ends with what it measured. */
+    const cutune__compiler *remote = compilers(s);
     cutune__compile_pool *pool =
-        cutune__compile_start(js.jobs, n, s->opt.compile_threads);
+        cutune__compile_start(js.jobs, n, s->opt.compile_threads, remote);
     if (!pool)
-        cutune__compile_batch(js.jobs, n, s->opt.compile_threads);
+        cutune__compile_batch(js.jobs, n, s->opt.compile_threads, remote);
     for (size_t i = 0; i < n; i++) {
         if (s->opt.max_seconds > 0 &&
             cutune__now() - s->started >= s->opt.max_seconds)
@@ -1009,7 +1039,8 @@ static cutune_status publish(cutune_session *s,
         if (e->pub.config_index < best->pub.config_index)
             best = e;
     }
-    r->gpu_busy = r->wall_s > 0 ? s->gpu_ms * 1e-3 / r->wall_s : 0.0;
+    r->gpu_busy = r->wall_s > 0 ? s->span_ms * 1e-3 / r->wall_s : 0.0;
+    r->kernel_share = r->wall_s > 0 ? s->gpu_ms * 1e-3 / r->wall_s : 0.0;
     cutune__problem_config_values(p, best->pub.config_index, s->best_values);
     r->best = s->best_values;
     r->best_ms = best->pub.time_ms;
@@ -1018,6 +1049,8 @@ static cutune_status publish(cutune_session *s,
     r->best_runs = best->runs;
     double bytes = cutune__problem_bytes(p, best->pub.config_index);
     r->best_gbs = bytes > 0 ? bytes / (r->best_ms * 1e-3) / 1e9 : 0.0;
+    double flops = cutune__problem_flops(p, best->pub.config_index);
+    r->best_gflops = flops > 0 ? flops / (r->best_ms * 1e-3) / 1e9 : 0.0;
     r->speedup = r->baseline_ms / r->best_ms;
     return CUTUNE_OK;
 }
@@ -1077,6 +1110,14 @@ cutune_status cutune_session_tune(cutune_session *s,
     /* Exhaustive search is bounded by the space; any other strategy gets
      * a default budget unless the caller gave one. */
     size_t budget = s->opt.max_evals;
+    if (s->opt.max_fraction > 0 && s->opt.max_fraction <= 1) {
+        size_t share = (size_t)ceil(s->opt.max_fraction *
+                                    (double)cutune__space_size(problem->space));
+        if (share < 1)
+            share = 1;
+        if (budget == 0 || share < budget)
+            budget = share;
+    }
     if (budget == 0 && s->opt.max_seconds <= 0 &&
         strcmp(type->name, "brute_force") != 0)
         budget = CUTUNE_DEFAULT_BUDGET;
@@ -1129,7 +1170,7 @@ cutune_status cutune_session_compile(cutune_session *s,
             *seconds = cutune__now() - t0;
         return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     }
-    cutune__compile_batch(js.jobs, n, s->opt.compile_threads);
+    cutune__compile_batch(js.jobs, n, s->opt.compile_threads, compilers(s));
     cutune_status st = CUTUNE_OK;
     size_t ok = 0, bad = 0;
     s->problem = problem;

@@ -300,8 +300,8 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
     if (!path || !problem || !problem->space)
         return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
                        "no T4 file or no problem given");
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     cutune_status st = read_all(path, &text, &len, err, errlen);
     if (st)
         return st;

@@ -23,6 +23,7 @@
 #include "cutune/cutune.h"
 #include "occupancy.h"
 #include "compare_kernels.h"
+#include "compile.h"
 #include "dtype.h"
 #include "protocol.h"
 #include "stats.h"
@@ -48,6 +49,7 @@ typedef struct worker {
 
     cudaLibrary_t compare_library;
     cudaKernel_t compare[CUTUNE__DT_COUNT];
+    cudaKernel_t fill[CUTUNE__DT_COUNT];
     unsigned long long *compare_result;
 
     void *flush;
@@ -189,11 +191,16 @@ static int build_compare(worker *w, cutune__reply *r)
     free(cubin);
     if (e != cudaSuccess)
         return reply_error(r, e, "loading the comparison kernels");
-    for (size_t i = 0; i < CUTUNE__DT_COUNT; i++)
+    for (size_t i = 0; i < CUTUNE__DT_COUNT; i++) {
         if ((e = cudaLibraryGetKernel(&w->compare[i], w->compare_library,
                                       cutune__compare_names[i])) != cudaSuccess)
             return reply_error(r, e, "cudaLibraryGetKernel(%s)",
                                cutune__compare_names[i]);
+        if ((e = cudaLibraryGetKernel(&w->fill[i], w->compare_library,
+                                      cutune__fill_names[i])) != cudaSuccess)
+            return reply_error(r, e, "cudaLibraryGetKernel(%s)",
+                               cutune__fill_names[i]);
+    }
     if ((e = cudaMalloc((void **)&w->compare_result,
                         2 * sizeof(unsigned long long))) != cudaSuccess)
         return reply_error(r, e, "cudaMalloc");
@@ -237,16 +244,6 @@ static void handle_init(worker *w, const void *payload, size_t size)
     cutune__msg_send(w->fd, CUTUNE__MSG_INIT, &r, sizeof r, NULL, 0);
 }
 
-/* Deterministic fill values: the same seed gives the same data in every
- * worker, so a restarted worker validates against the same reference. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static void store_value(void *dst, uint32_t dtype, double v)
 {
     switch ((cutune__dtype)dtype) {
@@ -263,35 +260,25 @@ static void store_value(void *dst, uint32_t dtype, double v)
     }
 }
 
-static int is_integer_type(uint32_t dtype)
+/* Fills a vector argument on the GPU: a kernel writes gigabytes in
+ * milliseconds where the host would take seconds. The values depend only
+ * on the seed and the index, so every worker builds the same inputs. */
+static cudaError_t fill_vector(worker *w, void *dev, const cutune__wire_arg *a)
 {
-    return dtype != CUTUNE__DT_FLOAT && dtype != CUTUNE__DT_DOUBLE;
-}
-
-static cudaError_t fill_vector(void *dev, const cutune__wire_arg *a)
-{
-    const size_t esize = cutune__dtype_size((cutune__dtype)a->dtype);
-    const size_t bytes = (size_t)a->count * esize;
+    const size_t bytes =
+        (size_t)a->count * cutune__dtype_size((cutune__dtype)a->dtype);
     if (a->fill == CUTUNE__FILL_CONSTANT && a->fill_value == 0.0)
         return cudaMemset(dev, 0, bytes);
-    char *host = malloc(bytes);
-    if (!host)
-        return cudaErrorMemoryAllocation;
-    uint64_t state = a->seed;
-    for (uint64_t i = 0; i < a->count; i++) {
-        double v = a->fill_value;
-        if (a->fill == CUTUNE__FILL_RANDOM) {
-            /* Uniform in [0, FillValue) for floating types and in
-             * [0, FillValue] for integers. */
-            double u = (double)(splitmix64(&state) >> 11) * 0x1.0p-53;
-            v = is_integer_type(a->dtype) ? floor(u * (a->fill_value + 1.0))
-                                          : u * a->fill_value;
-        }
-        store_value(host + i * esize, a->dtype, v);
-    }
-    cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
-    free(host);
-    return e;
+    unsigned long long n = a->count, seed = a->seed;
+    double value = a->fill_value;
+    int random = a->fill == CUTUNE__FILL_RANDOM;
+    int integer = a->dtype != CUTUNE__DT_FLOAT && a->dtype != CUTUNE__DT_DOUBLE;
+    void *params[] = {&dev, &n, &seed, &value, &random, &integer};
+    unsigned blocks = (unsigned)w->props.fingerprint.sm_count * 8;
+    dim3 grid = {blocks ? blocks : 1, 1, 1}, block = {256, 1, 1};
+    cudaError_t e = cudaLaunchKernel((const void *)w->fill[a->dtype], grid,
+                                     block, params, 0, 0);
+    return e == cudaSuccess ? cudaDeviceSynchronize() : e;
 }
 
 static void free_args(worker *w)
@@ -357,7 +344,7 @@ static int setup_args(worker *w, const void *payload, size_t size,
         if (e != cudaSuccess)
             return reply_error(r, e, "cudaMalloc(argument %zu, %zu bytes)",
                                i, bytes);
-        if ((e = fill_vector(w->dev[i], a)) != cudaSuccess)
+        if ((e = fill_vector(w, w->dev[i], a)) != cudaSuccess)
             return reply_error(r, e, "filling argument %zu", i);
         if (a->is_output) {
             if ((e = cudaMalloc(&w->pristine[i], bytes)) != cudaSuccess ||
@@ -646,6 +633,7 @@ static cudaError_t time_launches(worker *w, const cutune__run_request *q,
 
 static void handle_run(worker *w, const void *payload, size_t size)
 {
+    cudaEvent_t span_start = NULL, span_end = NULL;
     cutune__run_reply r;
     memset(&r, 0, sizeof r);
     float *times = NULL;
@@ -699,6 +687,10 @@ static void handle_run(worker *w, const void *payload, size_t size)
         goto send;
     }
 
+    /* The span of the GPU work of this run, for the GPU-busy figure. */
+    if (cudaEventCreate(&span_start) == cudaSuccess &&
+        cudaEventCreate(&span_end) == cudaSuccess)
+        cudaEventRecord(span_start, 0);
     if ((e = copy_outputs(w, w->dev, w->pristine)) != cudaSuccess) {
         reply_error(&r.head, e, "resetting the outputs");
         goto send;
@@ -747,7 +739,16 @@ static void handle_run(worker *w, const void *payload, size_t size)
         goto send;
     }
     r.outcome = CUTUNE_OUTCOME_CORRECT;
+    float span = 0.0f;
+    if (span_end && cudaEventRecord(span_end, 0) == cudaSuccess &&
+        cudaEventSynchronize(span_end) == cudaSuccess &&
+        cudaEventElapsedTime(&span, span_start, span_end) == cudaSuccess)
+        r.span_ms = span;
 send:
+    if (span_start)
+        cudaEventDestroy(span_start);
+    if (span_end)
+        cudaEventDestroy(span_end);
     if (r.head.cuda_error)
         r.head.fatal = context_broken();
     cutune__msg_send(w->fd, CUTUNE__MSG_RUN, &r, sizeof r, times,
@@ -803,6 +804,77 @@ send:
     cutune__msg_send(w->fd, CUTUNE__MSG_BANDWIDTH, &r, sizeof r, NULL, 0);
 }
 
+/* Compiles with NVRTC for the tuning process, which cannot run NVRTC on
+ * more than about two threads at a time itself. No CUDA call is made. */
+static void handle_compile(worker *w, const char *payload, size_t size)
+{
+    cutune__compile_reply r;
+    memset(&r, 0, sizeof r);
+    const cutune__compile_request *q = (const void *)payload;
+    cutune__compile_job job;
+    memset(&job, 0, sizeof job);
+    char **opts = NULL;
+    char *source = NULL, *name = NULL;
+    if (size < sizeof *q || q->name_len > 4096 || q->n_options > 4096 ||
+        size != sizeof *q + q->source_len + 1 + q->name_len + 1 +
+                    q->options_len) {
+        r.nvrtc_failed = 1;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "bad COMPILE request");
+        goto send;
+    }
+    const char *p = payload + sizeof *q;
+    source = (char *)p;
+    name = source + q->source_len + 1;
+    const char *o = name + q->name_len + 1, *end = payload + size;
+    opts = calloc(q->n_options + 1, sizeof *opts);
+    for (uint32_t i = 0; opts && i < q->n_options; i++) {
+        const char *nul = memchr(o, '\0', (size_t)(end - o));
+        if (!nul) {
+            free(opts);
+            opts = NULL;
+            break;
+        }
+        opts[i] = (char *)o;
+        o = nul + 1;
+    }
+    if (!opts || source[q->source_len] || name[q->name_len]) {
+        r.nvrtc_failed = 1;
+        snprintf(r.head.message, sizeof r.head.message,
+                 "bad COMPILE request");
+        goto send;
+    }
+    job.source = source;
+    job.source_name = name;
+    job.options = opts;
+    job.n_options = q->n_options;
+    cutune__compile(&job);
+    r.ok = job.ok;
+    r.nvrtc_failed = job.nvrtc_failed;
+    r.cubin_size = job.ok ? job.cubin_size : 0;
+    r.log_size = job.log ? strlen(job.log) + 1 : 0;
+    r.seconds = job.seconds;
+send:;
+    /* One block after the reply: the cubin, then the log. */
+    size_t blen = (size_t)(r.cubin_size + r.log_size);
+    char *block = malloc(blen ? blen : 1);
+    if (!block) {
+        r.ok = 0;
+        r.nvrtc_failed = 1;
+        r.cubin_size = r.log_size = 0;
+        blen = 0;
+    } else {
+        if (r.cubin_size)
+            memcpy(block, job.cubin, r.cubin_size);
+        if (r.log_size)
+            memcpy(block + r.cubin_size, job.log, r.log_size);
+    }
+    cutune__msg_send(w->fd, CUTUNE__MSG_COMPILE, &r, sizeof r, block, blen);
+    free(block);
+    free(opts);
+    cutune__compile_job_clear(&job);
+}
+
 int cutune__worker_main(int fd)
 {
     worker w;
@@ -823,6 +895,7 @@ int cutune__worker_main(int fd)
         case CUTUNE__MSG_OCCUPANCY: handle_occupancy(&w, payload, size); break;
         case CUTUNE__MSG_RUN: handle_run(&w, payload, size); break;
         case CUTUNE__MSG_BANDWIDTH: handle_bandwidth(&w, payload, size); break;
+        case CUTUNE__MSG_COMPILE: handle_compile(&w, payload, size); break;
         case CUTUNE__MSG_HANG:
             for (;;)
                 pause();

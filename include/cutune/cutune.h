@@ -173,6 +173,9 @@ typedef struct cutune_session_options {
                                 (default: overwrite it before each) */
     int no_binary_cache;     /* compile everything, skip the on-disk
                                 binary cache under the cache directory */
+    double max_fraction;     /* budget as a share of the space, in (0, 1]:
+                                ceil(fraction * size) evaluations; 0: none.
+                                With max_evals too, the smaller wins */
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -224,7 +227,12 @@ typedef struct cutune_tune_result {
     size_t n_evals;
     size_t tied;                  /* configurations whose confidence
                                      intervals overlap the winner's */
-    double gpu_busy;              /* kernel time / wall time of the tune */
+    double gpu_busy;              /* GPU time spent measuring (kernels,
+                                     output resets, validation, L2
+                                     flushes) / wall time of the tune */
+    double kernel_share;          /* the candidates' kernel time alone /
+                                     wall time */
+    double best_gflops;           /* 0 when the problem names no FLOPs */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. On success *result is borrowed

@@ -72,6 +72,19 @@ case_ space-long-range 2 space bad-longrange.json
 case_ space-condition-parameter 2 space bad-condparam.json
 case_ space-broken-json 2 space broken.json
 case_ tune-output-no-value 1 tune vector_add --output
+case_ simulate-help 0 simulate --help
+case_ simulate 0 simulate sim.json --results sim_T4.json --budget-evals 8 --repeat 3 --seed 1
+case_ simulate-json 0 simulate sim.json --results sim_T4.json --strategy local --budget-evals 6 --seed 2 --json
+case_ simulate-all-fail 6 simulate sim.json --results sim_fail_T4.json --strategy bayes --budget-evals 5
+case_ simulate-no-results 1 simulate sim.json
+case_ simulate-unknown-strategy 1 simulate sim.json --results sim_T4.json --strategy nosuch
+case_ simulate-cache 0 simulate sim.json --results sim_T4.json --budget-evals 8 --seed 1 --cache-dir "$tmp/simcache" --device-name "GTX Simulated 1"
+if grep -q '"simulated":true' "$tmp"/simcache/*.jsonl 2>/dev/null; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+    echo "FAILED: simulate --cache-dir wrote no simulated record"
+fi
 
 # Without a GPU, tuning ends with one clear message and exit code 3; on a
 # machine with a GPU this case does not apply.

@@ -7,7 +7,7 @@ build=${1:?usage: tests/gpu/run.sh BUILD_DIR}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 export CUTUNE_WORKER="$build/cutune-worker" CUTUNE_SOURCE_DIR="$src"
 status=0
-for t in test_occupancy test_tune_gpu test_t4_gpu test_templates_gpu; do
+for t in test_occupancy test_fill_gpu test_tune_gpu test_t4_gpu test_templates_gpu; do
     echo "== $t"
     "$build/tests/$t"
     rc=$?

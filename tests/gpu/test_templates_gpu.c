@@ -394,7 +394,7 @@ static int run_template(size_t t, const char *arch)
         jobs[i].options = opts[i];
         jobs[i].n_options = nopts[i];
     }
-    cutune__compile_batch(jobs, n, 0);
+    cutune__compile_batch(jobs, n, 0, NULL);
 
     int broken = 0;
     size_t passed = 0, total = 0;

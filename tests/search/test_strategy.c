@@ -152,16 +152,17 @@ static cutune__search_options opts(size_t max_evals, size_t batch,
 
 static void test_registry(void)
 {
-    CHECK(cutune__strategies[0] == cutune__strategy_local);
+    CHECK(cutune__strategies[0] == cutune__strategy_default);
     CHECK(cutune__strategy_find("local") == cutune__strategy_local);
     CHECK(cutune__strategy_find("brute_force") ==
           cutune__strategy_brute_force);
-    CHECK(cutune__strategy_find("annealing") == NULL);
+    CHECK(cutune__strategy_find("annealing") == cutune__strategy_annealing);
+    CHECK(cutune__strategy_find("nosuch") == NULL);
     CHECK(cutune__strategy_find(NULL) == NULL);
     size_t n = 0;
     while (cutune__strategies[n])
         n++;
-    CHECK_INT(n, 2);
+    CHECK_INT(n, 9);
 }
 
 static void test_brute_force(const cutune__space *s)

@@ -97,7 +97,7 @@ static void test_batch(void)
             .options = opts[i],
             .n_options = 2};
     }
-    CHECK_INT(cutune__compile_batch(jobs, N, 3), 0);
+    CHECK_INT(cutune__compile_batch(jobs, N, 3, NULL), 0);
     for (int i = 0; i < N; i++) {
         CHECK_INT(jobs[i].ok, i % 2 == 0);
         if (i % 2)

@@ -317,6 +317,88 @@ static void test_space_only(void)
     }
 }
 
+/* The extensions: a parameter whose values are NVRTC options, and the
+ * FLOPs of a launch. */
+static void test_extensions(void)
+{
+    const char *with_ext = replaced(
+        "\"ProblemSize\": [4096],",
+        "\"ProblemSize\": [4096],\"SharedMemory\": 0,");
+    char json[4096];
+    snprintf(json, sizeof json, "%s", with_ext);
+    /* Add a string parameter and the extension block. */
+    char *tp = strstr(json, "{\"Name\": \"TILE\"");
+    char head[4096];
+    snprintf(head, sizeof head, "%.*s{\"Name\": \"L1\", \"Type\": "
+             "\"string\", \"Values\": [\"\", \"-Xptxas=-dlcm=cg\"]},\n   %s",
+             (int)(tp - json), json, tp);
+    size_t len = strlen(head);
+    /* Drop the closing brace of the top-level object and append. */
+    while (len && head[len - 1] != '}')
+        len--;
+    snprintf(head + len - 1, sizeof head - len + 1,
+             ",\n \"CutuneExtensions\": {\"CompilerOptionParameters\": "
+             "[\"L1\"], \"FlopsPerLaunch\": \"2 * ProblemSize[0]\"}}\n");
+    write_file("ext.json", head);
+    char path[512];
+    snprintf(path, sizeof path, "%s/ext.json", dir);
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    if (!p->space) {
+        fprintf(stderr, "%s\n", cutune_problem_errmsg(p));
+        cutune_problem_destroy(p);
+        return;
+    }
+    size_t l1 = cutune__problem_find_param(p, "L1");
+    CHECK(l1 != SIZE_MAX);
+    int saw_option = 0, saw_none = 0;
+    for (size_t c = 0; c < cutune_problem_space_size(p); c++) {
+        size_t n;
+        char **opts = cutune__problem_options(p, c, "sm_90", &n);
+        int has = 0, has_define = 0;
+        for (size_t k = 0; k < n; k++) {
+            has |= strcmp(opts[k], "-Xptxas=-dlcm=cg") == 0;
+            has_define |= strncmp(opts[k], "-DL1=", 5) == 0;
+        }
+        CHECK(!has_define);
+        if (cutune__space_config(p->space, c)[l1] == 1) {
+            CHECK(has);
+            saw_option = 1;
+        } else {
+            CHECK(!has);
+            /* The empty value adds no option at all. */
+            CHECK_INT(n, 3);
+            saw_none = 1;
+        }
+        cutune__free_strings(opts, n);
+    }
+    CHECK(saw_option && saw_none);
+    CHECK_NEAR(cutune__problem_flops(p, 0), 2.0 * 4096, 0.0);
+    cutune_problem_destroy(p);
+
+    /* Errors name the field. */
+    char bad[4096];
+    snprintf(bad, sizeof bad, "%s", head);
+    char *at = strstr(bad, "[\"L1\"]");
+    memcpy(at, "[\"LX\"]", 6);
+    write_file("ext.json", bad);
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_ERR_PARSE);
+    CHECK_CONTAINS(cutune_problem_errmsg(p), "CompilerOptionParameters[0]");
+    CHECK_CONTAINS(cutune_problem_errmsg(p), "LX");
+    cutune_problem_destroy(p);
+    snprintf(bad, sizeof bad, "%s", head);
+    at = strstr(bad, "[\"L1\"]");
+    memcpy(at, "[\"TI\"", 5);
+    /* TILE has integer values: not options. */
+    char *tile = strstr(bad, "[\"TI\"");
+    memmove(tile + 7, tile + 5, strlen(tile + 5) + 1);
+    memcpy(tile, "[\"TILE\"", 7);
+    write_file("ext.json", bad);
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_ERR_PARSE);
+    CHECK_CONTAINS(cutune_problem_errmsg(p), "must be strings");
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     test_space_only();
@@ -328,5 +410,6 @@ int main(void)
     test_from_file();
     test_grid_div();
     test_bad_input();
+    test_extensions();
     return check_finish();
 }

@@ -69,6 +69,7 @@ void cli_print_config(const cutune_param_value *v, size_t n);
 typedef struct cli_progress {
     int tty;
     int quiet;
+    int verbose;  /* show debug lines too, one per line */
     int dirty;
 } cli_progress;
 

@@ -80,22 +80,25 @@ static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
            "     1%%     2%%     5%%\n");
     for (size_t k = 0; k < r->n_runs; k++) {
         const cutune_simulate_run *run = &r->runs[k];
-        char w[3][16], best[16], score[16];
+        char w[3][16], best[16], score[16], ratio[16];
         for (int i = 0; i < 3; i++)
             fmt_evals(w[i], sizeof w[i],
                       run->evals_within[i] ? (double)run->evals_within[i]
                                            : INFINITY);
-        if (run->best)
+        if (run->best) {
             snprintf(best, sizeof best, "%.4f", run->best_ms);
-        else
+            snprintf(ratio, sizeof ratio, "%.3f", run->ratio);
+        } else {
             snprintf(best, sizeof best, "-");
+            snprintf(ratio, sizeof ratio, "-");
+        }
         if (isnan(run->score))
             snprintf(score, sizeof score, "-");
         else
             snprintf(score, sizeof score, "%.3f", run->score);
-        printf("  %3zu %5llu %6zu %6zu %10s %9.3f %6s %6s %6s %6s\n", k + 1,
+        printf("  %3zu %5llu %6zu %6zu %10s %9s %6s %6s %6s %6s\n", k + 1,
                (unsigned long long)run->seed, run->evaluations,
-               run->failures, best, run->ratio, score, w[0], w[1], w[2]);
+               run->failures, best, ratio, score, w[0], w[1], w[2]);
     }
     for (size_t k = 0; k < r->n_runs && r->n_runs == 1; k++) {
         if (r->runs[k].best) {

@@ -12,9 +12,12 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --device N          CUDA device ordinal (default 0)\n"
-    "  --strategy NAME     local (default) or brute_force\n"
+    "  --strategy NAME     search strategy: default, bayes, local, annealing,\n"
+    "                      genetic, diff_evo, sobol, random or brute_force\n"
     "  --budget-evals N    evaluate at most N configurations (default 100;\n"
     "                      brute_force: all)\n"
+    "  --budget-fraction X evaluate at most a share X (0 < X <= 1) of the\n"
+    "                      space\n"
     "  --budget-seconds S  stop starting new evaluations after S seconds\n"
     "  --seed N            seed of randomized strategies (default 1)\n"
     "  --size N[,N...]     problem size (replaces the T1 ProblemSize)\n"
@@ -27,7 +30,8 @@ static const char usage[] =
     "  --no-binary-cache   compile everything; skip the on-disk binaries\n"
     "  --warm-cache        keep the L2 warm between timed launches\n"
     "  --json              print the result as JSON\n"
-    "  --quiet             no progress lines\n";
+    "  --quiet             no progress lines\n"
+    "  --verbose           progress lines with timing details\n";
 
 static const char no_device_howto[] =
     "cutune: to tune, run on a machine with an NVIDIA GPU and driver (see "
@@ -45,14 +49,16 @@ static void print_json_result(const cutune_problem *p,
     for (size_t i = 0; i < r->n_evals; i++) {
         const cutune_eval *e = &r->evals[i];
         json_array_append_new(evals, json_pack(
-            "{s:I, s:s, s:o, s:f}", "config_index",
+            "{s:I, s:s, s:o, s:f, s:b, s:i, s:i}", "config_index",
             (json_int_t)e->config_index, "outcome",
             cutune_outcome_str(e->outcome), "time_ms",
-            number_or_null(e->time_ms), "compile_ms", e->compile_ms));
+            number_or_null(e->time_ms), "compile_ms", e->compile_ms,
+            "stopped_early", e->stopped_early, "sm_clock_mhz",
+            e->sm_clock_mhz, "temperature_c", e->temperature_c));
     }
     cli_print_json(json_pack(
         "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
-        "s:I, s:I, s:f, s:s, s:f, s:I, s:o}",
+        "s:I, s:I, s:f, s:s, s:f, s:f, s:I, s:f, s:o}",
         "problem", cutune_problem_name(p), "device",
         cli_device_json(&r->device), "memcpy_gbs", r->memcpy_gbs,
         "occupancy_block_size", r->occupancy_block_size, "baseline",
@@ -63,7 +69,9 @@ static void print_json_result(const cutune_problem *p,
         "best_gbs", r->best_gbs, "speedup", number_or_null(r->speedup),
         "evaluations", (json_int_t)r->evaluations, "failures",
         (json_int_t)r->failures, "wall_s", r->wall_s, "strategy",
-        r->strategy, "gpu_busy", r->gpu_busy, "tied", (json_int_t)r->tied,
+        r->strategy, "gpu_busy", r->gpu_busy, "kernel_share",
+        r->kernel_share, "tied", (json_int_t)r->tied,
+        "best_gflops", r->best_gflops,
         "evaluated", evals));
 }
 
@@ -84,6 +92,8 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
             printf(" (%.0f%% of device-to-device cudaMemcpy, %.1f GB/s)",
                    100.0 * r->best_gbs / r->memcpy_gbs, r->memcpy_gbs);
     }
+    if (r->best_gflops > 0)
+        printf(", %.1f GFLOP/s", r->best_gflops);
     printf("\n  occupancy: ");
     cli_print_config(r->baseline, r->n_params);
     printf("\n             (the occupancy API suggests %d threads per block)",
@@ -97,7 +107,8 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
                r->speedup);
     printf("  evaluated: %zu configurations (%zu failed) with %s in %.1f s\n",
            r->evaluations, r->failures, r->strategy, r->wall_s);
-    printf("  measured:  GPU busy %.0f%% of the tune", 100.0 * r->gpu_busy);
+    printf("  measured:  GPU busy %.0f%% of the tune (kernels alone %.0f%%)",
+           100.0 * r->gpu_busy, 100.0 * r->kernel_share);
     if (r->tied)
         printf("; %zu other configuration%s tied with the best (95%% "
                "intervals of the median overlap)", r->tied,
@@ -110,14 +121,16 @@ int cli_cmd_tune(int argc, char **argv)
     const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
     const char *output = NULL;
     long long device = 0, budget = 0, seed = 1, threads = 0;
-    double seconds = 0;
+    double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
-    int no_cache = 0, json = 0, quiet = 0, no_binaries = 0, warm = 0, help;
+    int no_cache = 0, json = 0, quiet = 0, no_binaries = 0, warm = 0;
+    int verbose = 0, help;
     size_t np;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
                             {"--strategy", CLI_STRING, &strategy},
                             {"--budget-evals", CLI_COUNT, &budget},
                             {"--budget-seconds", CLI_NUMBER, &seconds},
+                            {"--budget-fraction", CLI_NUMBER, &fraction},
                             {"--seed", CLI_COUNT, &seed},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
@@ -128,6 +141,7 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--warm-cache", CLI_FLAG, &warm},
                             {"--json", CLI_FLAG, &json},
                             {"--quiet", CLI_FLAG, &quiet},
+                            {"--verbose", CLI_FLAG, &verbose},
                             {NULL, 0, NULL}};
     int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
     if (rc || help) {
@@ -137,6 +151,9 @@ int cli_cmd_tune(int argc, char **argv)
     }
     if (!problem)
         return cli_usage_error("missing PROBLEM");
+    if (fraction > 1)
+        return cli_usage_error("--budget-fraction: '%g' is above 1",
+                               fraction);
     if (device > 1024 || threads > 4096)
         return cli_usage_error("--device or --threads out of range");
     cutune_problem *p;
@@ -144,12 +161,14 @@ int cli_cmd_tune(int argc, char **argv)
         return rc;
     cli_progress pr;
     cli_progress_init(&pr, quiet || json);
+    pr.verbose = verbose;
     cutune_session_options o;
     cutune_session_options_init(&o);
     o.device = (int)device;
     o.strategy = strategy;
     o.max_evals = (size_t)budget;
     o.max_seconds = seconds;
+    o.max_fraction = fraction;
     o.seed = (uint64_t)seed;
     o.cache_dir = cache_dir;
     o.write_cache = !no_cache;

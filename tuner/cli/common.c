@@ -185,6 +185,7 @@ void cli_progress_init(cli_progress *pr, int quiet)
 {
     pr->tty = isatty(STDERR_FILENO);
     pr->quiet = quiet;
+    pr->verbose = 0;
     pr->dirty = 0;
 }
 
@@ -199,9 +200,9 @@ void cli_on_log(void *user, cutune_log_level level, const char *msg)
                 level == CUTUNE_LOG_ERROR ? "error: " : "warning: ", msg);
         return;
     }
-    if (pr->quiet || level > CUTUNE_LOG_INFO)
+    if (pr->quiet || (level > CUTUNE_LOG_INFO && !pr->verbose))
         return;
-    if (pr->tty) {
+    if (pr->tty && !pr->verbose) {
         fprintf(stderr, "\r\033[K%.*s", 150, msg);
         pr->dirty = 1;
     } else {

@@ -1,0 +1,333 @@
+/* The strategy benchmark: every strategy against every recorded T4 file,
+ * at several evaluation budgets, over many seeds, by replay (no GPU).
+ *
+ * usage: bench-strategies [--seeds N] [--threads N] [--out FILE]
+ *                         T1.json:T4.json.gz ...
+ *
+ * For each file, strategy and budget it runs N seeds (1..N) of a replay
+ * with that budget, with no start configuration (nothing is known about
+ * occupancy here), and prints a markdown table of medians over the seeds:
+ * optimum time / best found time, the score P = (B - F) / (B - O) of
+ * Willemsen et al., and the evaluations needed to come within 5% of the
+ * optimum ("-" when the median run never did). It prints figures and does
+ * not judge them. bench/strategies.sh runs it on ../shared/data.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "cutune/cutune.h"
+#include "problem.h"
+#include "replay.h"
+#include "strategy.h"
+#include "t4.h"
+
+static const size_t budgets[] = {50, 100, 200, 400};
+#define N_BUDGETS (sizeof budgets / sizeof *budgets)
+#define MAX_FILES 16
+#define MAX_STRATEGIES 32
+
+typedef struct figures {
+    double ratio, score, within5;
+    double seconds; /* CPU time of the strategy, per run */
+} figures;
+
+typedef struct dataset {
+    char name[256];
+    cutune_problem *problem;
+    double *objective;
+    size_t n;
+    double optimum;
+    double random_best[N_BUDGETS];
+} dataset;
+
+typedef struct job {
+    const dataset *data;
+    const cutune__strategy_type *type;
+    figures fig[N_BUDGETS];
+} job;
+
+typedef struct pool {
+    job *jobs;
+    size_t n_jobs;
+    size_t next;
+    size_t seeds;
+    pthread_mutex_t lock;
+} pool;
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    if (n % 2)
+        return v[n / 2];
+    /* inf - inf: both middle runs never got there. */
+    if (v[n / 2 - 1] == v[n / 2])
+        return v[n / 2];
+    return 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void run_job(job *j, size_t seeds)
+{
+    const dataset *d = j->data;
+    double *ratio = malloc(seeds * sizeof *ratio);
+    double *score = malloc(seeds * sizeof *score);
+    double *w5 = malloc(seeds * sizeof *w5);
+    if (!ratio || !score || !w5)
+        goto out;
+    for (size_t b = 0; b < N_BUDGETS; b++) {
+        double t0 = cpu_now();
+        for (size_t s = 0; s < seeds; s++) {
+            cutune__replay_options o = {budgets[b], 0, 1, (uint64_t)s + 1,
+                                        SIZE_MAX};
+            cutune__replay_result r;
+            if (cutune__replay_run(j->type,
+                                   d->problem->space, d->objective, NULL, &o,
+                                   &r, NULL, 0) != 0) {
+                ratio[s] = score[s] = w5[s] = NAN;
+                continue;
+            }
+            double f = r.search.best_objective;
+            ratio[s] = isfinite(f) ? d->optimum / f : 0;
+            score[s] = cutune__replay_score(d->random_best[b], f, d->optimum);
+            if (isnan(score[s]))
+                score[s] = -INFINITY;
+            w5[s] = r.evals_within[2] == SIZE_MAX ? INFINITY
+                                                  : (double)r.evals_within[2];
+        }
+        j->fig[b].seconds = (cpu_now() - t0) / (double)seeds;
+        j->fig[b].ratio = median(ratio, seeds);
+        j->fig[b].score = median(score, seeds);
+        j->fig[b].within5 = median(w5, seeds);
+    }
+out:
+    free(w5);
+    free(score);
+    free(ratio);
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n_jobs)
+            return NULL;
+        run_job(&p->jobs[i], p->seeds);
+    }
+}
+
+static int load(dataset *d, const char *spec)
+{
+    char t1[1024];
+    const char *colon = strchr(spec, ':');
+    if (!colon || (size_t)(colon - spec) >= sizeof t1) {
+        fprintf(stderr, "bench-strategies: '%s' is not T1:T4\n", spec);
+        return -1;
+    }
+    memcpy(t1, spec, (size_t)(colon - spec));
+    t1[colon - spec] = '\0';
+    const char *t4path = colon + 1;
+    const char *base = strrchr(t4path, '/');
+    snprintf(d->name, sizeof d->name, "%s", base ? base + 1 : t4path);
+    char *dot = strstr(d->name, ".json");
+    if (dot)
+        *dot = '\0';
+    cutune_problem_options po = {NULL, 0, 1};
+    if (cutune_problem_load(t1, &po, &d->problem) != CUTUNE_OK) {
+        fprintf(stderr, "bench-strategies: %s\n",
+                cutune_problem_errmsg(d->problem));
+        return -1;
+    }
+    cutune__t4 *t4;
+    char err[512];
+    if (cutune__t4_load(t4path, d->problem, &t4, err, sizeof err) !=
+        CUTUNE_OK) {
+        fprintf(stderr, "bench-strategies: %s\n", err);
+        return -1;
+    }
+    d->n = cutune__space_size(d->problem->space);
+    d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
+    if (!d->objective) {
+        cutune__t4_free(t4);
+        return -1;
+    }
+    for (size_t i = 0; i < d->n; i++)
+        d->objective[i] = NAN;
+    for (size_t e = 0; e < t4->n_entries; e++) {
+        const cutune__t4_entry *en = &t4->entries[e];
+        if (en->config_index >= d->n)
+            continue;
+        double o = en->outcome == CUTUNE_OUTCOME_CORRECT ? en->time_ms
+                                                         : INFINITY;
+        if (isnan(d->objective[en->config_index]) ||
+            o < d->objective[en->config_index])
+            d->objective[en->config_index] = o;
+    }
+    cutune__t4_free(t4);
+    d->optimum = cutune__replay_optimum(d->objective, d->n, NULL);
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        d->random_best[b] =
+            cutune__replay_random_best(d->objective, d->n, budgets[b]);
+    return 0;
+}
+
+static void fmt_evals(char *buf, size_t len, double v)
+{
+    if (isinf(v) || isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+int main(int argc, char **argv)
+{
+    size_t seeds = 100, threads = 0, n_data = 0;
+    const char *out_path = NULL;
+    dataset data[MAX_FILES];
+    gsl_set_error_handler_off();
+    memset(data, 0, sizeof data);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
+            seeds = (size_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            threads = (size_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            out_path = argv[++i];
+        else if (n_data < MAX_FILES) {
+            if (load(&data[n_data], argv[i]))
+                return 2;
+            n_data++;
+        }
+    }
+    if (n_data == 0 || seeds == 0) {
+        fputs("usage: bench-strategies [--seeds N] [--threads N] "
+              "[--out FILE] T1.json:T4.json.gz ...\n", stderr);
+        return 1;
+    }
+    if (threads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (size_t)c : 1;
+    }
+    size_t n_strat = 0;
+    while (cutune__strategies[n_strat])
+        n_strat++;
+    /* brute_force is left out: it sweeps in index order and its figures
+     * say where the optimum happens to sit, nothing about search. */
+    pool p;
+    memset(&p, 0, sizeof p);
+    p.jobs = calloc(n_data * n_strat, sizeof *p.jobs);
+    if (!p.jobs)
+        return 2;
+    for (size_t f = 0; f < n_data; f++)
+        for (size_t s = 0; s < n_strat; s++) {
+            if (strcmp(cutune__strategies[s]->name, "brute_force") == 0)
+                continue;
+            p.jobs[p.n_jobs].data = &data[f];
+            p.jobs[p.n_jobs++].type = cutune__strategies[s];
+        }
+    p.seeds = seeds;
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_t tid[64];
+    if (threads > 64)
+        threads = 64;
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    for (size_t t = 0; t < threads; t++)
+        pthread_create(&tid[t], NULL, worker, &p);
+    for (size_t t = 0; t < threads; t++)
+        pthread_join(tid[t], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+
+    FILE *out = out_path ? fopen(out_path, "w") : stdout;
+    if (!out) {
+        perror(out_path);
+        return 2;
+    }
+    fprintf(out, "# Search strategies on recorded measurements\n\n"
+                 "Produced by `bench/strategies.sh` (bench-strategies, "
+                 "cutune %s): every strategy replayed against every T4 "
+                 "file, at budgets of", CUTUNE_VERSION_STRING);
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "%s %zu", b ? (b + 1 == N_BUDGETS ? " and" : ",") : "",
+                budgets[b]);
+    fprintf(out, " evaluations, %zu seeds each, no start configuration. "
+                 "Medians over the seeds of: **opt/found**, the optimum's "
+                 "time over the best found time (1 = the optimum); **P**, "
+                 "the score (B - F) / (B - O) of Willemsen et al. with B "
+                 "the exact expected best of random search with the same "
+                 "budget (1 = the optimum, 0 = as good as random search); "
+                 "**5%%**, evaluations until the best found was within 5%% "
+                 "of the optimum (- when the median run never got there). "
+                 "CPU time of the strategy itself is the last column "
+                 "(ms per run at the largest budget). Wall time of the "
+                 "whole benchmark: %.0f s on %zu threads.\n",
+            seeds,
+            (double)(w1.tv_sec - w0.tv_sec) +
+                1e-9 * (double)(w1.tv_nsec - w0.tv_nsec),
+            threads);
+    for (size_t f = 0; f < n_data; f++) {
+        const dataset *d = &data[f];
+        size_t correct = 0;
+        for (size_t i = 0; i < d->n; i++)
+            correct += isfinite(d->objective[i]) != 0;
+        fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum "
+                     "%.4f ms. Random search expects",
+                d->name, d->n, correct, d->optimum);
+        for (size_t b = 0; b < N_BUDGETS; b++)
+            fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu",
+                    b ? "," : "", d->random_best[b],
+                    d->optimum / d->random_best[b], budgets[b]);
+        fprintf(out, ".\n\n| strategy |");
+        for (size_t b = 0; b < N_BUDGETS; b++)
+            fprintf(out, " %zu: opt/found | P | 5%% |", budgets[b]);
+        fprintf(out, " ms/run |\n|---|");
+        for (size_t b = 0; b < N_BUDGETS; b++)
+            fprintf(out, "---:|---:|---:|");
+        fprintf(out, "---:|\n");
+        for (size_t j = 0; j < p.n_jobs; j++) {
+            const job *jb = &p.jobs[j];
+            if (jb->data != d)
+                continue;
+            fprintf(out, "| %s |", jb->type->name);
+            for (size_t b = 0; b < N_BUDGETS; b++) {
+                char w[16];
+                fmt_evals(w, sizeof w, jb->fig[b].within5);
+                fprintf(out, " %.3f | %.2f | %s |", jb->fig[b].ratio,
+                        jb->fig[b].score, w);
+            }
+            fprintf(out, " %.1f |\n",
+                    1e3 * jb->fig[N_BUDGETS - 1].seconds);
+        }
+    }
+    if (out != stdout)
+        fclose(out);
+    for (size_t f = 0; f < n_data; f++) {
+        free(data[f].objective);
+        cutune_problem_destroy(data[f].problem);
+    }
+    free(p.jobs);
+    return 0;
+}

@@ -1,0 +1,133 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include "compile_remote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+#include "util.h"
+#include "worker_client.h"
+
+struct cutune__compile_procs {
+    char *worker_path;
+    cutune__worker_client *workers;
+    cutune__compiler compiler;
+};
+
+/* NVRTC on a large kernel can take tens of seconds; a process that takes
+ * longer is presumed stuck. */
+#define COMPILE_TIMEOUT_S 300.0
+
+static void fail_job(cutune__compile_job *job, const char *why)
+{
+    job->ok = 0;
+    job->nvrtc_failed = 1;
+    free(job->log);
+    job->log = cutune__strdup_printf("NVRTC compile process: %s", why);
+}
+
+static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
+{
+    cutune__compile_procs *p = ctx;
+    cutune__worker_client *w = &p->workers[slot];
+    if (w->pid == 0 && cutune__worker_start(w, p->worker_path) != 0) {
+        fail_job(job, w->message);
+        return -1;
+    }
+    size_t src_len = strlen(job->source), name_len = strlen(job->source_name);
+    size_t opt_len = 0;
+    for (size_t i = 0; i < job->n_options; i++)
+        opt_len += strlen(job->options[i]) + 1;
+    cutune__compile_request q = {src_len, (uint32_t)name_len,
+                                 (uint32_t)job->n_options, opt_len};
+    size_t blen = src_len + 1 + name_len + 1 + opt_len;
+    char *block = malloc(blen);
+    if (!block) {
+        fail_job(job, "out of memory");
+        return -1;
+    }
+    char *at = block;
+    memcpy(at, job->source, src_len + 1);
+    at += src_len + 1;
+    memcpy(at, job->source_name, name_len + 1);
+    at += name_len + 1;
+    for (size_t i = 0; i < job->n_options; i++) {
+        size_t len = strlen(job->options[i]) + 1;
+        memcpy(at, job->options[i], len);
+        at += len;
+    }
+    void *reply = NULL;
+    size_t size = 0;
+    cutune__call_result cr =
+        cutune__worker_call(w, CUTUNE__MSG_COMPILE, &q, sizeof q, block, blen,
+                            &reply, &size, COMPILE_TIMEOUT_S);
+    free(block);
+    const cutune__compile_reply *r = reply;
+    if (cr != CUTUNE__CALL_OK || size < sizeof *r ||
+        size != sizeof *r + r->cubin_size + r->log_size) {
+        /* A compiler that crashed or hung fails this configuration; the
+         * next job of this slot starts a new process. */
+        fail_job(job, cr != CUTUNE__CALL_OK ? w->message : "bad reply");
+        free(reply);
+        return -1;
+    }
+    const char *data = (const char *)(r + 1);
+    job->ok = r->ok;
+    job->nvrtc_failed = r->nvrtc_failed;
+    if (r->ok && r->cubin_size) {
+        job->cubin = malloc(r->cubin_size);
+        if (job->cubin) {
+            memcpy(job->cubin, data, r->cubin_size);
+            job->cubin_size = r->cubin_size;
+        } else {
+            job->ok = 0;
+        }
+    }
+    if (r->log_size)
+        job->log = cutune__strdup_printf("%.*s", (int)(r->log_size - 1),
+                                         data + r->cubin_size);
+    else
+        job->log = cutune__strdup_printf("%s", r->head.message);
+    int rc = job->nvrtc_failed || !job->log || (r->ok && !job->ok) ? -1 : 0;
+    free(reply);
+    return rc;
+}
+
+cutune__compile_procs *cutune__compile_procs_create(const char *worker_path,
+                                                    int n)
+{
+    cutune__compile_procs *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->worker_path = strdup(worker_path);
+    p->workers = calloc((size_t)(n > 0 ? n : 1), sizeof *p->workers);
+    if (!p->worker_path || !p->workers) {
+        cutune__compile_procs_destroy(p);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        p->workers[i].fd = -1;
+    p->compiler.compile = compile_in_process;
+    p->compiler.ctx = p;
+    p->compiler.slots = n > 0 ? n : 1;
+    return p;
+}
+
+void cutune__compile_procs_destroy(cutune__compile_procs *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; p->workers && i < p->compiler.slots; i++)
+        cutune__worker_stop(&p->workers[i]);
+    free(p->workers);
+    free(p->worker_path);
+    free(p);
+}
+
+const cutune__compiler *cutune__compile_procs_compiler(
+    const cutune__compile_procs *p)
+{
+    return p ? &p->compiler : NULL;
+}
