@@ -849,6 +849,85 @@ static cutune_status parse_extensions(cutune_problem *p, json_t *root)
     return CUTUNE_OK;
 }
 
+/* T1 Budget: a list of limits, each {Type, BudgetValue}; all apply. */
+static cutune_status parse_budget(cutune_problem *p, json_t *root)
+{
+    json_t *b = json_object_get(root, "Budget");
+    if (!b || json_is_null(b))
+        return CUTUNE_OK;
+    if (!json_is_array(b))
+        return fail(p, CUTUNE_ERR_PARSE, "Budget: expected a list");
+    for (size_t i = 0; i < json_array_size(b); i++) {
+        json_t *item = json_array_get(b, i);
+        const char *type = get_string(item, "Type");
+        json_t *jv = json_object_get(item, "BudgetValue");
+        if (!type || !json_is_number(jv) || json_number_value(jv) <= 0)
+            return fail(p, CUTUNE_ERR_PARSE, "Budget[%zu]: needs a Type and "
+                        "a positive BudgetValue", i);
+        double v = json_number_value(jv);
+        if (strcmp(type, "ConfigurationCount") == 0)
+            p->budget_evals = (size_t)v;
+        else if (strcmp(type, "TuningDuration") == 0)
+            p->budget_seconds = v;
+        else if (strcmp(type, "ConfigurationFraction") == 0 && v <= 1)
+            p->budget_fraction = v;
+        else
+            return fail(p, CUTUNE_ERR_UNSUPPORTED, "Budget[%zu].Type: '%s' "
+                        "(ConfigurationCount, TuningDuration, "
+                        "ConfigurationFraction of at most 1)", i, type);
+    }
+    return CUTUNE_OK;
+}
+
+/* T1 Search: the strategy by name. The names of other tuners map to
+ * cutune's strategies; attributes (strategy settings) are not taken. */
+static cutune_status parse_search(cutune_problem *p, json_t *root)
+{
+    static const struct {
+        const char *t1;
+        const char *ours;
+    } names[] = {
+        {"Random", "random"},           {"random_sample", "random"},
+        {"Deterministic", "brute_force"}, {"BruteForce", "brute_force"},
+        {"FullSearch", "brute_force"},  {"SimulatedAnnealing", "annealing"},
+        {"simulated_annealing", "annealing"},
+        {"GeneticAlgorithm", "genetic"}, {"genetic_algorithm", "genetic"},
+        {"DifferentialEvolution", "diff_evo"},
+        {"BayesianOptimization", "bayes"}, {"bayes_opt", "bayes"},
+        {"LocalSearch", "local"},       {"greedy_ils", "local"},
+        {"Default", "default"},
+    };
+    json_t *s = json_object_get(root, "Search");
+    if (!s || json_is_null(s))
+        return CUTUNE_OK;
+    const char *name = get_string(s, "Name");
+    if (!name)
+        return fail(p, CUTUNE_ERR_PARSE, "Search.Name: missing");
+    json_t *attrs = json_object_get(s, "Attributes");
+    if (json_is_array(attrs) && json_array_size(attrs) > 0)
+        return fail(p, CUTUNE_ERR_UNSUPPORTED, "Search.Attributes: strategy "
+                    "settings are not supported; remove them to use '%s' "
+                    "with cutune's settings", name);
+    const char *ours = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof *names && !ours; i++)
+        if (strcasecmp(names[i].t1, name) == 0)
+            ours = names[i].ours;
+    if (!ours) {
+        static const char *const own[] = {"default", "local", "brute_force",
+                                          "random", "sobol", "annealing",
+                                          "genetic", "diff_evo", "bayes"};
+        for (size_t i = 0; i < sizeof own / sizeof *own && !ours; i++)
+            if (strcmp(own[i], name) == 0)
+                ours = own[i];
+    }
+    if (!ours)
+        return fail(p, CUTUNE_ERR_UNSUPPORTED, "Search.Name: '%s' is not a "
+                    "strategy cutune knows", name);
+    p->search_strategy = strdup(ours);
+    return p->search_strategy ? CUTUNE_OK
+                              : fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+}
+
 static cutune_status parse_root(cutune_problem *p, const char *text,
                                 size_t len, const char *dir,
                                 const cutune__template *builtin,
@@ -861,8 +940,8 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
                     jerr.column, jerr.text);
     cutune_status st = CUTUNE_OK;
     static const char *const known[] = {"General", "ConfigurationSpace",
-                                        "KernelSpecification",
-                                        "CutuneExtensions", NULL};
+                                        "KernelSpecification", "Budget",
+                                        "Search", "CutuneExtensions", NULL};
     if (!json_is_object(root)) {
         st = fail(p, CUTUNE_ERR_PARSE, "expected a JSON object");
         goto done;
@@ -893,7 +972,8 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
         goto done;
     }
     if ((st = parse_kernel(p, root, dir, builtin)) ||
-        (st = parse_extensions(p, root)))
+        (st = parse_extensions(p, root)) || (st = parse_budget(p, root)) ||
+        (st = parse_search(p, root)))
         goto done;
 
     json_t *args = json_object_get(json_object_get(root,
@@ -1046,6 +1126,7 @@ void cutune_problem_destroy(cutune_problem *p)
     free(p->args);
     cutune__expr_free(p->bytes_per_launch);
     cutune__expr_free(p->flops_per_launch);
+    free(p->search_strategy);
     free(p->param_is_option);
     cutune__free_strings(p->options, p->n_options);
     cutune__value_clear(&p->problem_size_value);

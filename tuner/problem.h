@@ -71,6 +71,13 @@ struct cutune_problem {
     unsigned char *param_is_option; /* per parameter: its values are NVRTC
                                        options; NULL when none is */
     int space_only;        /* loaded with cutune_problem_options.space_only */
+
+    /* T1 Budget and Search; used when the caller sets none. 0/NULL: not
+     * given. */
+    size_t budget_evals;
+    double budget_seconds;
+    double budget_fraction;
+    char *search_strategy;
 };
 
 /* Launch geometry of one configuration. Returns 0, or -1 with a message. */

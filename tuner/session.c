@@ -94,6 +94,9 @@ struct cutune_session {
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
     int warned_other_processes;
     double best_ms;                 /* best median so far, for early stops */
+    size_t max_evals;               /* this tune's budget: the caller's, */
+    double max_seconds;             /* else the T1 file's */
+    double max_fraction;
     double gpu_ms;                  /* kernel time of the whole tune */
     double span_ms;                 /* GPU time of all measuring work */
     double batch_end;               /* when the last batch was evaluated */
@@ -723,8 +726,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     /* The time since the previous batch was the strategy's. */
     double search_ms = n ? (cutune__now() - s->batch_end) * 1e3 / (double)n
                          : 0.0;
-    if (s->opt.max_seconds > 0 &&
-        cutune__now() - s->started >= s->opt.max_seconds)
+    if (s->max_seconds > 0 && cutune__now() - s->started >= s->max_seconds)
         return 0;
     job_set js;
     int rc = 0;
@@ -744,8 +746,8 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     if (!pool)
         cutune__compile_batch(js.jobs, n, s->opt.compile_threads, remote);
     for (size_t i = 0; i < n; i++) {
-        if (s->opt.max_seconds > 0 &&
-            cutune__now() - s->started >= s->opt.max_seconds)
+        if (s->max_seconds > 0 &&
+            cutune__now() - s->started >= s->max_seconds)
             break;
         eval_record *e = add_eval(s, indices[i]);
         if (!e) {
@@ -1070,11 +1072,26 @@ cutune_status cutune_session_tune(cutune_session *s,
     s->evals_problem = problem;
     s->started = cutune__now();
     open_binaries(s);
+    /* The caller's strategy and budget win; else the T1 file's. */
     const cutune__strategy_type *type =
-        s->strategy ? cutune__strategy_find(s->strategy)
-                    : cutune__strategies[0];
+        s->strategy             ? cutune__strategy_find(s->strategy)
+        : problem->search_strategy ? cutune__strategy_find(problem->search_strategy)
+                                   : cutune__strategies[0];
+    int caller_budget = s->opt.max_evals || s->opt.max_seconds > 0 ||
+                        s->opt.max_fraction > 0;
+    s->max_evals = caller_budget ? s->opt.max_evals : problem->budget_evals;
+    s->max_seconds = caller_budget ? s->opt.max_seconds
+                                   : problem->budget_seconds;
+    s->max_fraction = caller_budget ? s->opt.max_fraction
+                                    : problem->budget_fraction;
 
     cutune_status st;
+    if (!type) {
+        st = fail(s, CUTUNE_ERR_INVALID_ARGUMENT, "%s: strategy '%s' is not "
+                  "built into this cutune", problem->origin,
+                  problem->search_strategy);
+        goto out;
+    }
     if ((st = prepare_args(s)) || (st = list_devices(s)))
         goto out;
     if (s->opt.device < 0 || (size_t)s->opt.device >= s->n_devices) {
@@ -1109,16 +1126,16 @@ cutune_status cutune_session_tune(cutune_session *s,
 
     /* Exhaustive search is bounded by the space; any other strategy gets
      * a default budget unless the caller gave one. */
-    size_t budget = s->opt.max_evals;
-    if (s->opt.max_fraction > 0 && s->opt.max_fraction <= 1) {
-        size_t share = (size_t)ceil(s->opt.max_fraction *
+    size_t budget = s->max_evals;
+    if (s->max_fraction > 0 && s->max_fraction <= 1) {
+        size_t share = (size_t)ceil(s->max_fraction *
                                     (double)cutune__space_size(problem->space));
         if (share < 1)
             share = 1;
         if (budget == 0 || share < budget)
             budget = share;
     }
-    if (budget == 0 && s->opt.max_seconds <= 0 &&
+    if (budget == 0 && s->max_seconds <= 0 &&
         strcmp(type->name, "brute_force") != 0)
         budget = CUTUNE_DEFAULT_BUDGET;
     cutune__search_options so = {budget, 0, s->opt.seed, start};

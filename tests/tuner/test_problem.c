@@ -399,6 +399,49 @@ static void test_extensions(void)
     cutune_problem_destroy(p);
 }
 
+/* T1 Budget and Search map onto the session's budget and strategy. */
+static void test_budget_and_search(void)
+{
+    char json[4096];
+    const char *base = replaced("\"KernelSpecification\":",
+        "\"Budget\": [{\"Type\": \"ConfigurationCount\", \"BudgetValue\": 40},"
+        " {\"Type\": \"TuningDuration\", \"BudgetValue\": 90},"
+        " {\"Type\": \"ConfigurationFraction\", \"BudgetValue\": 0.5}],\n"
+        " \"Search\": {\"Name\": \"SimulatedAnnealing\"},\n"
+        " \"KernelSpecification\":");
+    snprintf(json, sizeof json, "%s", base);
+    write_file("budget.json", json);
+    char path[512];
+    snprintf(path, sizeof path, "%s/budget.json", dir);
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    CHECK_INT(p->budget_evals, 40);
+    CHECK_NEAR(p->budget_seconds, 90.0, 0.0);
+    CHECK_NEAR(p->budget_fraction, 0.5, 0.0);
+    CHECK_STR(p->search_strategy, "annealing");
+    cutune_problem_destroy(p);
+
+    static const struct {
+        const char *from, *to, *needle;
+    } bad[] = {
+        {"\"ConfigurationCount\"", "\"Evaluations\"", "Budget[0].Type"},
+        {"\"SimulatedAnnealing\"}", "\"Tabu\"}", "Search.Name"},
+        {"\"SimulatedAnnealing\"}",
+         "\"Random\", \"Attributes\": [{\"Name\": \"x\", \"Value\": \"1\"}]}",
+         "Search.Attributes"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char copy[4096];
+        const char *at = strstr(json, bad[i].from);
+        snprintf(copy, sizeof copy, "%.*s%s%s", (int)(at - json), json,
+                 bad[i].to, at + strlen(bad[i].from));
+        write_file("budget.json", copy);
+        CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(cutune_problem_errmsg(p), bad[i].needle);
+        cutune_problem_destroy(p);
+    }
+}
+
 int main(void)
 {
     test_space_only();
@@ -411,5 +454,6 @@ int main(void)
     test_grid_div();
     test_bad_input();
     test_extensions();
+    test_budget_and_search();
     return check_finish();
 }

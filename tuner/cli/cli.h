@@ -49,6 +49,12 @@ int cli_parse(int argc, char **argv, const cli_opt *opts,
               const char **positional, size_t max_positional,
               size_t *n_positional, int *help);
 
+/* cli_parse for a command that takes one PROBLEM: prints `usage` on
+ * --help and refuses a missing PROBLEM. Returns 1 when the command goes
+ * on; 0 when it ends now with exit code *rc. */
+int cli_parse_problem(int argc, char **argv, const cli_opt *opts,
+                      const char *usage, const char **problem, int *rc);
+
 /* Prints "cutune: MESSAGE (see --help)" and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

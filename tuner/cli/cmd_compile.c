@@ -23,8 +23,7 @@ int cli_cmd_compile(int argc, char **argv)
     const char *problem = NULL, *arch = NULL;
     long long limit = 0, threads = 0;
     cli_sizes size = {{0}, 0};
-    int json = 0, no_binaries = 0, help;
-    size_t np;
+    int json = 0, no_binaries = 0;
     const cli_opt opts[] = {{"--arch", CLI_STRING, &arch},
                             {"--limit", CLI_COUNT, &limit},
                             {"--threads", CLI_COUNT, &threads},
@@ -32,14 +31,9 @@ int cli_cmd_compile(int argc, char **argv)
                             {"--size", CLI_SIZES, &size},
                             {"--json", CLI_FLAG, &json},
                             {NULL, 0, NULL}};
-    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
-    if (rc || help) {
-        if (help)
-            fputs(usage, stdout);
+    int rc;
+    if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    }
-    if (!problem)
-        return cli_usage_error("missing PROBLEM");
     if (!arch)
         return cli_usage_error("compile: --arch is required (e.g. --arch "
                                "sm_90)");

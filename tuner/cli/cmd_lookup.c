@@ -63,8 +63,7 @@ int cli_cmd_lookup(int argc, char **argv)
     const char *problem = NULL, *cache_dir = NULL;
     cli_device_opts dopt = {-1, NULL, NULL, -1, 0};
     cli_sizes size = {{0}, 0};
-    int json = 0, help;
-    size_t np;
+    int json = 0;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &dopt.device},
                             {"--device-name", CLI_STRING, &dopt.name},
                             {"--cc", CLI_STRING, &dopt.cc},
@@ -74,14 +73,9 @@ int cli_cmd_lookup(int argc, char **argv)
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--json", CLI_FLAG, &json},
                             {NULL, 0, NULL}};
-    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
-    if (rc || help) {
-        if (help)
-            fputs(usage, stdout);
+    int rc;
+    if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    }
-    if (!problem)
-        return cli_usage_error("missing PROBLEM");
     cutune_problem *p;
     if ((rc = cli_load_problem(problem, &size, &p)))
         return rc;

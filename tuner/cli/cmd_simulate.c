@@ -197,8 +197,7 @@ int cli_cmd_simulate(int argc, char **argv)
     long long evals = 0, seed = 0, repeat = 1, batch = 0;
     double fraction = 0, seconds = 0;
     cli_sizes size = {{0}, 0};
-    int json = 0, help;
-    size_t np;
+    int json = 0;
     const cli_opt opts[] = {{"--results", CLI_STRING, &results},
                             {"--strategy", CLI_STRING, &strategy},
                             {"--budget-evals", CLI_COUNT, &evals},
@@ -212,14 +211,9 @@ int cli_cmd_simulate(int argc, char **argv)
                             {"--device-name", CLI_STRING, &device_name},
                             {"--json", CLI_FLAG, &json},
                             {NULL, 0, NULL}};
-    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
-    if (rc || help) {
-        if (help)
-            fputs(usage, stdout);
+    int rc;
+    if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    }
-    if (!problem)
-        return cli_usage_error("missing PROBLEM");
     if (!results)
         return cli_usage_error("missing --results");
     if (fraction > 1)

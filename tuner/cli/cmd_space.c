@@ -103,19 +103,13 @@ int cli_cmd_space(int argc, char **argv)
 {
     const char *problem = NULL;
     cli_sizes size = {{0}, 0};
-    int json = 0, help;
-    size_t np;
+    int json = 0;
     const cli_opt opts[] = {{"--size", CLI_SIZES, &size},
                             {"--json", CLI_FLAG, &json},
                             {NULL, 0, NULL}};
-    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
-    if (rc || help) {
-        if (help)
-            fputs(usage, stdout);
+    int rc;
+    if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    }
-    if (!problem)
-        return cli_usage_error("missing PROBLEM");
     cutune_problem_options po = {size.n ? size.v : NULL, size.n, 1};
     cutune_problem *p;
     cutune_status st = cutune_problem_load(problem, &po, &p);

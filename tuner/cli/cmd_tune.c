@@ -124,8 +124,7 @@ int cli_cmd_tune(int argc, char **argv)
     double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
     int no_cache = 0, json = 0, quiet = 0, no_binaries = 0, warm = 0;
-    int verbose = 0, help;
-    size_t np;
+    int verbose = 0;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
                             {"--strategy", CLI_STRING, &strategy},
                             {"--budget-evals", CLI_COUNT, &budget},
@@ -143,14 +142,9 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--quiet", CLI_FLAG, &quiet},
                             {"--verbose", CLI_FLAG, &verbose},
                             {NULL, 0, NULL}};
-    int rc = cli_parse(argc, argv, opts, &problem, 1, &np, &help);
-    if (rc || help) {
-        if (help)
-            fputs(usage, stdout);
+    int rc;
+    if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    }
-    if (!problem)
-        return cli_usage_error("missing PROBLEM");
     if (fraction > 1)
         return cli_usage_error("--budget-fraction: '%g' is above 1",
                                fraction);

@@ -130,6 +130,25 @@ int cli_parse(int argc, char **argv, const cli_opt *opts,
     return 0;
 }
 
+int cli_parse_problem(int argc, char **argv, const cli_opt *opts,
+                      const char *usage, const char **problem, int *rc)
+{
+    size_t n;
+    int help;
+    *problem = NULL;
+    *rc = cli_parse(argc, argv, opts, problem, 1, &n, &help);
+    if (*rc || help) {
+        if (help)
+            fputs(usage, stdout);
+        return 0;
+    }
+    if (!*problem) {
+        *rc = cli_usage_error("missing PROBLEM");
+        return 0;
+    }
+    return 1;
+}
+
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p)
 {
