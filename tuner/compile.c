@@ -30,12 +30,25 @@ static int from_cache(cutune__compile_job *job, char *key)
     size_t size;
     if (!key || !cutune__binary_cache_get(job->cache, key, &ok, &data, &size))
         return 0;
+    /* A cubin entry starts with the lowered kernel name and its NUL. */
+    size_t name_len = ok ? strnlen(data, size) : 0;
+    if (ok && name_len == size) {
+        free(data);
+        return 0;
+    }
     job->ok = ok;
     job->from_cache = 1;
     if (ok) {
-        job->cubin = data;
-        job->cubin_size = size;
+        job->lowered_name = *data ? dup_text(data) : NULL;
+        job->cubin_size = size - name_len - 1;
+        job->cubin = malloc(job->cubin_size ? job->cubin_size : 1);
+        if (job->cubin)
+            memcpy(job->cubin, data + name_len + 1, job->cubin_size);
+        int named = *data != '\0';
+        free(data);
         job->log = dup_text("");
+        if (!job->cubin || !job->log || (named && !job->lowered_name))
+            job->ok = 0;
     } else {
         job->log = data;
     }
@@ -59,12 +72,20 @@ int cutune__compile_with(cutune__compile_job *job,
     job->log = NULL;
     job->from_cache = 0;
     job->nvrtc_failed = 0;
+    job->lowered_name = NULL;
     char *key = NULL;
     if (job->cache) {
         char version[16];
         cutune__nvrtc_version(version, sizeof version);
-        key = cutune__binary_cache_key(job->source, job->options,
-                                       job->n_options, version);
+        char *base = cutune__binary_cache_key(job->source, job->options,
+                                              job->n_options, version);
+        key = base ? cutune__strdup_printf("kernel %s\n%s",
+                                           job->kernel_name
+                                               ? job->kernel_name
+                                               : "",
+                                           base)
+                   : NULL;
+        free(base);
         if (from_cache(job, key)) {
             free(key);
             job->seconds = cutune__now() - t0;
@@ -75,9 +96,18 @@ int cutune__compile_with(cutune__compile_job *job,
                     : compile_uncached(job);
     /* NVRTC failing is not a property of the configuration: not kept. */
     if (key && rc == 0) {
-        if (job->ok)
-            cutune__binary_cache_put(job->cache, key, 1, job->cubin,
-                                     job->cubin_size);
+        if (job->ok) {
+            const char *name = job->lowered_name ? job->lowered_name : "";
+            size_t nl = strlen(name) + 1;
+            char *entry = malloc(nl + job->cubin_size);
+            if (entry) {
+                memcpy(entry, name, nl);
+                memcpy(entry + nl, job->cubin, job->cubin_size);
+                cutune__binary_cache_put(job->cache, key, 1, entry,
+                                         nl + job->cubin_size);
+                free(entry);
+            }
+        }
         else if (job->log)
             cutune__binary_cache_put(job->cache, key, 0, job->log,
                                      strlen(job->log) + 1);
@@ -98,6 +128,15 @@ static int compile_uncached(cutune__compile_job *job)
         job->nvrtc_failed = 1;
         return -1;
     }
+    if (job->kernel_name &&
+        (r = nvrtcAddNameExpression(prog, job->kernel_name)) !=
+            NVRTC_SUCCESS) {
+        job->log = cutune__strdup_printf("nvrtcAddNameExpression(%s): %s",
+                                         job->kernel_name,
+                                         nvrtcGetErrorString(r));
+        nvrtcDestroyProgram(&prog);
+        return job->log ? 0 : -1;
+    }
     r = nvrtcCompileProgram(prog, (int)job->n_options,
                             (const char *const *)job->options);
     int rc = 0;
@@ -115,6 +154,23 @@ static int compile_uncached(cutune__compile_job *job)
             job->cubin_size > 0 && (job->cubin = malloc(job->cubin_size)) &&
             nvrtcGetCUBIN(prog, job->cubin) == NVRTC_SUCCESS) {
             job->ok = 1;
+            const char *lowered = NULL;
+            if (job->kernel_name) {
+                /* A kernel the source does not define has no lowered
+                 * name: that is the configuration's (or the file's)
+                 * error, reported like a compile error. */
+                if (nvrtcGetLoweredName(prog, job->kernel_name, &lowered) !=
+                        NVRTC_SUCCESS ||
+                    !(job->lowered_name = dup_text(lowered))) {
+                    job->ok = 0;
+                    free(job->cubin);
+                    job->cubin = NULL;
+                    free(job->log);
+                    job->log = cutune__strdup_printf(
+                        "the program defines no kernel '%s'",
+                        job->kernel_name);
+                }
+            }
         } else {
             free(job->cubin);
             job->cubin = NULL;
@@ -274,6 +330,8 @@ void cutune__compile_job_clear(cutune__compile_job *job)
 {
     free(job->cubin);
     free(job->log);
+    free(job->lowered_name);
+    job->lowered_name = NULL;
     job->cubin = NULL;
     job->log = NULL;
     job->cubin_size = 0;

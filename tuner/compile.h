@@ -15,6 +15,8 @@ typedef struct cutune__compile_job {
     size_t n_options;
     cutune__binary_cache *cache; /* optional: results are looked up and
                                     stored there */
+    const char *kernel_name;     /* optional: the kernel as the source names
+                                    it ("k", "k<3>"), to lower */
     /* results */
     int ok;            /* 1: cubin holds the binary */
     int nvrtc_failed;  /* 1: NVRTC itself failed, not the program */
@@ -23,6 +25,9 @@ typedef struct cutune__compile_job {
     char *log;         /* NVRTC's log, whole; "" when it said nothing */
     double seconds;
     int from_cache;    /* 1: the result came from the binary cache */
+    char *lowered_name; /* kernel_name as the cubin knows it (C++ names are
+                           mangled; extern "C" ones are not); NULL when no
+                           kernel_name was given */
 } cutune__compile_job;
 
 /* Compiles one job. A compile error is a result (ok = 0, log kept), not a

@@ -40,9 +40,12 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
     size_t opt_len = 0;
     for (size_t i = 0; i < job->n_options; i++)
         opt_len += strlen(job->options[i]) + 1;
+    const char *kernel = job->kernel_name ? job->kernel_name : "";
+    size_t kernel_len = strlen(kernel);
     cutune__compile_request q = {src_len, (uint32_t)name_len,
-                                 (uint32_t)job->n_options, opt_len};
-    size_t blen = src_len + 1 + name_len + 1 + opt_len;
+                                 (uint32_t)job->n_options, opt_len,
+                                 (uint32_t)kernel_len, 0};
+    size_t blen = src_len + 1 + name_len + 1 + opt_len + kernel_len + 1;
     char *block = malloc(blen);
     if (!block) {
         fail_job(job, "out of memory");
@@ -58,6 +61,7 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
         memcpy(at, job->options[i], len);
         at += len;
     }
+    memcpy(at, kernel, kernel_len + 1);
     void *reply = NULL;
     size_t size = 0;
     cutune__call_result cr =
@@ -66,7 +70,7 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
     free(block);
     const cutune__compile_reply *r = reply;
     if (cr != CUTUNE__CALL_OK || size < sizeof *r ||
-        size != sizeof *r + r->cubin_size + r->log_size) {
+        size != sizeof *r + r->cubin_size + r->log_size + r->lowered_size) {
         /* A compiler that crashed or hung fails this configuration; the
          * next job of this slot starts a new process. */
         fail_job(job, cr != CUTUNE__CALL_OK ? w->message : "bad reply");
@@ -90,6 +94,13 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
                                          data + r->cubin_size);
     else
         job->log = cutune__strdup_printf("%s", r->head.message);
+    if (r->lowered_size) {
+        job->lowered_name = cutune__strdup_printf(
+            "%.*s", (int)(r->lowered_size - 1),
+            data + r->cubin_size + r->log_size);
+        if (!job->lowered_name)
+            job->ok = 0;
+    }
     int rc = job->nvrtc_failed || !job->log || (r->ok && !job->ok) ? -1 : 0;
     free(reply);
     return rc;

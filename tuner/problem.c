@@ -464,7 +464,7 @@ static cutune_status parse_arg(cutune_problem *p, json_t *ja, size_t i)
 {
     char field[64];
     static const char *const known[] = {
-        "Name", "Type", "MemoryType", "AccessType", "FillType",
+        "Name", "Type", "MemoryType", "MemType", "AccessType", "FillType",
         "Size", "FillValue", "Output", "RandomSeed", NULL};
     snprintf(field, sizeof field, "KernelSpecification.Arguments[%zu]", i);
     if (!json_is_object(ja))
@@ -492,7 +492,23 @@ static cutune_status parse_arg(cutune_problem *p, json_t *ja, size_t i)
     const char *mem = get_string(ja, "MemoryType");
     if (!mem)
         return fail(p, CUTUNE_ERR_PARSE, "%s.MemoryType: missing", field);
-    if (strcmp(mem, "Vector") == 0)
+    /* Constant memory: `MemoryType: Symbol`, or a vector with `MemType:
+     * Constant` as published files spell it. Its data goes to the
+     * module's __constant__ variable of the argument's name, not to a
+     * kernel parameter. */
+    const char *memtype = get_string(ja, "MemType");
+    if (memtype && strcmp(memtype, "Constant") != 0)
+        return fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemType: '%s' is not "
+                    "supported (Constant)", field, memtype);
+    if (strcmp(mem, "Symbol") == 0 ||
+        (strcmp(mem, "Vector") == 0 && memtype)) {
+        a->is_vector = 1;
+        a->is_symbol = 1;
+        if (!name || !*name || strlen(name) >= 64)
+            return fail(p, CUTUNE_ERR_PARSE, "%s.Name: a constant-memory "
+                        "argument needs the name of its __constant__ "
+                        "variable (under 64 characters)", field);
+    } else if (strcmp(mem, "Vector") == 0)
         a->is_vector = 1;
     else if (strcmp(mem, "Scalar") == 0)
         a->is_vector = 0;

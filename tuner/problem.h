@@ -22,6 +22,8 @@ typedef struct cutune__arg {
                            for scalars, the value */
     uint64_t seed;
     int is_output;      /* compared with the reference */
+    int is_symbol;      /* copied into the __constant__ variable `name`,
+                           not passed as a kernel parameter */
 } cutune__arg;
 
 struct cutune_problem {

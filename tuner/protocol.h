@@ -81,6 +81,8 @@ typedef struct cutune__wire_arg {
     uint64_t count;
     uint64_t seed;
     double fill_value;
+    uint32_t is_symbol;        /* goes to the __constant__ variable named */
+    char symbol[64];           /* here after each LOAD, not a parameter */
 } cutune__wire_arg;
 
 typedef struct cutune__args_request {
@@ -159,16 +161,20 @@ typedef struct cutune__run_reply {
                                   resets, comparisons and L2 flushes */
 } cutune__run_reply;
 
-/* The source, the program name and the options (each NUL-terminated)
- * follow the request. */
+/* The source, the program name, the options and the kernel name to lower
+ * (each NUL-terminated; the kernel name empty for none) follow the
+ * request. */
 typedef struct cutune__compile_request {
     uint64_t source_len;
     uint32_t name_len;
     uint32_t n_options;
     uint64_t options_len;
+    uint32_t kernel_len;
+    uint32_t reserved;
 } cutune__compile_request;
 
-/* The cubin, then the log (NUL-terminated), follow the reply. */
+/* The cubin, the log and the lowered kernel name (both NUL-terminated)
+ * follow the reply. */
 typedef struct cutune__compile_reply {
     cutune__reply head;
     int32_t ok;
@@ -176,6 +182,7 @@ typedef struct cutune__compile_reply {
     uint64_t cubin_size;
     uint64_t log_size;
     double seconds;
+    uint64_t lowered_size;
 } cutune__compile_reply;
 
 typedef struct cutune__bandwidth_request {

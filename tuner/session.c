@@ -85,6 +85,7 @@ struct cutune_session {
     char arch[16];
     char *ref_cubin;
     size_t ref_cubin_size;
+    char *ref_lowered;
     cutune__wire_arg *wire_args;
     eval_record *evals;
     size_t n_evals, cap_evals;
@@ -206,6 +207,8 @@ static void clear_tune(cutune_session *s)
     s->n_evals = s->cap_evals = 0;
     free(s->ref_cubin);
     s->ref_cubin = NULL;
+    free(s->ref_lowered);
+    s->ref_lowered = NULL;
     free(s->wire_args);
     s->wire_args = NULL;
     free(s->best_values);
@@ -410,10 +413,12 @@ static void fill_run_request(cutune__run_request *q, const unsigned grid[3],
 /* Loads a cubin into the worker. Returns the call result; a CUDA error in
  * the reply is returned as *cuda_error with the message in `msg`. */
 static cutune__call_result load_cubin(cutune_session *s, const char *cubin,
-                                      size_t size, int *cuda_error,
-                                      char *msg, size_t msglen)
+                                      size_t size, const char *lowered,
+                                      int *cuda_error, char *msg,
+                                      size_t msglen)
 {
-    const char *name = s->problem->kernel_name;
+    /* The kernel by its name in the cubin (mangled for C++ kernels). */
+    const char *name = lowered ? lowered : s->problem->kernel_name;
     cutune__load_request q = {(uint32_t)strlen(name), size};
     /* The name and cubin are sent as one block after the request. */
     size_t blen = q.name_len + size;
@@ -483,7 +488,8 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
 
     int cerr = 0;
     char msg[1024];
-    cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, &cerr, msg,
+    cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered, &cerr,
+                    msg,
                     sizeof msg);
     if (cr != CUTUNE__CALL_OK || cerr)
         return fail(s, CUTUNE_ERR_CUDA, "loading the reference "
@@ -585,6 +591,7 @@ static void measure(cutune_session *s, eval_record *e,
     int cerr = 0;
     double t_load = cutune__now();
     cutune__call_result cr = load_cubin(s, job->cubin, job->cubin_size,
+                                        job->lowered_name,
                                         &cerr, msg, sizeof msg);
     t_load = cutune__now() - t_load;
     if (cr != CUTUNE__CALL_OK || cerr) {
@@ -714,6 +721,7 @@ static int job_set_init(job_set *js, cutune_session *s,
         js->jobs[i].options = js->opts[i];
         js->jobs[i].n_options = js->nopts[i];
         js->jobs[i].cache = s->binaries;
+        js->jobs[i].kernel_name = p->kernel_name;
     }
     return 0;
 }
@@ -874,6 +882,9 @@ static cutune_status prepare_args(cutune_session *s)
         w->seed = a->seed;
         w->fill_value = a->fill_value;
         w->is_output = (uint32_t)a->is_output;
+        w->is_symbol = (uint32_t)a->is_symbol;
+        if (a->is_symbol)
+            snprintf(w->symbol, sizeof w->symbol, "%s", a->name);
     }
     if (!any_output)
         logf_(s, CUTUNE_LOG_WARN, "%s: no argument is marked Output, so "
@@ -891,7 +902,8 @@ static cutune_status compile_reference(cutune_session *s, size_t config)
                                .source_name = s->problem->kernel_name,
                                .options = opts,
                                .n_options = n,
-                               .cache = s->binaries};
+                               .cache = s->binaries,
+                               .kernel_name = s->problem->kernel_name};
     int rc = cutune__compile(&job);
     cutune__free_strings(opts, n);
     cutune_status st = CUTUNE_OK;
@@ -907,7 +919,9 @@ static cutune_status compile_reference(cutune_session *s, size_t config)
     }
     s->ref_cubin = job.cubin;
     s->ref_cubin_size = job.cubin_size;
+    s->ref_lowered = job.lowered_name;
     job.cubin = NULL;
+    job.lowered_name = NULL;
     cutune__compile_job_clear(&job);
     return CUTUNE_OK;
 }

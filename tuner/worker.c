@@ -40,7 +40,9 @@ typedef struct worker {
     void **pristine;      /* outputs: their initial contents */
     void **reference;     /* outputs: the reference configuration's result */
     uint64_t *scalars;    /* storage of scalar arguments */
-    void **params;        /* kernel parameter pointers */
+    void **params;        /* kernel parameter pointers, in order, without
+                             the constant-memory arguments */
+    size_t n_params;
     int have_reference;
 
     cudaLibrary_t library;
@@ -301,6 +303,7 @@ static void free_args(worker *w)
     w->dev = w->pristine = w->reference = w->params = NULL;
     w->scalars = NULL;
     w->n_args = 0;
+    w->n_params = 0;
     w->have_reference = 0;
 }
 
@@ -335,7 +338,7 @@ static int setup_args(worker *w, const void *payload, size_t size,
         const cutune__wire_arg *a = &w->args[i];
         if (!a->is_vector) {
             store_value(&w->scalars[i], a->dtype, a->fill_value);
-            w->params[i] = &w->scalars[i];
+            w->params[w->n_params++] = &w->scalars[i];
             continue;
         }
         size_t bytes = (size_t)a->count *
@@ -355,7 +358,8 @@ static int setup_args(worker *w, const void *payload, size_t size,
                                 cudaMemcpyDeviceToDevice)) != cudaSuccess)
                 return reply_error(r, e, "copying argument %zu", i);
         }
-        w->params[i] = &w->dev[i];
+        if (!a->is_symbol)
+            w->params[w->n_params++] = &w->dev[i];
     }
     return 0;
 }
@@ -398,6 +402,35 @@ static void handle_load(worker *w, const void *payload, size_t size)
         cudaSuccess) {
         reply_error(&r.head, e, "kernel '%s' not found in the module", name);
         goto send;
+    }
+    /* Constant-memory arguments live in the module: fill them anew in
+     * every module loaded. */
+    for (size_t i = 0; i < w->n_args; i++) {
+        const cutune__wire_arg *a = &w->args[i];
+        if (!a->is_symbol)
+            continue;
+        void *symbol = NULL;
+        size_t symbol_bytes = 0;
+        size_t bytes = (size_t)a->count *
+                       cutune__dtype_size((cutune__dtype)a->dtype);
+        if ((e = cudaLibraryGetGlobal(&symbol, &symbol_bytes, w->library,
+                                      a->symbol)) != cudaSuccess) {
+            reply_error(&r.head, e, "__constant__ variable '%s' not found in "
+                        "the module", a->symbol);
+            goto send;
+        }
+        if (symbol_bytes < bytes) {
+            r.head.cuda_error = cudaErrorInvalidValue;
+            snprintf(r.head.message, sizeof r.head.message,
+                     "__constant__ variable '%s' holds %zu bytes; the "
+                     "argument has %zu", a->symbol, symbol_bytes, bytes);
+            goto send;
+        }
+        if ((e = cudaMemcpy(symbol, w->dev[i], bytes,
+                            cudaMemcpyDeviceToDevice)) != cudaSuccess) {
+            reply_error(&r.head, e, "filling __constant__ '%s'", a->symbol);
+            goto send;
+        }
     }
     struct cudaFuncAttributes attr;
     if ((e = cudaFuncGetAttributes(&attr, (const void *)w->kernel)) !=
@@ -816,8 +849,9 @@ static void handle_compile(worker *w, const char *payload, size_t size)
     char **opts = NULL;
     char *source = NULL, *name = NULL;
     if (size < sizeof *q || q->name_len > 4096 || q->n_options > 4096 ||
+        q->kernel_len > 4096 ||
         size != sizeof *q + q->source_len + 1 + q->name_len + 1 +
-                    q->options_len) {
+                    q->options_len + q->kernel_len + 1) {
         r.nvrtc_failed = 1;
         snprintf(r.head.message, sizeof r.head.message,
                  "bad COMPILE request");
@@ -826,7 +860,8 @@ static void handle_compile(worker *w, const char *payload, size_t size)
     const char *p = payload + sizeof *q;
     source = (char *)p;
     name = source + q->source_len + 1;
-    const char *o = name + q->name_len + 1, *end = payload + size;
+    const char *o = name + q->name_len + 1;
+    const char *kernel = o + q->options_len, *end = kernel;
     opts = calloc(q->n_options + 1, sizeof *opts);
     for (uint32_t i = 0; opts && i < q->n_options; i++) {
         const char *nul = memchr(o, '\0', (size_t)(end - o));
@@ -838,7 +873,8 @@ static void handle_compile(worker *w, const char *payload, size_t size)
         opts[i] = (char *)o;
         o = nul + 1;
     }
-    if (!opts || source[q->source_len] || name[q->name_len]) {
+    if (!opts || source[q->source_len] || name[q->name_len] ||
+        kernel[q->kernel_len]) {
         r.nvrtc_failed = 1;
         snprintf(r.head.message, sizeof r.head.message,
                  "bad COMPILE request");
@@ -848,26 +884,33 @@ static void handle_compile(worker *w, const char *payload, size_t size)
     job.source_name = name;
     job.options = opts;
     job.n_options = q->n_options;
+    job.kernel_name = q->kernel_len ? kernel : NULL;
     cutune__compile(&job);
     r.ok = job.ok;
     r.nvrtc_failed = job.nvrtc_failed;
     r.cubin_size = job.ok ? job.cubin_size : 0;
     r.log_size = job.log ? strlen(job.log) + 1 : 0;
+    r.lowered_size = job.ok && job.lowered_name
+                         ? strlen(job.lowered_name) + 1
+                         : 0;
     r.seconds = job.seconds;
 send:;
-    /* One block after the reply: the cubin, then the log. */
-    size_t blen = (size_t)(r.cubin_size + r.log_size);
+    /* One block after the reply: the cubin, the log, the lowered name. */
+    size_t blen = (size_t)(r.cubin_size + r.log_size + r.lowered_size);
     char *block = malloc(blen ? blen : 1);
     if (!block) {
         r.ok = 0;
         r.nvrtc_failed = 1;
-        r.cubin_size = r.log_size = 0;
+        r.cubin_size = r.log_size = r.lowered_size = 0;
         blen = 0;
     } else {
         if (r.cubin_size)
             memcpy(block, job.cubin, r.cubin_size);
         if (r.log_size)
             memcpy(block + r.cubin_size, job.log, r.log_size);
+        if (r.lowered_size)
+            memcpy(block + r.cubin_size + r.log_size, job.lowered_name,
+                   r.lowered_size);
     }
     cutune__msg_send(w->fd, CUTUNE__MSG_COMPILE, &r, sizeof r, block, blen);
     free(block);

@@ -151,6 +151,41 @@ static void tune_faulty(void)
     cutune_problem_destroy(p);
 }
 
+/* A C++ kernel (lowered name) with a constant-memory argument: every
+ * configuration validates only if the worker filled the __constant__
+ * coefficients after loading each module. */
+static void tune_constmem(void)
+{
+    char path[4096];
+    const char *src = getenv("CUTUNE_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/constmem.json",
+             src ? src : ".");
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "brute_force";
+    o.cache_dir = cache_dir;
+    cutune_session *s;
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+    const cutune_tune_result *r;
+    cutune_status st = cutune_session_tune(s, p, &r);
+    CHECK_INT(st, CUTUNE_OK);
+    if (st == CUTUNE_OK) {
+        CHECK_INT(r->evaluations, 3);
+        CHECK_INT(r->failures, 0);
+        for (size_t i = 0; i < r->n_evals; i++)
+            if (r->evals[i].outcome != CUTUNE_OUTCOME_CORRECT)
+                fprintf(stderr, "constmem: %s: %s\n",
+                        cutune_outcome_str(r->evals[i].outcome),
+                        r->evals[i].message);
+    } else {
+        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
+    }
+    cutune_session_destroy(s);
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(cache_dir)) {
@@ -160,5 +195,6 @@ int main(void)
     if (tune_vector_add())
         return check_skip("no CUDA device");
     tune_faulty();
+    tune_constmem();
     return check_finish();
 }

@@ -79,6 +79,23 @@ static void test_compile_error(void)
     cutune__compile_job_clear(&job2);
 }
 
+/* A kernel name the program does not define is the configuration's
+ * compile error, with a message naming it. */
+static void test_missing_kernel(void)
+{
+    char *opts[] = {(char *)"--gpu-architecture=sm_90"};
+    cutune__compile_job job = {
+        .source = "extern \"C\" __global__ void k() {}\n",
+        .source_name = "k.cu",
+        .options = opts,
+        .n_options = 1,
+        .kernel_name = "not_there"};
+    CHECK_INT(cutune__compile(&job), 0);
+    CHECK(!job.ok);
+    CHECK_CONTAINS(job.log, "not_there");
+    cutune__compile_job_clear(&job);
+}
+
 static void test_batch(void)
 {
     /* Results land in their own job whatever thread compiled them. */
@@ -115,7 +132,9 @@ static void test_binary_cache(void)
         return;
     cutune__binary_cache *c = cutune__binary_cache_open(dir, 0);
     char *opts[] = {(char *)"--gpu-architecture=sm_90"};
-    const char *sources[2] = {"extern \"C\" __global__ void k(int *x) "
+    /* A C++ kernel, whose name in the cubin is mangled, and a program
+     * that does not compile. */
+    const char *sources[2] = {"__global__ void k(int *x) "
                               "{ x[threadIdx.x] = 1; }\n",
                               "extern \"C\" __global__ void k() { oops; }\n"};
     for (int s = 0; s < 2; s++) {
@@ -123,7 +142,8 @@ static void test_binary_cache(void)
                                      .source_name = "k.cu",
                                      .options = opts,
                                      .n_options = 1,
-                                     .cache = c};
+                                     .cache = c,
+                                     .kernel_name = "k"};
         cutune__compile_job again = first;
         CHECK_INT(cutune__compile(&first), 0);
         CHECK_INT(cutune__compile(&again), 0);
@@ -131,9 +151,12 @@ static void test_binary_cache(void)
         CHECK(again.from_cache);
         CHECK_INT(again.ok, s == 0);
         CHECK_INT(again.cubin_size, first.cubin_size);
-        if (s == 0)
+        if (s == 0) {
             CHECK(first.cubin && again.cubin &&
                   memcmp(first.cubin, again.cubin, first.cubin_size) == 0);
+            CHECK_STR(first.lowered_name, "_Z1kPi");
+            CHECK_STR(again.lowered_name, "_Z1kPi");
+        }
         else
             CHECK_STR(again.log, first.log);
         cutune__compile_job_clear(&first);
@@ -145,6 +168,7 @@ static void test_binary_cache(void)
 int main(void)
 {
     test_binary_cache();
+    test_missing_kernel();
     test_compile_error();
     test_batch();
     test_compare_kernels("sm_80");

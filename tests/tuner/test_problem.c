@@ -231,8 +231,11 @@ static void test_bad_input(void)
                  CUTUNE_ERR_UNSUPPORTED, "Arguments[0].Type|quaternion");
     expect_error(replaced("\"Size\": 4096", "\"Size\": \"4096 // 0\""),
                  CUTUNE_ERR_PARSE, "Arguments[0].Size|division by zero");
-    expect_error(replaced("\"Vector\"", "\"Symbol\""),
-                 CUTUNE_ERR_UNSUPPORTED, "MemoryType|Symbol");
+    expect_error(replaced("\"MemoryType\": \"Vector\"",
+                          "\"MemoryType\": \"Vector\", \"MemType\": \"Texture\""),
+                 CUTUNE_ERR_UNSUPPORTED, "MemType|Texture");
+    expect_error(replaced("\"Vector\"", "\"Local\""),
+                 CUTUNE_ERR_UNSUPPORTED, "MemoryType|Local");
     expect_error(replaced("scale.cu", "missing.cu"), CUTUNE_ERR_IO,
                  "KernelFile|missing.cu");
     /* The bad inputs the T1 issue lists, one clear message each. */
