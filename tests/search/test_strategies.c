@@ -11,45 +11,11 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
+#include "launch_space.h"
 #include "strategy.h"
 
 #define MAX_LOG 4096
 
-/* bx 16..1024 (powers of two) x by 1..16 x unroll 1..8 x flag, with
- * bx * by <= 1024: launch-shaped and constrained. */
-static cutune__value bx_v[7], by_v[5], u_v[8], f_v[2];
-
-static cutune__space *make_space(void)
-{
-    for (int i = 0; i < 7; i++) {
-        bx_v[i].type = CUTUNE__V_INT;
-        bx_v[i].u.i = 16LL << i;
-    }
-    for (int i = 0; i < 5; i++) {
-        by_v[i].type = CUTUNE__V_INT;
-        by_v[i].u.i = 1LL << i;
-    }
-    for (int i = 0; i < 8; i++) {
-        u_v[i].type = CUTUNE__V_INT;
-        u_v[i].u.i = i + 1;
-    }
-    for (int i = 0; i < 2; i++) {
-        f_v[i].type = CUTUNE__V_INT;
-        f_v[i].u.i = i;
-    }
-    cutune__param params[] = {{"bx", bx_v, 7},
-                              {"by", by_v, 5},
-                              {"unroll", u_v, 8},
-                              {"flag", f_v, 2}};
-    cutune__expr *cond = cutune__expr_parse("bx * by <= 1024", 0, NULL);
-    if (!cond)
-        return NULL;
-    const cutune__expr *conds[] = {cond};
-    cutune__space *s = cutune__space_create(params, 4, conds, 1, NULL, 0,
-                                            NULL);
-    cutune__expr_free(cond);
-    return s;
-}
 
 typedef struct evaluator {
     const cutune__space *space;

@@ -7,46 +7,11 @@
 #include <string.h>
 
 #include "../check.h"
+#include "launch_space.h"
 #include "strategy.h"
 
 #define MAX_LOG 100000
 
-/* bx in 16..1024 (powers of two), by in 1..16, unroll 1..8, flag 0/1 with
- * bx * by <= 1024: a launch-shaped space. */
-static cutune__value bx_v[7], by_v[5], u_v[8], f_v[2];
-
-static cutune__space *make_space(void)
-{
-    for (int i = 0; i < 7; i++) {
-        bx_v[i].type = CUTUNE__V_INT;
-        bx_v[i].u.i = 16LL << i;
-    }
-    for (int i = 0; i < 5; i++) {
-        by_v[i].type = CUTUNE__V_INT;
-        by_v[i].u.i = 1LL << i;
-    }
-    for (int i = 0; i < 8; i++) {
-        u_v[i].type = CUTUNE__V_INT;
-        u_v[i].u.i = i + 1;
-    }
-    for (int i = 0; i < 2; i++) {
-        f_v[i].type = CUTUNE__V_INT;
-        f_v[i].u.i = i;
-    }
-    cutune__param params[] = {{"bx", bx_v, 7},
-                              {"by", by_v, 5},
-                              {"unroll", u_v, 8},
-                              {"flag", f_v, 2}};
-    cutune__expr_error ee;
-    cutune__expr *cond = cutune__expr_parse("bx * by <= 1024", 0, &ee);
-    if (!cond)
-        return NULL;
-    const cutune__expr *conds[] = {cond};
-    cutune__space *s = cutune__space_create(params, 4, conds, 1, NULL, 0,
-                                            NULL);
-    cutune__expr_free(cond);
-    return s;
-}
 
 /* What the evaluator records, so that tests can see every call. */
 typedef struct evaluator {
