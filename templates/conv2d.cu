@@ -9,10 +9,9 @@
  * FILTER_W / FILTER_H say otherwise (they are not tuned: the T1 sizes
  * assume 7).
  *
- * The filter lives in global memory and is read with __ldg: every thread
- * of a warp reads the same filter value at the same time, which the
- * read-only cache serves as a broadcast. (Constant memory, the classic
- * place for it, needs a T1 argument kind cutune does not read yet.)
+ * The filter lives in constant memory (the T1 argument `filter` is a
+ * Symbol): every thread of a warp reads the same tap at the same time,
+ * which the constant cache serves as a broadcast.
  *
  * Every output is accumulated by one thread with one fmaf per filter tap,
  * row by row, in every configuration, so all configurations agree to the
@@ -71,9 +70,11 @@
 #define IN_W (OUT_W + FILTER_W - 1)
 #define IN_H (OUT_H + FILTER_H - 1)
 
+/* Filled by the tuner from the T1 argument `filter` after each load. */
+__constant__ float filter[FILTER_H * FILTER_W];
+
 extern "C" __global__ void __launch_bounds__(block_size_x * block_size_y)
-conv2d(float *__restrict__ out, const float *__restrict__ in,
-       const float *__restrict__ filter, int W, int H)
+conv2d(float *__restrict__ out, const float *__restrict__ in, int W, int H)
 {
     const int in_w = W + FILTER_W - 1;
     const int in_h = H + FILTER_H - 1;
@@ -104,7 +105,7 @@ conv2d(float *__restrict__ out, const float *__restrict__ in,
     for (int fy = 0; fy < FILTER_H; fy++) {
 #pragma unroll
         for (int fx = 0; fx < FILTER_W; fx++) {
-            const float f = __ldg(&filter[fy * FILTER_W + fx]);
+            const float f = filter[fy * FILTER_W + fx];
 #pragma unroll
             for (int j = 0; j < TILE_Y; j++) {
 #pragma unroll
