@@ -22,7 +22,8 @@ typedef enum cutune__dtype {
 
 typedef enum cutune__fill {
     CUTUNE__FILL_CONSTANT = 0,
-    CUTUNE__FILL_RANDOM = 1
+    CUTUNE__FILL_RANDOM = 1,
+    CUTUNE__FILL_BINARY = 2     /* bytes given whole (references only) */
 } cutune__fill;
 
 static inline size_t cutune__dtype_size(cutune__dtype t)

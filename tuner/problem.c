@@ -686,7 +686,8 @@ static cutune_status parse_kernel(cutune_problem *p, json_t *root,
         "Language", "CompilerOptions", "BenchmarkName", "KernelName",
         "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
         "GridDivX", "GridDivY", "GridDivZ",
-        "ProblemSize", "SharedMemory", "Stream", "Arguments", NULL};
+        "ProblemSize", "SharedMemory", "Stream", "Arguments",
+        "ReferenceArguments", NULL};
     cutune_status st = check_known(p, ks, "KernelSpecification", known);
     if (st)
         return st;
@@ -865,6 +866,131 @@ static cutune_status parse_extensions(cutune_problem *p, json_t *root)
     return CUTUNE_OK;
 }
 
+/* T1 ReferenceArguments: expected contents of output arguments, each
+ * naming its output (TargetName, else Name), with how to compare. When a
+ * problem gives any, outputs are validated against them instead of
+ * against the default configuration's output, and outputs without one are
+ * not validated. */
+static cutune_status parse_references(cutune_problem *p, json_t *refs,
+                                      const char *dir)
+{
+    if (!refs || json_is_null(refs))
+        return CUTUNE_OK;
+    if (!json_is_array(refs))
+        return fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+                    "ReferenceArguments: expected a list");
+    size_t n = json_array_size(refs);
+    p->refs = calloc(n ? n : 1, sizeof *p->refs);
+    if (!p->refs)
+        return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    static const char *const known[] = {
+        "Name", "TargetName", "Type", "MemoryType", "AccessType", "FillType",
+        "FillValue", "DataSource", "Size", "RandomSeed", "ValidationMethod",
+        "ValidationThreshold", NULL};
+    for (size_t i = 0; i < n; i++) {
+        char field[80];
+        snprintf(field, sizeof field,
+                 "KernelSpecification.ReferenceArguments[%zu]", i);
+        json_t *jr = json_array_get(refs, i);
+        if (!json_is_object(jr))
+            return fail(p, CUTUNE_ERR_PARSE, "%s: expected an object", field);
+        cutune_status st = check_known(p, jr, field, known);
+        if (st)
+            return st;
+        cutune__reference *r = &p->refs[i];
+        p->n_refs = i + 1;
+        const char *target = get_string(jr, "TargetName");
+        if (!target)
+            target = get_string(jr, "Name");
+        size_t t = SIZE_MAX;
+        for (size_t k = 0; target && k < p->n_args; k++)
+            if (strcmp(p->args[k].name, target) == 0)
+                t = k;
+        if (t == SIZE_MAX || !p->args[t].is_vector || p->args[t].is_symbol)
+            return fail(p, CUTUNE_ERR_PARSE, "%s: '%s' names no vector "
+                        "argument", field, target ? target : "(no name)");
+        const cutune__arg *a = &p->args[t];
+        r->arg = t;
+        const char *type = get_string(jr, "Type");
+        if (type) {
+            size_t k;
+            for (k = 0; k < sizeof dtype_names / sizeof *dtype_names; k++)
+                if (strcmp(type, dtype_names[k].name) == 0)
+                    break;
+            if (k == sizeof dtype_names / sizeof *dtype_names ||
+                dtype_names[k].type != a->dtype)
+                return fail(p, CUTUNE_ERR_PARSE, "%s.Type: '%s' is not the "
+                            "type of '%s'", field, type, a->name);
+        }
+        json_t *size = json_object_get(jr, "Size");
+        if (size && (!json_is_integer(size) ||
+                     (uint64_t)json_integer_value(size) != a->count))
+            return fail(p, CUTUNE_ERR_PARSE, "%s.Size: '%s' has %llu "
+                        "elements", field, a->name,
+                        (unsigned long long)a->count);
+        const char *fill = get_string(jr, "FillType");
+        json_t *fv = json_object_get(jr, "FillValue");
+        json_t *seed = json_object_get(jr, "RandomSeed");
+        r->seed = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
+                                        : a->seed;
+        if (!fill || strcmp(fill, "Constant") == 0 ||
+            strcmp(fill, "Random") == 0) {
+            r->fill = fill && strcmp(fill, "Random") == 0
+                          ? CUTUNE__FILL_RANDOM
+                          : CUTUNE__FILL_CONSTANT;
+            if (!json_is_number(fv))
+                return fail(p, CUTUNE_ERR_PARSE, "%s.FillValue: a number is "
+                            "needed", field);
+            r->fill_value = json_number_value(fv);
+        } else if (strcmp(fill, "BinaryRaw") == 0) {
+            const char *src = get_string(jr, "DataSource");
+            if (!src)
+                return fail(p, CUTUNE_ERR_PARSE, "%s.DataSource: missing",
+                            field);
+            char *path = src[0] == '/' ? strdup(src)
+                                       : cutune__strdup_printf("%s/%s", dir,
+                                                               src);
+            if (!path)
+                return fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            char dfield[112];
+            snprintf(dfield, sizeof dfield, "%s.DataSource", field);
+            st = read_file(p, path, &r->data, &r->data_size, dfield);
+            free(path);
+            if (st)
+                return st;
+            size_t want = (size_t)a->count * cutune__dtype_size(a->dtype);
+            if (r->data_size != want)
+                return fail(p, CUTUNE_ERR_PARSE, "%s: %s holds %zu bytes; "
+                            "'%s' has %zu", dfield, src, r->data_size,
+                            a->name, want);
+            r->fill = CUTUNE__FILL_BINARY;
+        } else {
+            return fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: '%s' "
+                        "(Constant, Random, BinaryRaw)", field, fill);
+        }
+        const char *method = get_string(jr, "ValidationMethod");
+        json_t *th = json_object_get(jr, "ValidationThreshold");
+        double threshold = json_is_number(th) ? json_number_value(th) : 0.0;
+        if (th && (!json_is_number(th) || threshold < 0))
+            return fail(p, CUTUNE_ERR_PARSE, "%s.ValidationThreshold: a "
+                        "non-negative number is needed", field);
+        if (!method || strcmp(method, "AbsoluteDifference") == 0) {
+            r->atol = json_is_number(th) ? threshold : 1e-6;
+            r->rtol = 0.0;
+        } else if (strcmp(method, "RelativeDifference") == 0) {
+            r->atol = 0.0;
+            r->rtol = json_is_number(th) ? threshold : 1e-5;
+        } else if (strcmp(method, "Exact") == 0) {
+            r->atol = r->rtol = 0.0;
+        } else {
+            return fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.ValidationMethod: '%s' "
+                        "(AbsoluteDifference, RelativeDifference, Exact)",
+                        field, method);
+        }
+    }
+    return CUTUNE_OK;
+}
+
 /* T1 Budget: a list of limits, each {Type, BudgetValue}; all apply. */
 static cutune_status parse_budget(cutune_problem *p, json_t *root)
 {
@@ -1010,6 +1136,12 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
         if ((st = parse_arg(p, json_array_get(args, i), i)))
             goto done;
     }
+    if ((st = parse_references(p, json_object_get(
+                                      json_object_get(root,
+                                                      "KernelSpecification"),
+                                      "ReferenceArguments"),
+                                  dir)))
+        goto done;
     st = build_space(p);
 done:
     json_decref(root);
@@ -1143,6 +1275,9 @@ void cutune_problem_destroy(cutune_problem *p)
     cutune__expr_free(p->bytes_per_launch);
     cutune__expr_free(p->flops_per_launch);
     free(p->search_strategy);
+    for (size_t i = 0; i < p->n_refs; i++)
+        free(p->refs[i].data);
+    free(p->refs);
     free(p->param_is_option);
     cutune__free_strings(p->options, p->n_options);
     cutune__value_clear(&p->problem_size_value);

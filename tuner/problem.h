@@ -26,6 +26,18 @@ typedef struct cutune__arg {
                            not passed as a kernel parameter */
 } cutune__arg;
 
+/* Expected contents of an output argument (T1 ReferenceArguments). */
+typedef struct cutune__reference {
+    size_t arg;         /* the output argument it stands for */
+    cutune__fill fill;  /* CONSTANT, RANDOM or BINARY */
+    double fill_value;
+    uint64_t seed;
+    char *data;         /* BINARY: the file's bytes */
+    size_t data_size;
+    double atol;        /* |out - ref| <= atol + rtol * |ref| */
+    double rtol;
+} cutune__reference;
+
 struct cutune_problem {
     char *errmsg;
     char *origin;       /* the file path, or "built-in NAME" */
@@ -80,6 +92,10 @@ struct cutune_problem {
     double budget_seconds;
     double budget_fraction;
     char *search_strategy;
+
+    cutune__reference *refs; /* T1 ReferenceArguments; none: the default
+                                configuration's output is the reference */
+    size_t n_refs;
 };
 
 /* Launch geometry of one configuration. Returns 0, or -1 with a message. */

@@ -31,7 +31,8 @@ typedef enum cutune__msg_type {
     CUTUNE__MSG_BANDWIDTH = 7, /* device-to-device cudaMemcpy rate */
     CUTUNE__MSG_QUIT = 8,
     CUTUNE__MSG_HANG = 9,      /* testing only: never reply */
-    CUTUNE__MSG_COMPILE = 10   /* NVRTC only; never touches CUDA */
+    CUTUNE__MSG_COMPILE = 10,  /* NVRTC only; never touches CUDA */
+    CUTUNE__MSG_REFERENCE = 11 /* expected contents of one output */
 } cutune__msg_type;
 
 typedef struct cutune__msg_header {
@@ -88,6 +89,18 @@ typedef struct cutune__wire_arg {
 typedef struct cutune__args_request {
     uint32_t n_args;           /* followed by n_args cutune__wire_arg */
 } cutune__args_request;
+
+/* The expected contents of output argument `arg` (T1 ReferenceArguments),
+ * with its own tolerance; for FILL_BINARY the bytes follow. Once any is
+ * given, only outputs with one are validated. */
+typedef struct cutune__reference_request {
+    uint32_t arg;
+    uint32_t fill;             /* cutune__fill */
+    uint64_t seed;
+    double fill_value;
+    double atol;
+    double rtol;
+} cutune__reference_request;
 
 typedef struct cutune__load_request {
     uint32_t name_len;         /* followed by the kernel name, no NUL, */

@@ -441,6 +441,35 @@ static cutune__call_result load_cubin(cutune_session *s, const char *cubin,
     return CUTUNE__CALL_OK;
 }
 
+static cutune_status send_references(cutune_session *s)
+{
+    const cutune_problem *p = s->problem;
+    for (size_t i = 0; i < p->n_refs; i++) {
+        const cutune__reference *ref = &p->refs[i];
+        cutune__reference_request q = {(uint32_t)ref->arg,
+                                       (uint32_t)ref->fill, ref->seed,
+                                       ref->fill_value, ref->atol,
+                                       ref->rtol};
+        cutune__reply *r = NULL;
+        cutune__call_result cr = call(
+            s, CUTUNE__MSG_REFERENCE, &q, sizeof q, ref->data,
+            ref->fill == CUTUNE__FILL_BINARY ? ref->data_size : 0,
+            (void **)&r, sizeof *r, 120.0);
+        if (cr != CUTUNE__CALL_OK)
+            return fail(s, CUTUNE_ERR_WORKER, "setting the reference of "
+                        "'%s': %s", p->args[ref->arg].name,
+                        s->worker.message);
+        cutune_status st = CUTUNE_OK;
+        if (r->cuda_error)
+            st = fail(s, CUTUNE_ERR_CUDA, "setting the reference of '%s': %s",
+                      p->args[ref->arg].name, r->message);
+        free(r);
+        if (st)
+            return st;
+    }
+    return CUTUNE_OK;
+}
+
 /* Starts a worker ready to measure: device, arguments, reference output.
  * Used at the start of a tune and again after a worker died. */
 static cutune_status bring_up(cutune_session *s, int keep_reference)
@@ -489,11 +518,14 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     int cerr = 0;
     char msg[1024];
     cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered, &cerr,
-                    msg,
-                    sizeof msg);
+                    msg, sizeof msg);
     if (cr != CUTUNE__CALL_OK || cerr)
         return fail(s, CUTUNE_ERR_CUDA, "loading the reference "
                     "configuration: %s", cr ? s->worker.message : msg);
+    /* T1 ReferenceArguments give the expected outputs; the default
+     * configuration stays loaded for the occupancy query. */
+    if (p->n_refs > 0)
+        return send_references(s);
     size_t ref = cutune__problem_default_config(p);
     unsigned grid[3], block[3];
     char gerr[256];
@@ -872,6 +904,7 @@ static cutune_status prepare_args(cutune_session *s)
     int any_output = 0;
     for (size_t i = 0; i < p->n_args; i++)
         any_output |= p->args[i].is_output;
+    any_output |= p->n_refs > 0;
     for (size_t i = 0; i < p->n_args; i++) {
         const cutune__arg *a = &p->args[i];
         cutune__wire_arg *w = &s->wire_args[i];
@@ -882,6 +915,10 @@ static cutune_status prepare_args(cutune_session *s)
         w->seed = a->seed;
         w->fill_value = a->fill_value;
         w->is_output = (uint32_t)a->is_output;
+        /* An argument with a T1 reference is an output to validate. */
+        for (size_t k = 0; k < p->n_refs; k++)
+            if (p->refs[k].arg == i)
+                w->is_output = 1;
         w->is_symbol = (uint32_t)a->is_symbol;
         if (a->is_symbol)
             snprintf(w->symbol, sizeof w->symbol, "%s", a->name);

@@ -39,6 +39,10 @@ typedef struct worker {
     void **dev;           /* device buffer of each vector argument */
     void **pristine;      /* outputs: their initial contents */
     void **reference;     /* outputs: the reference configuration's result */
+    double *ref_atol;     /* outputs: tolerances from T1 ReferenceArguments */
+    double *ref_rtol;
+    unsigned char *ref_given; /* outputs with a T1 reference */
+    int external_reference; /* references come from the T1 file */
     uint64_t *scalars;    /* storage of scalar arguments */
     void **params;        /* kernel parameter pointers, in order, without
                              the constant-memory arguments */
@@ -297,6 +301,12 @@ static void free_args(worker *w)
     free(w->dev);
     free(w->pristine);
     free(w->reference);
+    free(w->ref_atol);
+    free(w->ref_rtol);
+    free(w->ref_given);
+    w->ref_atol = w->ref_rtol = NULL;
+    w->ref_given = NULL;
+    w->external_reference = 0;
     free(w->scalars);
     free(w->params);
     w->args = NULL;
@@ -324,10 +334,14 @@ static int setup_args(worker *w, const void *payload, size_t size,
     w->dev = calloc(n + 1, sizeof *w->dev);
     w->pristine = calloc(n + 1, sizeof *w->pristine);
     w->reference = calloc(n + 1, sizeof *w->reference);
+    w->ref_atol = calloc(n + 1, sizeof *w->ref_atol);
+    w->ref_rtol = calloc(n + 1, sizeof *w->ref_rtol);
+    w->ref_given = calloc(n + 1, 1);
     w->scalars = calloc(n + 1, sizeof *w->scalars);
     w->params = calloc(n + 1, sizeof *w->params);
     if (!w->args || !w->dev || !w->pristine || !w->reference ||
-        !w->scalars || !w->params) {
+        !w->scalars || !w->params || !w->ref_atol || !w->ref_rtol ||
+        !w->ref_given) {
         r->cuda_error = cudaErrorMemoryAllocation;
         snprintf(r->message, sizeof r->message, "out of host memory");
         return -1;
@@ -502,14 +516,16 @@ static cudaError_t validate(worker *w, const cutune__run_request *q,
     detail[0] = '\0';
     for (size_t i = 0; i < w->n_args; i++) {
         const cutune__wire_arg *a = &w->args[i];
-        if (!a->is_vector || !a->is_output)
+        if (!a->is_vector || !a->is_output ||
+            (w->external_reference && !w->ref_given[i]))
             continue;
         cudaError_t e = cudaMemset(w->compare_result, 0,
                                    2 * sizeof(unsigned long long));
         if (e != cudaSuccess)
             return e;
         unsigned long long n = a->count;
-        double atol = q->atol, rtol = q->rtol;
+        double atol = w->external_reference ? w->ref_atol[i] : q->atol;
+        double rtol = w->external_reference ? w->ref_rtol[i] : q->rtol;
         unsigned long long *res = w->compare_result;
         void *params[] = {&w->dev[i], &w->reference[i], &n, &atol, &rtol,
                           &res};
@@ -837,6 +853,50 @@ send:
     cutune__msg_send(w->fd, CUTUNE__MSG_BANDWIDTH, &r, sizeof r, NULL, 0);
 }
 
+static void handle_reference(worker *w, const char *payload, size_t size)
+{
+    cutune__reply r;
+    memset(&r, 0, sizeof r);
+    const cutune__reference_request *q = (const void *)payload;
+    cudaError_t e;
+    if (!w->args || size < sizeof *q || q->arg >= w->n_args ||
+        !w->args[q->arg].is_vector || !w->reference[q->arg]) {
+        r.cuda_error = cudaErrorInvalidValue;
+        snprintf(r.message, sizeof r.message, "bad REFERENCE request");
+        goto send;
+    }
+    const cutune__wire_arg *a = &w->args[q->arg];
+    size_t bytes = (size_t)a->count *
+                   cutune__dtype_size((cutune__dtype)a->dtype);
+    if (q->fill == CUTUNE__FILL_BINARY) {
+        if (size != sizeof *q + bytes) {
+            r.cuda_error = cudaErrorInvalidValue;
+            snprintf(r.message, sizeof r.message, "reference data of %zu "
+                     "bytes for an argument of %zu", size - sizeof *q, bytes);
+            goto send;
+        }
+        e = cudaMemcpy(w->reference[q->arg], payload + sizeof *q, bytes,
+                       cudaMemcpyHostToDevice);
+    } else {
+        cutune__wire_arg ref = *a;
+        ref.fill = q->fill;
+        ref.fill_value = q->fill_value;
+        ref.seed = q->seed;
+        e = fill_vector(w, w->reference[q->arg], &ref);
+    }
+    if (e != cudaSuccess) {
+        reply_error(&r, e, "filling the reference of argument %u", q->arg);
+        goto send;
+    }
+    w->ref_atol[q->arg] = q->atol;
+    w->ref_rtol[q->arg] = q->rtol;
+    w->ref_given[q->arg] = 1;
+    w->external_reference = 1;
+    w->have_reference = 1;
+send:
+    cutune__msg_send(w->fd, CUTUNE__MSG_REFERENCE, &r, sizeof r, NULL, 0);
+}
+
 /* Compiles with NVRTC for the tuning process, which cannot run NVRTC on
  * more than about two threads at a time itself. No CUDA call is made. */
 static void handle_compile(worker *w, const char *payload, size_t size)
@@ -939,6 +999,7 @@ int cutune__worker_main(int fd)
         case CUTUNE__MSG_RUN: handle_run(&w, payload, size); break;
         case CUTUNE__MSG_BANDWIDTH: handle_bandwidth(&w, payload, size); break;
         case CUTUNE__MSG_COMPILE: handle_compile(&w, payload, size); break;
+        case CUTUNE__MSG_REFERENCE: handle_reference(&w, payload, size); break;
         case CUTUNE__MSG_HANG:
             for (;;)
                 pause();

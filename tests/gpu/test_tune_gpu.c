@@ -186,6 +186,46 @@ static void tune_constmem(void)
     cutune_problem_destroy(p);
 }
 
+/* T1 ReferenceArguments: a constant expected exactly, and a binary file
+ * with an absolute threshold. WRONG=1 exceeds the threshold and fails
+ * validation; WRONG=2 stays within it and passes. */
+static void tune_reference(void)
+{
+    char path[4096];
+    const char *src = getenv("CUTUNE_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/reference.json",
+             src ? src : ".");
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "brute_force";
+    o.cache_dir = cache_dir;
+    cutune_session *s;
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+    const cutune_tune_result *r;
+    cutune_status st = cutune_session_tune(s, p, &r);
+    CHECK_INT(st, CUTUNE_OK);
+    if (st == CUTUNE_OK) {
+        CHECK_INT(r->evaluations, 6);
+        CHECK_INT(r->failures, 2);
+        for (size_t i = 0; i < r->n_evals; i++) {
+            /* Configurations are numbered with WRONG varying fastest. */
+            size_t wrong = r->evals[i].config_index % 3;
+            CHECK_INT(r->evals[i].outcome, wrong == 1
+                                               ? CUTUNE_OUTCOME_CORRECTNESS
+                                               : CUTUNE_OUTCOME_CORRECT);
+            if (wrong == 1)
+                CHECK_CONTAINS(r->evals[i].message, "differ");
+        }
+        CHECK(strcmp(value_of(r->best, r->n_params, "WRONG"), "1") != 0);
+    } else {
+        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
+    }
+    cutune_session_destroy(s);
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(cache_dir)) {
@@ -196,5 +236,6 @@ int main(void)
         return check_skip("no CUDA device");
     tune_faulty();
     tune_constmem();
+    tune_reference();
     return check_finish();
 }

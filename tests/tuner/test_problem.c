@@ -445,6 +445,79 @@ static void test_budget_and_search(void)
     }
 }
 
+/* T1 ReferenceArguments are read, and refused with a message naming the
+ * field when they cannot stand for an output. */
+static void test_references(void)
+{
+    char src[1024];
+    const char *root = getenv("CUTUNE_SOURCE_DIR");
+    snprintf(src, sizeof src, "%s/tests/gpu/fixtures/reference.json",
+             root ? root : ".");
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(src, NULL, &p), CUTUNE_OK);
+    CHECK_INT(p->n_refs, 2);
+    if (p->n_refs == 2) {
+        CHECK_INT(p->refs[0].arg, 0);
+        CHECK_INT(p->refs[0].fill, CUTUNE__FILL_CONSTANT);
+        CHECK_NEAR(p->refs[0].fill_value, 3.0, 0.0);
+        CHECK(p->refs[0].atol == 0.0 && p->refs[0].rtol == 0.0);
+        CHECK_INT(p->refs[1].arg, 1);
+        CHECK_INT(p->refs[1].fill, CUTUNE__FILL_BINARY);
+        CHECK_INT(p->refs[1].data_size, 64);
+        CHECK_NEAR(p->refs[1].atol, 0.001, 0.0);
+    }
+    cutune_problem_destroy(p);
+
+    /* Copy the fixture next to a rewritten JSON for each bad case. */
+    FILE *f = fopen(src, "r");
+    char json[8192];
+    size_t n = f ? fread(json, 1, sizeof json - 1, f) : 0;
+    if (f)
+        fclose(f);
+    json[n] = '\0';
+    char bin[1024], cmd[2200];
+    snprintf(bin, sizeof bin, "%s/tests/gpu/fixtures/reference_ramp.bin",
+             root ? root : ".");
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/reference_ramp.bin' && "
+             "head -c 60 '%s' > '%s/short.bin'", bin, dir, bin, dir);
+    CHECK_INT(system(cmd), 0);
+    write_file("reference.cu", "extern \"C\" __global__ void "
+               "reference_check(float *a, float *b, const float *c, int n) {}\n");
+    static const struct {
+        const char *from, *to;
+        cutune_status st;
+        const char *needle;
+    } bad[] = {
+        {"\"TargetName\": \"ramp\"", "\"TargetName\": \"rampp\"",
+         CUTUNE_ERR_PARSE, "ReferenceArguments[1]|rampp"},
+        {"reference_ramp.bin", "short.bin", CUTUNE_ERR_PARSE,
+         "DataSource|60 bytes"},
+        {"\"Exact\"", "\"Cosine\"", CUTUNE_ERR_UNSUPPORTED,
+         "ValidationMethod|Cosine"},
+        {"\"Name\": \"scaled\", \"Type\": \"float\", \"FillType\"",
+         "\"Name\": \"scaled\", \"Type\": \"double\", \"FillType\"",
+         CUTUNE_ERR_PARSE, "ReferenceArguments[0].Type"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char copy[8192];
+        const char *at = strstr(json, bad[i].from);
+        CHECK(at != NULL);
+        if (!at)
+            continue;
+        snprintf(copy, sizeof copy, "%.*s%s%s", (int)(at - json), json,
+                 bad[i].to, at + strlen(bad[i].from));
+        write_file("bad.json", copy);
+        char path[512];
+        snprintf(path, sizeof path, "%s/bad.json", dir);
+        CHECK_INT(cutune_problem_load(path, NULL, &p), bad[i].st);
+        char needles[128];
+        snprintf(needles, sizeof needles, "%s", bad[i].needle);
+        for (char *tok = strtok(needles, "|"); tok; tok = strtok(NULL, "|"))
+            CHECK_CONTAINS(cutune_problem_errmsg(p), tok);
+        cutune_problem_destroy(p);
+    }
+}
+
 int main(void)
 {
     test_space_only();
@@ -458,5 +531,6 @@ int main(void)
     test_bad_input();
     test_extensions();
     test_budget_and_search();
+    test_references();
     return check_finish();
 }
