@@ -104,27 +104,41 @@ out:
     return 0;
 }
 
-static void tune_faulty(void)
+/* A brute-force tune of tests/gpu/fixtures/FILE. Returns the result, or
+ * NULL (with the reason printed) when the tune failed; *s and *p are the
+ * caller's to destroy. */
+static const cutune_tune_result *tune_fixture(const char *file,
+                                              double launch_timeout_s,
+                                              cutune_session **s,
+                                              cutune_problem **p)
 {
     char path[4096];
     const char *src = getenv("CUTUNE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/faulty.json",
-             src ? src : ".");
-    cutune_problem *p;
-    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/%s", src ? src : ".",
+             file);
+    CHECK_INT(cutune_problem_load(path, NULL, p), CUTUNE_OK);
     cutune_session_options o;
     cutune_session_options_init(&o);
     o.strategy = "brute_force";
     o.cache_dir = cache_dir;
-    o.launch_timeout_s = 1.0;
-    cutune_session *s;
-    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
-    const cutune_tune_result *r;
-    cutune_status st = cutune_session_tune(s, p, &r);
+    o.launch_timeout_s = launch_timeout_s;
+    CHECK_INT(cutune_session_create(&o, s), CUTUNE_OK);
+    const cutune_tune_result *r = NULL;
+    cutune_status st = cutune_session_tune(*s, *p, &r);
     CHECK_INT(st, CUTUNE_OK);
     if (st) {
-        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
-    } else {
+        fprintf(stderr, "%s: %s\n", file, cutune_session_errmsg(*s));
+        return NULL;
+    }
+    return r;
+}
+
+static void tune_faulty(void)
+{
+    cutune_session *s = NULL;
+    cutune_problem *p = NULL;
+    const cutune_tune_result *r = tune_fixture("faulty.json", 1.0, &s, &p);
+    if (r) {
         CHECK_INT(r->evaluations, 12);
         static const cutune_outcome expected[6] = {
             CUTUNE_OUTCOME_CORRECT, CUTUNE_OUTCOME_RUNTIME,
@@ -156,22 +170,10 @@ static void tune_faulty(void)
  * coefficients after loading each module. */
 static void tune_constmem(void)
 {
-    char path[4096];
-    const char *src = getenv("CUTUNE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/constmem.json",
-             src ? src : ".");
-    cutune_problem *p;
-    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
-    cutune_session_options o;
-    cutune_session_options_init(&o);
-    o.strategy = "brute_force";
-    o.cache_dir = cache_dir;
-    cutune_session *s;
-    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
-    const cutune_tune_result *r;
-    cutune_status st = cutune_session_tune(s, p, &r);
-    CHECK_INT(st, CUTUNE_OK);
-    if (st == CUTUNE_OK) {
+    cutune_session *s = NULL;
+    cutune_problem *p = NULL;
+    const cutune_tune_result *r = tune_fixture("constmem.json", 0, &s, &p);
+    if (r) {
         CHECK_INT(r->evaluations, 3);
         CHECK_INT(r->failures, 0);
         for (size_t i = 0; i < r->n_evals; i++)
@@ -179,8 +181,6 @@ static void tune_constmem(void)
                 fprintf(stderr, "constmem: %s: %s\n",
                         cutune_outcome_str(r->evals[i].outcome),
                         r->evals[i].message);
-    } else {
-        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
     }
     cutune_session_destroy(s);
     cutune_problem_destroy(p);
@@ -191,22 +191,10 @@ static void tune_constmem(void)
  * validation; WRONG=2 stays within it and passes. */
 static void tune_reference(void)
 {
-    char path[4096];
-    const char *src = getenv("CUTUNE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/reference.json",
-             src ? src : ".");
-    cutune_problem *p;
-    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
-    cutune_session_options o;
-    cutune_session_options_init(&o);
-    o.strategy = "brute_force";
-    o.cache_dir = cache_dir;
-    cutune_session *s;
-    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
-    const cutune_tune_result *r;
-    cutune_status st = cutune_session_tune(s, p, &r);
-    CHECK_INT(st, CUTUNE_OK);
-    if (st == CUTUNE_OK) {
+    cutune_session *s = NULL;
+    cutune_problem *p = NULL;
+    const cutune_tune_result *r = tune_fixture("reference.json", 0, &s, &p);
+    if (r) {
         CHECK_INT(r->evaluations, 6);
         CHECK_INT(r->failures, 2);
         for (size_t i = 0; i < r->n_evals; i++) {
@@ -219,8 +207,6 @@ static void tune_reference(void)
                 CHECK_CONTAINS(r->evals[i].message, "differ");
         }
         CHECK(strcmp(value_of(r->best, r->n_params, "WRONG"), "1") != 0);
-    } else {
-        fprintf(stderr, "%s\n", cutune_session_errmsg(s));
     }
     cutune_session_destroy(s);
     cutune_problem_destroy(p);
