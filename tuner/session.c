@@ -80,7 +80,7 @@ struct cutune_session {
     size_t n_devices;
 
     /* State of the tune in progress. */
-    const cutune_problem *problem;
+    const cutune_problem *problem;  /* of the last tune; its evals index it */
     cutune__device_props device;
     char arch[16];
     char *ref_cubin;
@@ -101,7 +101,6 @@ struct cutune_session {
     double gpu_ms;                  /* kernel time of the whole tune */
     double span_ms;                 /* GPU time of all measuring work */
     double batch_end;               /* when the last batch was evaluated */
-    const cutune_problem *evals_problem; /* the problem `evals` index */
     int fatal;                      /* the tune cannot go on */
     cutune_status fatal_status;
 
@@ -580,9 +579,9 @@ static void set_message(eval_record *e, const char *msg)
     e->pub.message = strdup(msg ? msg : "");
 }
 
-static void describe(cutune_session *s, size_t config, char *buf, size_t len)
+static void describe(const cutune_problem *p, size_t config, char *buf,
+                     size_t len)
 {
-    const cutune_problem *p = s->problem;
     const uint32_t *cfg = cutune__space_config(p->space, config);
     size_t used = 0;
     buf[0] = '\0';
@@ -823,7 +822,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             s->best_ms = objectives[i];
         *done = i + 1;
         char cfg[512];
-        describe(s, indices[i], cfg, sizeof cfg);
+        describe(s->problem, indices[i], cfg, sizeof cfg);
         if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
             logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s", s->n_evals, cfg,
                   e->pub.time_ms,
@@ -1120,7 +1119,6 @@ cutune_status cutune_session_tune(cutune_session *s,
     *result = NULL;
     clear_tune(s);
     s->problem = problem;
-    s->evals_problem = problem;
     s->started = cutune__now();
     open_binaries(s);
     /* The caller's strategy and budget win; else the T1 file's. */
@@ -1241,7 +1239,6 @@ cutune_status cutune_session_compile(cutune_session *s,
     cutune__compile_batch(js.jobs, n, s->opt.compile_threads, compilers(s));
     cutune_status st = CUTUNE_OK;
     size_t ok = 0, bad = 0;
-    s->problem = problem;
     for (size_t i = 0; i < n; i++) {
         const cutune__compile_job *job = &js.jobs[i];
         if (job->ok)
@@ -1252,7 +1249,7 @@ cutune_status cutune_session_compile(cutune_session *s,
             st = fail(s, CUTUNE_ERR_NVRTC, "%s", job->log);
         } else if (!job->ok) {
             char cfg[512];
-            describe(s, i, cfg, sizeof cfg);
+            describe(problem, i, cfg, sizeof cfg);
             logf_(s, CUTUNE_LOG_INFO, "%s: does not compile:\n%s", cfg,
                   job->log ? job->log : "");
         }
@@ -1271,7 +1268,7 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
 {
     if (!s || !path)
         return CUTUNE_ERR_INVALID_ARGUMENT;
-    if (!s->evals_problem || s->n_evals == 0)
+    if (!s->problem || s->n_evals == 0)
         return fail(s, CUTUNE_ERR_INVALID_ARGUMENT, "%s: no evaluations to "
                     "write (tune first)", path);
     cutune__t4_record *recs = calloc(s->n_evals, sizeof *recs);
@@ -1293,7 +1290,7 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
         recs[i].timestamp = e->timestamp;
     }
     char err[1024];
-    cutune_status st = cutune__t4_write(path, s->evals_problem, recs,
+    cutune_status st = cutune__t4_write(path, s->problem, recs,
                                         s->n_evals,
                                         err, sizeof err);
     free(recs);
