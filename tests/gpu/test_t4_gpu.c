@@ -57,8 +57,10 @@ int main(void)
                 CHECK_INT(e->config_index, r->evals[i].config_index);
                 CHECK_INT(e->outcome, r->evals[i].outcome);
                 if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
-                    /* At least the minimum repetitions, all positive. */
-                    CHECK(e->n_runtimes >= 10);
+                    /* At least the minimum repetitions (10, or the 5 of
+                     * a candidate dropped early), all positive. */
+                    CHECK(e->n_runtimes >=
+                          (r->evals[i].stopped_early ? 5u : 10u));
                     for (size_t k = 0; k < e->n_runtimes; k++)
                         CHECK(e->runtimes[k] > 0);
                     CHECK(isfinite(e->time_ms));
