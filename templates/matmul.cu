@@ -23,7 +23,6 @@
  * Tunables (set with -D by cutune):
  *   BM, BN, BK    the block tile: rows and columns of C, depth in K
  *   TM, TN        the thread tile: rows and columns of C per thread
- *   block_size_x  threads per block, (BM / TM) * (BN / TN) (a T1 condition)
  *   VEC           floats per global load of A and B (and per store of C):
  *                 1, 2 or 4; used where the matrix width is a multiple of
  *                 VEC, else the loads fall back to single floats
@@ -32,6 +31,22 @@
  *                 memory into registers while the current ones are used, and
  *                 stored to the second shared buffer, one barrier per step
  *   UNROLL        unroll factor of the loop over the BK values of k
+ *   SPLIT         1: the thread tile is made of (TM / 4) x (TN / 4) blocks of
+ *                 4 x 4 spread across the block tile, BM / (TM / 4) rows and
+ *                 BN / (TN / 4) columns apart, instead of one TM x TN block.
+ *                 Eight neighbouring threads then read 128 consecutive
+ *                 bytes of a shared tile per float4 load, where with TN = 8
+ *                 they would read every other 16 bytes of 256 (two passes
+ *                 through the banks), and the stores of C by a warp are
+ *                 contiguous. Needs TM and TN multiples of 4.
+ *
+ * The threads per block, (BM / TM) * (BN / TN), are not a parameter of
+ * their own: the T1 LocalSize computes them. A block_size_x parameter tied
+ * to the tiles by a condition would make almost every one-parameter move of
+ * a search invalid (changing TM alone breaks the equation), cutting the
+ * space into islands a local search cannot cross. cutune then seeds the
+ * search with the configuration whose block size is nearest to the
+ * occupancy suggestion.
  *
  * Sizes that are not multiples of the tiles are handled by guards: loads
  * outside A or B read zeros, stores outside C are skipped. The T1 conditions
@@ -65,8 +80,12 @@
 #ifndef UNROLL
 #define UNROLL 1
 #endif
+#ifndef SPLIT
+#define SPLIT 0
+#endif
 
 #define THREADS ((BM / TM) * (BN / TN))
+/* Kept for T1 copies of this template that still tune block_size_x. */
 #if defined(block_size_x) && block_size_x != THREADS
 #error block_size_x must be (BM / TM) * (BN / TN)
 #endif
@@ -75,6 +94,19 @@
 #endif
 #if VEC != 1 && VEC != 2 && VEC != 4
 #error VEC must be 1, 2 or 4
+#endif
+#if SPLIT && (TM % 4 != 0 || TN % 4 != 0)
+#error SPLIT needs TM and TN multiples of 4
+#endif
+
+/* Row (within the block tile) of a thread's i-th row of C, and column of
+ * its j-th column; see SPLIT. */
+#if SPLIT
+#define ROW_OF(ty, i) (((i) / 4) * (BM / (TM / 4)) + (ty) * 4 + (i) % 4)
+#define COL_OF(tx, j) (((j) / 4) * (BN / (TN / 4)) + (tx) * 4 + (j) % 4)
+#else
+#define ROW_OF(ty, i) ((ty) * TM + (i))
+#define COL_OF(tx, j) ((tx) * TN + (j))
 #endif
 
 /* #pragma does not expand macros; _Pragma of a built string does. */
@@ -232,7 +264,7 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
 #if TM % 4 == 0 && (BM + PAD) % 4 == 0
 #pragma unroll
             for (int i = 0; i < TM; i += 4) {
-                const float4 v = *(const float4 *)&As[cur][kk][ty * TM + i];
+                const float4 v = *(const float4 *)&As[cur][kk][ROW_OF(ty, i)];
                 a[i] = v.x;
                 a[i + 1] = v.y;
                 a[i + 2] = v.z;
@@ -241,12 +273,12 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
 #else
 #pragma unroll
             for (int i = 0; i < TM; i++)
-                a[i] = As[cur][kk][ty * TM + i];
+                a[i] = As[cur][kk][ROW_OF(ty, i)];
 #endif
 #if TN % 4 == 0 && (BN + PAD) % 4 == 0
 #pragma unroll
             for (int j = 0; j < TN; j += 4) {
-                const float4 v = *(const float4 *)&Bs[cur][kk][tx * TN + j];
+                const float4 v = *(const float4 *)&Bs[cur][kk][COL_OF(tx, j)];
                 b[j] = v.x;
                 b[j + 1] = v.y;
                 b[j + 2] = v.z;
@@ -255,7 +287,7 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
 #else
 #pragma unroll
             for (int j = 0; j < TN; j++)
-                b[j] = Bs[cur][kk][tx * TN + j];
+                b[j] = Bs[cur][kk][COL_OF(tx, j)];
 #endif
 #pragma unroll
             for (int i = 0; i < TM; i++)
@@ -280,7 +312,7 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
 
 #pragma unroll
     for (int i = 0; i < TM; i++) {
-        const int row = m0 + ty * TM + i;
+        const int row = m0 + ROW_OF(ty, i);
         if (row >= M)
             continue;
         float *c = C + (long long)row * N;
@@ -288,7 +320,7 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
         if (b_aligned) {
 #pragma unroll
             for (int j = 0; j < TN; j += VEC) {
-                const int col = n0 + tx * TN + j;
+                const int col = n0 + COL_OF(tx, j);
                 if (col < N) {
 #if VEC == 4
                     *(float4 *)&c[col] = make_float4(
@@ -303,7 +335,7 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
 #endif
 #pragma unroll
         for (int j = 0; j < TN; j++) {
-            const int col = n0 + tx * TN + j;
+            const int col = n0 + COL_OF(tx, j);
             if (col < N)
                 c[col] = acc[i][j];
         }
