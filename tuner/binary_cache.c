@@ -28,26 +28,6 @@ struct cutune__binary_cache {
     unsigned puts;
 };
 
-static int make_dirs(const char *path)
-{
-    char *p = strdup(path);
-    if (!p)
-        return -1;
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            free(p);
-            return -1;
-        }
-        *s = '/';
-    }
-    int rc = mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
-    free(p);
-    return rc;
-}
-
 cutune__binary_cache *cutune__binary_cache_open(const char *dir,
                                                 uint64_t max_bytes)
 {
@@ -59,7 +39,7 @@ cutune__binary_cache *cutune__binary_cache_open(const char *dir,
     c->max_bytes = max_bytes ? max_bytes : CUTUNE__BINARY_CACHE_DEFAULT_MAX;
     pthread_mutex_init(&c->lock, NULL);
     /* A directory that cannot be made only means every lookup misses. */
-    make_dirs(c->dir);
+    cutune__make_dirs(c->dir);
     return c;
 }
 

@@ -25,6 +25,7 @@
 #include "compile.h"
 #include "compile_remote.h"
 #include "gpu_monitor.h"
+#include "measure_log.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "strategy.h"
@@ -65,6 +66,7 @@ typedef struct eval_record {
                             kernel time: loading, launching, copying */
     double search_ms;   /* this evaluation's share of the strategy's time */
     double timestamp;   /* wall clock when it finished */
+    int reused;         /* taken from the measurement log, not measured */
 } eval_record;
 
 struct cutune_session {
@@ -93,6 +95,8 @@ struct cutune_session {
     cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
     cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
+    cutune__measure_log *measured;  /* this context's measurements, or NULL */
+    size_t reused;                  /* evaluations taken from it */
     int warned_other_processes;
     double best_ms;                 /* best median so far, for early stops */
     size_t max_evals;               /* this tune's budget: the caller's, */
@@ -193,6 +197,9 @@ static void clear_tune(cutune_session *s)
 {
     cutune__gpu_monitor_close(s->monitor);
     s->monitor = NULL;
+    cutune__measure_log_close(s->measured);
+    s->measured = NULL;
+    s->reused = 0;
     s->warned_other_processes = 0;
     s->best_ms = 0;
     s->gpu_ms = 0;
@@ -258,6 +265,78 @@ static void open_binaries(cutune_session *s)
         free(dir);
     }
     cutune_cache_close(c);
+}
+
+/* Digest of everything a measurement depends on besides the values of the
+ * configuration: the device as the fingerprint describes it (this GPU, its
+ * driver, NVRTC and cutune versions), the kernel, the options every
+ * configuration is compiled with, the arguments as resolved for the
+ * problem size, the reference data and the measuring options. The "v1"
+ * names the measurement protocol: change it with the protocol. */
+static uint64_t measure_key(const cutune_session *s)
+{
+    const cutune_problem *p = s->problem;
+    const cutune_device *d = &s->device.fingerprint;
+    char head[1024];
+    int n = snprintf(head, sizeof head,
+                     "cutune measurements v1\n%s\n%s\n%d.%d %d %lld %lld %d "
+                     "%s %s\n%s\nwarm %d shared %u\n",
+                     d->name, d->uuid, d->cc_major, d->cc_minor, d->sm_count,
+                     d->l2_bytes, d->memory_bytes, d->driver_version,
+                     d->nvrtc_version, d->cutune_version, p->kernel_name,
+                     s->opt.warm_cache, p->shared_memory);
+    uint64_t h = cutune__fnv1a64(head, n > 0 ? (size_t)n : 0);
+    h = cutune__fnv1a64_continue(h, p->source, p->source_len);
+    for (size_t i = 0; i < p->n_options; i++)
+        h = cutune__fnv1a64_continue(h, p->options[i],
+                                     strlen(p->options[i]) + 1);
+    h = cutune__fnv1a64_continue(h, s->arch, strlen(s->arch) + 1);
+    for (size_t i = 0; i < p->n_problem_size; i++)
+        h = cutune__fnv1a64_continue(h, &p->problem_size[i],
+                                     sizeof p->problem_size[i]);
+    /* Wire arguments are calloc'ed, so their padding is zeros. */
+    h = cutune__fnv1a64_continue(h, s->wire_args,
+                                 p->n_args * sizeof *s->wire_args);
+    for (size_t i = 0; i < p->n_refs; i++) {
+        const cutune__reference *r = &p->refs[i];
+        double nums[3] = {r->fill_value, r->atol, r->rtol};
+        uint64_t ints[3] = {r->arg, (uint64_t)r->fill, r->seed};
+        h = cutune__fnv1a64_continue(h, nums, sizeof nums);
+        h = cutune__fnv1a64_continue(h, ints, sizeof ints);
+        if (r->data)
+            h = cutune__fnv1a64_continue(h, r->data, r->data_size);
+    }
+    return h;
+}
+
+/* Opens this tune's measurement log under <cache dir>/measurements. Every
+ * measured configuration is appended to it; with reuse_measurements, what
+ * it already holds is read so that those configurations are not measured
+ * again. A log that cannot be opened is a warning, never a failure. */
+static void open_measure_log(cutune_session *s)
+{
+    cutune_cache *c = NULL;
+    if (cutune_cache_open(s->cache_dir, &c) != CUTUNE_OK) {
+        cutune_cache_close(c);
+        return;
+    }
+    char *path = cutune__strdup_printf(
+        "%s/measurements/%s-%016llx.jsonl", cutune_cache_dir(c),
+        s->problem->name, (unsigned long long)measure_key(s));
+    cutune_cache_close(c);
+    if (!path)
+        return;
+    char err[512];
+    s->measured = cutune__measure_log_open(path, s->opt.reuse_measurements,
+                                           err, sizeof err);
+    if (!s->measured)
+        logf_(s, CUTUNE_LOG_WARN, "measurements are not logged: %s", err);
+    else if (s->opt.reuse_measurements)
+        logf_(s, CUTUNE_LOG_INFO, "%zu earlier measurements in %s (%zu "
+              "torn or unreadable lines skipped)",
+              cutune__measure_log_count(s->measured), path,
+              cutune__measure_log_skipped(s->measured));
+    free(path);
 }
 
 /* Compile processes for parallel compilation (NVRTC serializes threads),
@@ -757,6 +836,91 @@ static int job_set_init(job_set *js, cutune_session *s,
     return 0;
 }
 
+/* A record of the measurement log that configuration `config` (text
+ * `cfg`) may take instead of being measured: one with the same launch
+ * geometry and an outcome measuring again would repeat. A failed launch or
+ * a time-out may have been the machine's fault rather than the
+ * configuration's, so those are measured again. */
+static const cutune__measured *earlier(const cutune_session *s,
+                                       size_t config, const char *cfg)
+{
+    if (!s->opt.reuse_measurements || !s->measured)
+        return NULL;
+    const cutune__measured *m = cutune__measure_log_find(s->measured, cfg);
+    if (!m || m->outcome == CUTUNE_OUTCOME_RUNTIME ||
+        m->outcome == CUTUNE_OUTCOME_TIMEOUT)
+        return NULL;
+    unsigned grid[3], block[3];
+    char err[64];
+    if (cutune__problem_geometry(s->problem, config, grid, block, err,
+                                 sizeof err) != 0 ||
+        memcmp(grid, m->grid, sizeof grid) != 0 ||
+        memcmp(block, m->block, sizeof block) != 0)
+        return NULL;
+    return m;
+}
+
+/* Fills `e` from an earlier measurement. -1 when memory ran out. */
+static int take_earlier(eval_record *e, const cutune__measured *m)
+{
+    e->pub.outcome = m->outcome;
+    set_message(e, m->message);
+    e->pub.time_ms = m->time_ms;
+    e->pub.compile_ms = m->compile_ms;
+    e->pub.stopped_early = m->stopped_early;
+    e->pub.sm_clock_mhz = m->sm_clock_mhz;
+    e->pub.temperature_c = m->temperature_c;
+    e->min_ms = m->min_ms;
+    e->stddev_ms = m->stddev_ms;
+    e->ci_lo_ms = m->ci_lo_ms;
+    e->ci_hi_ms = m->ci_hi_ms;
+    e->gpu_ms = m->gpu_ms;
+    e->framework_ms = m->framework_ms;
+    e->timestamp = m->timestamp;
+    e->reused = 1;
+    if (m->runs > 0) {
+        e->runtimes = malloc(m->runs * sizeof *e->runtimes);
+        if (!e->runtimes)
+            return -1;
+        memcpy(e->runtimes, m->runtimes, m->runs * sizeof *e->runtimes);
+        e->runs = m->runs;
+    }
+    return 0;
+}
+
+/* Appends a measured configuration to the log; a failure loses only its
+ * line, so it is not reported. */
+static void log_measurement(cutune_session *s, const eval_record *e,
+                            char *cfg)
+{
+    if (!s->measured)
+        return;
+    cutune__measured m = {
+        .config = cfg,
+        .outcome = e->pub.outcome,
+        .time_ms = e->pub.time_ms,
+        .min_ms = e->min_ms,
+        .stddev_ms = e->stddev_ms,
+        .ci_lo_ms = e->ci_lo_ms,
+        .ci_hi_ms = e->ci_hi_ms,
+        .gpu_ms = e->gpu_ms,
+        .compile_ms = e->pub.compile_ms,
+        .framework_ms = e->framework_ms,
+        .stopped_early = e->pub.stopped_early,
+        .sm_clock_mhz = e->pub.sm_clock_mhz,
+        .temperature_c = e->pub.temperature_c,
+        .timestamp = e->timestamp,
+        .message = (char *)e->pub.message,
+        .runtimes = e->runtimes,
+        .runs = e->runtimes ? e->runs : 0,
+    };
+    char err[64];
+    if (cutune__problem_geometry(s->problem, e->pub.config_index, m.grid,
+                                 m.block, err, sizeof err) != 0)
+        return;
+    cutune__measure_log_append(s->measured, &m);
+}
+
 static int evaluate_batch(void *user, const size_t *indices, size_t n,
                           double *objectives, size_t *done)
 {
@@ -767,9 +931,31 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
                          : 0.0;
     if (s->max_seconds > 0 && cutune__now() - s->started >= s->max_seconds)
         return 0;
+    /* Configurations measured before (with reuse_measurements) are not
+     * compiled; the rest are, as jobs todo[0..n_todo). */
+    const cutune__measured **prior = calloc(n ? n : 1, sizeof *prior);
+    size_t *todo = malloc((n ? n : 1) * sizeof *todo);
+    size_t *job_of = malloc((n ? n : 1) * sizeof *job_of);
+    size_t n_todo = 0;
     job_set js;
+    memset(&js, 0, sizeof js);
     int rc = 0;
-    if (job_set_init(&js, s, s->problem, indices, n, s->arch) != 0) {
+    if (prior && todo && job_of) {
+        for (size_t i = 0; i < n; i++) {
+            char cfg[512];
+            describe(s->problem, indices[i], cfg, sizeof cfg);
+            prior[i] = earlier(s, indices[i], cfg);
+            if (!prior[i]) {
+                job_of[i] = n_todo;
+                todo[n_todo++] = indices[i];
+            }
+        }
+    }
+    if (!prior || !todo || !job_of ||
+        job_set_init(&js, s, s->problem, todo, n_todo, s->arch) != 0) {
+        free(prior);
+        free(todo);
+        free(job_of);
         s->fatal = 1;
         s->fatal_status = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
         return -1;
@@ -779,41 +965,53 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
      * NVRTC rejects is a result of its configuration; NVRTC itself failing
      * is recorded the same way, with its reason, so that the tune still
      * ends with what it measured. */
-    const cutune__compiler *remote = compilers(s);
+    const cutune__compiler *remote = n_todo ? compilers(s) : NULL;
     cutune__compile_pool *pool =
-        cutune__compile_start(js.jobs, n, s->opt.compile_threads, remote);
-    if (!pool)
-        cutune__compile_batch(js.jobs, n, s->opt.compile_threads, remote);
+        n_todo ? cutune__compile_start(js.jobs, n_todo,
+                                       s->opt.compile_threads, remote)
+               : NULL;
+    if (!pool && n_todo)
+        cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads, remote);
     for (size_t i = 0; i < n; i++) {
         if (s->max_seconds > 0 &&
             cutune__now() - s->started >= s->max_seconds)
             break;
         eval_record *e = add_eval(s, indices[i]);
-        if (!e) {
+        if (!e || (prior[i] && take_earlier(e, prior[i]) != 0)) {
             s->fatal = 1;
             s->fatal_status = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
             rc = -1;
             break;
         }
-        if (pool)
-            cutune__compile_wait(pool, i);
-        const cutune__compile_job *job = &js.jobs[i];
-        e->pub.compile_ms = job->seconds * 1e3;
         e->search_ms = search_ms;
-        if (!job->ok) {
-            e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
-            set_message(e, job->log);
+        char cfg[512];
+        describe(s->problem, indices[i], cfg, sizeof cfg);
+        if (prior[i]) {
+            s->reused++;
         } else {
-            double t0 = cutune__now();
-            measure(s, e, job);
-            double kernel_ms = 0.0;
-            for (size_t k = 0; e->runtimes && k < e->runs; k++)
-                kernel_ms += e->runtimes[k];
-            e->framework_ms = (cutune__now() - t0) * 1e3 - kernel_ms;
-            if (e->framework_ms < 0)
-                e->framework_ms = 0;
+            if (pool)
+                cutune__compile_wait(pool, job_of[i]);
+            const cutune__compile_job *job = &js.jobs[job_of[i]];
+            e->pub.compile_ms = job->seconds * 1e3;
+            if (!job->ok) {
+                e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
+                set_message(e, job->log);
+            } else {
+                double t0 = cutune__now();
+                measure(s, e, job);
+                double kernel_ms = 0.0;
+                for (size_t k = 0; e->runtimes && k < e->runs; k++)
+                    kernel_ms += e->runtimes[k];
+                e->framework_ms = (cutune__now() - t0) * 1e3 - kernel_ms;
+                if (e->framework_ms < 0)
+                    e->framework_ms = 0;
+            }
+            e->timestamp = (double)time(NULL);
+            /* A worker that could not be brought back says nothing about
+             * the configuration. */
+            if (!s->fatal)
+                log_measurement(s, e, cfg);
         }
-        e->timestamp = (double)time(NULL);
         objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
                             ? e->pub.time_ms
                             : INFINITY;
@@ -821,15 +1019,15 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             (s->best_ms == 0 || objectives[i] < s->best_ms))
             s->best_ms = objectives[i];
         *done = i + 1;
-        char cfg[512];
-        describe(s->problem, indices[i], cfg, sizeof cfg);
+        const char *from = e->reused ? ", measured before" : "";
         if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
-            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s", s->n_evals, cfg,
-                  e->pub.time_ms,
-                  e->pub.stopped_early ? " (dropped early)" : "");
+            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s%s", s->n_evals,
+                  cfg, e->pub.time_ms,
+                  e->pub.stopped_early ? " (dropped early)" : "", from);
         else
-            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %s: %.200s", s->n_evals, cfg,
-                  cutune_outcome_str(e->pub.outcome), e->pub.message);
+            logf_(s, CUTUNE_LOG_INFO, "[%zu] %s: %s%s: %.200s", s->n_evals,
+                  cfg, cutune_outcome_str(e->pub.outcome), from,
+                  e->pub.message);
         if (s->fatal) {
             rc = -1;
             break;
@@ -837,6 +1035,9 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     }
     cutune__compile_finish(pool);
     job_set_clear(&js);
+    free(prior);
+    free(todo);
+    free(job_of);
     s->batch_end = cutune__now();
     return rc;
 }
@@ -1135,6 +1336,7 @@ static cutune_status publish(cutune_session *s,
             best = e;
     }
     r->gpu_busy = r->wall_s > 0 ? s->span_ms * 1e-3 / r->wall_s : 0.0;
+    r->reused = s->reused;
     r->kernel_share = r->wall_s > 0 ? s->gpu_ms * 1e-3 / r->wall_s : 0.0;
     cutune__problem_config_values(p, best->pub.config_index, s->best_values);
     r->best = s->best_values;
@@ -1210,6 +1412,7 @@ cutune_status cutune_session_tune(cutune_session *s,
         logf_(s, CUTUNE_LOG_DEBUG, "no clock or temperature records: %s",
               why);
     s->result.occupancy_block_size = occ_block;
+    open_measure_log(s);
     size_t start = occupancy_start(s, occ_block);
     logf_(s, CUTUNE_LOG_INFO, "%s on %s (%s): %zu configurations; the "
           "occupancy API suggests %d threads per block", problem->name,

@@ -15,6 +15,10 @@ uint64_t cutune__fnv1a64(const void *data, size_t len);
 uint64_t cutune__fnv1a64_continue(uint64_t hash, const void *data,
                                   size_t len);
 
+/* mkdir -p: creates `path` and its missing parents. 0, or -1 with errno
+ * set. */
+int cutune__make_dirs(const char *path);
+
 /* Seconds on the monotonic clock. */
 double cutune__now(void);
 

@@ -176,6 +176,11 @@ typedef struct cutune_session_options {
     double max_fraction;     /* budget as a share of the space, in (0, 1]:
                                 ceil(fraction * size) evaluations; 0: none.
                                 With max_evals too, the smaller wins */
+    int reuse_measurements;  /* take configurations measured before (same
+                                device, kernel, arguments and options: the
+                                measurement log in the cache directory)
+                                from the log instead of measuring them;
+                                every tune appends to the log either way */
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -233,6 +238,8 @@ typedef struct cutune_tune_result {
     double kernel_share;          /* the candidates' kernel time alone /
                                      wall time */
     double best_gflops;           /* 0 when the problem names no FLOPs */
+    size_t reused;                /* evaluations taken from earlier
+                                     measurements (reuse_measurements) */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. On success *result is borrowed

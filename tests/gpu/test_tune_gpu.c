@@ -109,7 +109,7 @@ out:
  * caller's to destroy. */
 static const cutune_tune_result *tune_fixture(const char *file,
                                               double launch_timeout_s,
-                                              cutune_session **s,
+                                              int reuse, cutune_session **s,
                                               cutune_problem **p)
 {
     char path[4096];
@@ -122,6 +122,7 @@ static const cutune_tune_result *tune_fixture(const char *file,
     o.strategy = "brute_force";
     o.cache_dir = cache_dir;
     o.launch_timeout_s = launch_timeout_s;
+    o.reuse_measurements = reuse;
     CHECK_INT(cutune_session_create(&o, s), CUTUNE_OK);
     const cutune_tune_result *r = NULL;
     cutune_status st = cutune_session_tune(*s, *p, &r);
@@ -137,7 +138,7 @@ static void tune_faulty(void)
 {
     cutune_session *s = NULL;
     cutune_problem *p = NULL;
-    const cutune_tune_result *r = tune_fixture("faulty.json", 1.0, &s, &p);
+    const cutune_tune_result *r = tune_fixture("faulty.json", 1.0, 0, &s, &p);
     if (r) {
         CHECK_INT(r->evaluations, 12);
         static const cutune_outcome expected[6] = {
@@ -165,6 +166,78 @@ static void tune_faulty(void)
     cutune_problem_destroy(p);
 }
 
+/* --resume: a tune that follows one of the same problem takes what that
+ * one measured instead of measuring it again: the same evaluations in the
+ * same order with the same times, no compilation. Of the faulty fixture's
+ * failures, launch failures and time-outs are measured again (they may
+ * have been the machine's); compile errors, resource refusals and wrong
+ * answers are taken as they were. */
+static void tune_resume(void)
+{
+    long long size = 1 << 20;
+    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.cache_dir = cache_dir;
+    o.max_evals = 40;
+    o.reuse_measurements = 1;
+    size_t first_idx[40];
+    double first_ms[40], first_best = 0, first_wall = 0;
+    for (int run = 0; run < 2; run++) {
+        cutune_session *s;
+        CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+        const cutune_tune_result *r;
+        cutune_status st = cutune_session_tune(s, p, &r);
+        CHECK_INT(st, CUTUNE_OK);
+        if (st) {
+            fprintf(stderr, "%s\n", cutune_session_errmsg(s));
+            cutune_session_destroy(s);
+            break;
+        }
+        CHECK_INT(r->n_evals, 40);
+        /* A size not tuned before: nothing to take the first time. */
+        CHECK_INT(r->reused, run == 0 ? 0 : 40);
+        for (size_t i = 0; i < r->n_evals && i < 40; i++) {
+            if (run == 0) {
+                first_idx[i] = r->evals[i].config_index;
+                first_ms[i] = r->evals[i].time_ms;
+                continue;
+            }
+            CHECK_INT(r->evals[i].config_index, first_idx[i]);
+            CHECK(r->evals[i].time_ms == first_ms[i] ||
+                  (isnan(r->evals[i].time_ms) && isnan(first_ms[i])));
+        }
+        if (run == 0) {
+            first_best = r->best_ms;
+            first_wall = r->wall_s;
+        } else {
+            CHECK(r->best_ms == first_best);
+            CHECK(r->wall_s < first_wall);
+            printf("vector_add 2^20, 40 evaluations: %.2f s measured, "
+                   "%.2f s resumed\n", first_wall, r->wall_s);
+        }
+        cutune_session_destroy(s);
+    }
+    cutune_problem_destroy(p);
+
+    for (int run = 0; run < 2; run++) {
+        cutune_session *s = NULL;
+        cutune_problem *fp = NULL;
+        const cutune_tune_result *r =
+            tune_fixture("faulty.json", 1.0, 1, &s, &fp);
+        if (r && run == 1) {
+            CHECK_INT(r->evaluations, 12);
+            CHECK_INT(r->reused, 8);
+            CHECK_INT(r->failures, 10);
+            CHECK_STR(value_of(r->best, r->n_params, "FAULT"), "0");
+        }
+        cutune_session_destroy(s);
+        cutune_problem_destroy(fp);
+    }
+}
+
 /* A C++ kernel (lowered name) with a constant-memory argument: every
  * configuration validates only if the worker filled the __constant__
  * coefficients after loading each module. */
@@ -172,7 +245,7 @@ static void tune_constmem(void)
 {
     cutune_session *s = NULL;
     cutune_problem *p = NULL;
-    const cutune_tune_result *r = tune_fixture("constmem.json", 0, &s, &p);
+    const cutune_tune_result *r = tune_fixture("constmem.json", 0, 0, &s, &p);
     if (r) {
         CHECK_INT(r->evaluations, 3);
         CHECK_INT(r->failures, 0);
@@ -193,7 +266,7 @@ static void tune_reference(void)
 {
     cutune_session *s = NULL;
     cutune_problem *p = NULL;
-    const cutune_tune_result *r = tune_fixture("reference.json", 0, &s, &p);
+    const cutune_tune_result *r = tune_fixture("reference.json", 0, 0, &s, &p);
     if (r) {
         CHECK_INT(r->evaluations, 6);
         CHECK_INT(r->failures, 2);
@@ -221,6 +294,7 @@ int main(void)
     if (tune_vector_add())
         return check_skip("no CUDA device");
     tune_faulty();
+    tune_resume();
     tune_constmem();
     tune_reference();
     return check_finish();

@@ -29,6 +29,9 @@ static const char usage[] =
     "  --threads N         NVRTC compile threads (default: one per core)\n"
     "  --no-binary-cache   compile everything; skip the on-disk binaries\n"
     "  --warm-cache        keep the L2 warm between timed launches\n"
+    "  --resume            take configurations an earlier tune measured (same\n"
+    "                      device, kernel, arguments and options) from the\n"
+    "                      measurement log instead of measuring them again\n"
     "  --json              print the result as JSON\n"
     "  --quiet             no progress lines\n"
     "  --verbose           progress lines with timing details\n";
@@ -58,7 +61,7 @@ static void print_json_result(const cutune_problem *p,
     }
     cli_print_json(json_pack(
         "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
-        "s:I, s:I, s:f, s:s, s:f, s:f, s:I, s:f, s:o}",
+        "s:I, s:I, s:f, s:s, s:f, s:f, s:I, s:f, s:I, s:o}",
         "problem", cutune_problem_name(p), "device",
         cli_device_json(&r->device), "memcpy_gbs", r->memcpy_gbs,
         "occupancy_block_size", r->occupancy_block_size, "baseline",
@@ -71,7 +74,7 @@ static void print_json_result(const cutune_problem *p,
         (json_int_t)r->failures, "wall_s", r->wall_s, "strategy",
         r->strategy, "gpu_busy", r->gpu_busy, "kernel_share",
         r->kernel_share, "tied", (json_int_t)r->tied,
-        "best_gflops", r->best_gflops,
+        "best_gflops", r->best_gflops, "reused", (json_int_t)r->reused,
         "evaluated", evals));
 }
 
@@ -105,8 +108,11 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     if (!isnan(r->speedup))
         printf("  speedup:   %.2fx over the occupancy suggestion\n",
                r->speedup);
-    printf("  evaluated: %zu configurations (%zu failed) with %s in %.1f s\n",
-           r->evaluations, r->failures, r->strategy, r->wall_s);
+    printf("  evaluated: %zu configurations (%zu failed", r->evaluations,
+           r->failures);
+    if (r->reused)
+        printf(", %zu measured before", r->reused);
+    printf(") with %s in %.1f s\n", r->strategy, r->wall_s);
     printf("  measured:  GPU busy %.0f%% of the tune (kernels alone %.0f%%)",
            100.0 * r->gpu_busy, 100.0 * r->kernel_share);
     if (r->tied)
@@ -124,7 +130,7 @@ int cli_cmd_tune(int argc, char **argv)
     double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
     int no_cache = 0, json = 0, quiet = 0, no_binaries = 0, warm = 0;
-    int verbose = 0;
+    int verbose = 0, resume = 0;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
                             {"--strategy", CLI_STRING, &strategy},
                             {"--budget-evals", CLI_COUNT, &budget},
@@ -138,6 +144,7 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--threads", CLI_COUNT, &threads},
                             {"--no-binary-cache", CLI_FLAG, &no_binaries},
                             {"--warm-cache", CLI_FLAG, &warm},
+                            {"--resume", CLI_FLAG, &resume},
                             {"--json", CLI_FLAG, &json},
                             {"--quiet", CLI_FLAG, &quiet},
                             {"--verbose", CLI_FLAG, &verbose},
@@ -169,6 +176,7 @@ int cli_cmd_tune(int argc, char **argv)
     o.compile_threads = (int)threads;
     o.no_binary_cache = no_binaries;
     o.warm_cache = warm;
+    o.reuse_measurements = resume;
     o.log = cli_on_log;
     o.log_user = &pr;
     cutune_session *s;

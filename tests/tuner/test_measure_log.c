@@ -1,0 +1,231 @@
+/* The measurement log behind `cutune tune --resume`: records survive a
+ * reopen with every field, the last record of a configuration wins, torn
+ * and foreign lines are skipped and counted, values JSON cannot hold come
+ * back as NaN, and many processes appending at once leave whole lines. */
+#define _GNU_SOURCE
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "measure_log.h"
+
+static char dir[] = "/tmp/cutune-measure-log-test-XXXXXX";
+
+static cutune__measured sample(const char *config, double ms)
+{
+    static double runtimes[3];
+    runtimes[0] = ms;
+    runtimes[1] = ms * 1.01;
+    runtimes[2] = ms * 0.99;
+    cutune__measured m = {
+        .config = (char *)config,
+        .grid = {64, 2, 1},
+        .block = {256, 1, 1},
+        .outcome = CUTUNE_OUTCOME_CORRECT,
+        .time_ms = ms,
+        .min_ms = ms * 0.99,
+        .stddev_ms = 0.01,
+        .ci_lo_ms = ms * 0.995,
+        .ci_hi_ms = ms * 1.005,
+        .gpu_ms = 3.5 * ms,
+        .compile_ms = 120.0,
+        .framework_ms = 4.0,
+        .stopped_early = 1,
+        .sm_clock_mhz = 1980,
+        .temperature_c = 41,
+        .timestamp = 1790000000.0,
+        .message = "",
+        .runtimes = runtimes,
+        .runs = 3,
+    };
+    return m;
+}
+
+static char *path_of(const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 16);
+    sprintf(p, "%s/measurements/%s", dir, name);
+    return p;
+}
+
+static void test_roundtrip(void)
+{
+    char *path = path_of("roundtrip.jsonl");
+    char err[256];
+    cutune__measure_log *log = cutune__measure_log_open(path, 1, err,
+                                                        sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_count(log), 0);
+    CHECK(cutune__measure_log_find(log, "A=1") == NULL);
+    cutune__measured a = sample("A=1 B=2", 1.5);
+    CHECK_INT(cutune__measure_log_append(log, &a), 0);
+    cutune__measured f = {.config = "A=2 B=2",
+                          .grid = {1, 1, 1},
+                          .block = {32, 1, 1},
+                          .outcome = CUTUNE_OUTCOME_COMPILE,
+                          .time_ms = NAN,
+                          .min_ms = NAN,
+                          .ci_lo_ms = INFINITY,
+                          .ci_hi_ms = NAN,
+                          .message = "error: \"x\" undefined\n"};
+    CHECK_INT(cutune__measure_log_append(log, &f), 0);
+    /* Measured again later: the second record is the one found. */
+    cutune__measured again = sample("A=1 B=2", 1.25);
+    CHECK_INT(cutune__measure_log_append(log, &again), 0);
+    cutune__measure_log_close(log);
+
+    log = cutune__measure_log_open(path, 1, err, sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_count(log), 3);
+    CHECK_INT(cutune__measure_log_skipped(log), 0);
+    const cutune__measured *m = cutune__measure_log_find(log, "A=1 B=2");
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_NEAR(m->time_ms, 1.25, 1e-12);
+        CHECK_INT(m->outcome, CUTUNE_OUTCOME_CORRECT);
+        CHECK_INT(m->grid[0], 64);
+        CHECK_INT(m->grid[1], 2);
+        CHECK_INT(m->block[0], 256);
+        CHECK_INT(m->runs, 3);
+        CHECK_NEAR(m->runtimes[1], 1.25 * 1.01, 1e-12);
+        CHECK_NEAR(m->ci_hi_ms, 1.25 * 1.005, 1e-12);
+        CHECK_NEAR(m->compile_ms, 120.0, 1e-12);
+        CHECK_INT(m->stopped_early, 1);
+        CHECK_INT(m->sm_clock_mhz, 1980);
+        CHECK_INT(m->temperature_c, 41);
+    }
+    m = cutune__measure_log_find(log, "A=2 B=2");
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_INT(m->outcome, CUTUNE_OUTCOME_COMPILE);
+        CHECK(isnan(m->time_ms));
+        CHECK(isnan(m->ci_lo_ms));
+        CHECK_STR(m->message, "error: \"x\" undefined\n");
+        CHECK_INT(m->runs, 0);
+    }
+    /* Not a prefix match. */
+    CHECK(cutune__measure_log_find(log, "A=1 B=") == NULL);
+    CHECK(cutune__measure_log_find(log, "A=1 B=22") == NULL);
+    /* Without load, nothing is read but appends still work. */
+    cutune__measure_log_close(log);
+    log = cutune__measure_log_open(path, 0, err, sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_count(log), 0);
+    CHECK(cutune__measure_log_find(log, "A=1 B=2") == NULL);
+    cutune__measure_log_close(log);
+    free(path);
+}
+
+static void test_bad_lines(void)
+{
+    char *path = path_of("bad.jsonl");
+    char err[256];
+    cutune__measure_log *log = cutune__measure_log_open(path, 0, err,
+                                                        sizeof err);
+    cutune__measured a = sample("X=1", 2.0);
+    CHECK_INT(cutune__measure_log_append(log, &a), 0);
+    cutune__measure_log_close(log);
+    FILE *f = fopen(path, "a");
+    /* Not JSON; another version; a correct result without a time; an
+     * unknown outcome; then a line cut off by a killed writer. */
+    fputs("not json\n", f);
+    fputs("{\"v\":2,\"config\":\"X=2\",\"outcome\":\"correct\","
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
+          "\"time_ms\":1.0}\n", f);
+    fputs("{\"v\":1,\"config\":\"X=3\",\"outcome\":\"correct\","
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n", f);
+    fputs("{\"v\":1,\"config\":\"X=4\",\"outcome\":\"exploded\","
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n", f);
+    fputs("{\"v\":1,\"config\":\"X=5\",\"outc", f);
+    fclose(f);
+    log = cutune__measure_log_open(path, 1, err, sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_count(log), 1);
+    CHECK_INT(cutune__measure_log_skipped(log), 5);
+    CHECK(cutune__measure_log_find(log, "X=1") != NULL);
+    for (int i = 2; i <= 5; i++) {
+        char cfg[8];
+        snprintf(cfg, sizeof cfg, "X=%d", i);
+        CHECK(cutune__measure_log_find(log, cfg) == NULL);
+    }
+    cutune__measure_log_close(log);
+    free(path);
+}
+
+static void test_unwritable(void)
+{
+    char err[256] = "";
+    cutune__measure_log *log = cutune__measure_log_open(
+        "/proc/cutune-no-such-dir/m.jsonl", 1, err, sizeof err);
+    CHECK(log == NULL);
+    CHECK_CONTAINS(err, "cannot");
+}
+
+static void test_concurrent_appends(void)
+{
+    char *path = path_of("concurrent.jsonl");
+    enum { PROCS = 8, LINES = 200 };
+    for (int p = 0; p < PROCS; p++) {
+        if (fork() == 0) {
+            char err[256];
+            cutune__measure_log *log =
+                cutune__measure_log_open(path, 0, err, sizeof err);
+            /* Long lines (a thousand runtimes) make interleaving likely if
+             * a line were written in pieces. */
+            double rt[1000];
+            for (int i = 0; i < 1000; i++)
+                rt[i] = 1.0 + i * 1e-3;
+            for (int i = 0; i < LINES; i++) {
+                char cfg[32];
+                snprintf(cfg, sizeof cfg, "P=%d I=%d", p, i);
+                cutune__measured m = sample(cfg, 1.0 + p);
+                m.runtimes = rt;
+                m.runs = 1000;
+                cutune__measure_log_append(log, &m);
+            }
+            cutune__measure_log_close(log);
+            _exit(0);
+        }
+    }
+    for (int p = 0; p < PROCS; p++)
+        wait(NULL);
+    char err[256];
+    cutune__measure_log *log = cutune__measure_log_open(path, 1, err,
+                                                        sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_count(log), PROCS * LINES);
+    CHECK_INT(cutune__measure_log_skipped(log), 0);
+    int found = 0;
+    for (int p = 0; p < PROCS; p++)
+        for (int i = 0; i < LINES; i++) {
+            char cfg[32];
+            snprintf(cfg, sizeof cfg, "P=%d I=%d", p, i);
+            const cutune__measured *m = cutune__measure_log_find(log, cfg);
+            found += m && m->runs == 1000 && m->time_ms == 1.0 + p;
+        }
+    CHECK_INT(found, PROCS * LINES);
+    cutune__measure_log_close(log);
+    free(path);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_roundtrip();
+    test_bad_lines();
+    test_unwritable();
+    test_concurrent_appends();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_finish();
+}
