@@ -85,4 +85,63 @@ int cutune__expr_eval(const cutune__expr *e, const cutune__value *vars,
 int cutune__expr_eval_const(const char *text, cutune__value *out,
                             cutune__expr_error *err);
 
+/* ---- Compiled programs ----
+ *
+ * Conditions are evaluated once per candidate configuration, so the space
+ * compiles each into a flat program over numeric slots: every free name is
+ * either a variable of a fixed numeric type (int, bool or float) or a
+ * constant known at compile time, subexpressions that name no variable are
+ * evaluated once here, and each operation has a static type. A program
+ * computes exactly what cutune__expr_eval computes (Python semantics, the
+ * same overflow rules, shared code for every operator); where that would
+ * fail, or where the type of a result is only known at run time (int **
+ * negative int), the program answers "undecided" and the caller asks
+ * cutune__expr_eval, which gives the value or the error.
+ *
+ * A compiled program is immutable and may be shared between threads; the
+ * slots are the caller's. */
+
+/* One slot: `i` for int and bool (0 or 1), `f` for float. */
+typedef union cutune__slot {
+    int64_t i;
+    double f;
+} cutune__slot;
+
+typedef struct cutune__expr_prog cutune__expr_prog;
+
+/* What a program computes: the expression's value, or only its truth (which
+ * compiles more expressions: `x > 0 and 0.5` has no static type). */
+typedef enum cutune__prog_mode {
+    CUTUNE__PROG_VALUE = 0,
+    CUTUNE__PROG_TRUTH = 1
+} cutune__prog_mode;
+
+/* Compiles `e` (borrowed; the program does not refer to it afterwards).
+ * For each name i of e: constants[i] non-NULL binds it to that constant
+ * (borrowed during the call; may be NULL as a whole when there are none),
+ * otherwise it is a variable of type types[i] (CUTUNE__V_INT, _BOOL or
+ * _FLOAT) read from slot i. Returns NULL when the expression uses what
+ * programs do not cover (strings, lists or calls on variables, mixed result
+ * types), when a constant part fails to evaluate, or when memory ran out:
+ * the caller then evaluates with cutune__expr_eval alone. */
+cutune__expr_prog *cutune__expr_compile(const cutune__expr *e,
+                                        const cutune__vtype *types,
+                                        const cutune__value *const *constants,
+                                        cutune__prog_mode mode);
+/* NULL is a no-op. */
+void cutune__expr_prog_free(cutune__expr_prog *g);
+/* Slots an evaluation needs: the names first, then temporaries and
+ * constants. */
+size_t cutune__expr_prog_slot_count(const cutune__expr_prog *g);
+/* Writes the program's constants into `slots`; once per slot array. */
+void cutune__expr_prog_init_slots(const cutune__expr_prog *g,
+                                  cutune__slot *slots);
+/* Runs a program (of either mode) on slots whose first name-count entries
+ * hold the variables: 1 true, 0 false, -1 undecided. */
+int cutune__expr_prog_truth(const cutune__expr_prog *g, cutune__slot *slots);
+/* Runs a CUTUNE__PROG_VALUE program: 0 with *out set (int, bool or float;
+ * nothing to clear), or -1 undecided (always, for a truth program). */
+int cutune__expr_prog_eval(const cutune__expr_prog *g, cutune__slot *slots,
+                           cutune__value *out);
+
 #endif

@@ -17,25 +17,53 @@ struct cutune__space {
     size_t n_valid;
 };
 
-/* One condition prepared for the enumeration: `vars` is bound once for
- * constants and rebound (shallow copies, nothing owned) from the current
- * configuration for parameters, so checking allocates nothing itself. */
+/* One condition prepared for the enumeration. Where every name it reads is
+ * a numeric parameter or a constant, `prog` is its compiled program, run
+ * on `slots` with the parameters' values written in; otherwise, and
+ * wherever the program is undecided, the tree evaluator runs on `vars`,
+ * bound once for constants and rebound (shallow copies, nothing owned)
+ * from the current configuration for parameters. */
 typedef struct prepared_condition {
     const cutune__expr *expr;
     size_t index;            /* position in the caller's array */
     size_t n_names;
     cutune__value *vars;     /* n_names */
     size_t *param_of;        /* n_names; SIZE_MAX for a constant */
+    cutune__expr_prog *prog; /* NULL: the tree evaluator only */
+    cutune__slot *slots;
+    uint32_t *bound;         /* n_bound pairs: slot, parameter */
+    size_t n_bound;
+    /* The truth of the condition per combination of its parameters' value
+     * indices, filled the first time enumeration meets the combination
+     * (0 not yet, 1 false, 2 true): a condition of a few parameters is met
+     * again under every combination of the others. NULL where the
+     * combinations exceed MEMO_MAX. */
+    unsigned char *memo;
+    uint32_t *memo_index;    /* n_memo pairs: parameter, multiplier */
+    size_t n_memo;
 } prepared_condition;
+
+#define MEMO_MAX ((size_t)1 << 16)
 
 typedef struct builder {
     cutune__space *s;
-    prepared_condition *conds; /* sorted by the level they are checked at */
+    prepared_condition *conds;  /* in the caller's order */
     size_t n_conds;
-    size_t *level_start;       /* n_params + 2 offsets into conds */
+    prepared_condition **by_level; /* by the depth they are checked at */
+    size_t *level_start;       /* n_params + 2 offsets into by_level */
     size_t capacity;           /* configs allocated, in configurations */
     size_t *order;             /* the parameter bound at each depth */
     size_t *depth_of;          /* the depth each parameter is bound at */
+    cutune__vtype *ptype;      /* per parameter: the type of all its values,
+                                  or NONE when they are not numbers of one
+                                  type */
+    cutune__slot **pslot;      /* per parameter and value, where typed */
+    /* Where the cartesian size fits in 64 bits, enumeration records each
+     * valid configuration as its rank in the cartesian product (8 bytes,
+     * whatever the parameter count); sorting and decoding the ranks gives
+     * the configurations in lexicographic order. */
+    uint64_t *stride;          /* per parameter; NULL: record rows */
+    uint64_t *keys;
 } builder;
 
 #if defined(__GNUC__)
@@ -154,37 +182,161 @@ static void free_conditions(prepared_condition *conds, size_t n)
     for (size_t c = 0; c < n; c++) {
         free(conds[c].vars);
         free(conds[c].param_of);
+        cutune__expr_prog_free(conds[c].prog);
+        free(conds[c].slots);
+        free(conds[c].bound);
+        free(conds[c].memo);
+        free(conds[c].memo_index);
     }
     free(conds);
 }
 
-/* Resolves each condition's names and orders the conditions by the
- * parameter whose binding completes them (level 0 holds those naming no
- * parameter, level p+1 those completed by parameter p). */
+/* The values of each parameter as program slots, where they are numbers of
+ * one type. Returns -1 when memory ran out. */
+static int prepare_params(builder *b)
+{
+    const cutune__space *s = b->s;
+    size_t np = s->n_params;
+    b->ptype = calloc(np ? np : 1, sizeof *b->ptype);
+    b->pslot = calloc(np ? np : 1, sizeof *b->pslot);
+    if (!b->ptype || !b->pslot)
+        return -1;
+    for (size_t p = 0; p < np; p++) {
+        size_t nv = s->n_values[p];
+        cutune__vtype t = nv ? s->values[p][0].type : CUTUNE__V_NONE;
+        for (size_t v = 0; v < nv; v++)
+            if (s->values[p][v].type != t)
+                t = CUTUNE__V_NONE;
+        if (t != CUTUNE__V_INT && t != CUTUNE__V_BOOL && t != CUTUNE__V_FLOAT)
+            continue;
+        cutune__slot *slot = malloc(nv * sizeof *slot);
+        if (!slot)
+            return -1;
+        for (size_t v = 0; v < nv; v++) {
+            if (t == CUTUNE__V_FLOAT)
+                slot[v].f = s->values[p][v].u.f;
+            else
+                slot[v].i = s->values[p][v].u.i;
+        }
+        b->pslot[p] = slot;
+        b->ptype[p] = t;
+    }
+    return 0;
+}
+
+static void free_params(builder *b)
+{
+    if (b->pslot)
+        for (size_t p = 0; p < b->s->n_params; p++)
+            free(b->pslot[p]);
+    free(b->pslot);
+    free(b->ptype);
+}
+
+/* Compiles a condition whose names are all typed parameters or constants;
+ * leaves pc->prog NULL otherwise. Returns -1 when memory ran out. */
+static int compile_condition(builder *b, prepared_condition *pc)
+{
+    size_t nn = pc->n_names;
+    cutune__vtype *types = calloc(nn ? nn : 1, sizeof *types);
+    const cutune__value **consts = calloc(nn ? nn : 1, sizeof *consts);
+    int rc = -1;
+    if (!types || !consts)
+        goto out;
+    for (size_t i = 0; i < nn; i++) {
+        size_t p = pc->param_of[i];
+        if (p == SIZE_MAX) {
+            consts[i] = &pc->vars[i];
+            continue;
+        }
+        if (b->ptype[p] == CUTUNE__V_NONE) {
+            rc = 0;
+            goto out;
+        }
+        types[i] = b->ptype[p];
+        pc->n_bound++;
+    }
+    /* NULL also for an expression outside what programs cover. */
+    pc->prog = cutune__expr_compile(pc->expr, types, consts,
+                                    CUTUNE__PROG_TRUTH);
+    if (!pc->prog) {
+        pc->n_bound = 0;
+        rc = 0;
+        goto out;
+    }
+    pc->slots = calloc(cutune__expr_prog_slot_count(pc->prog),
+                       sizeof *pc->slots);
+    pc->bound = calloc(pc->n_bound ? 2 * pc->n_bound : 1, sizeof *pc->bound);
+    if (!pc->slots || !pc->bound)
+        goto out;
+    cutune__expr_prog_init_slots(pc->prog, pc->slots);
+    for (size_t i = 0, k = 0; i < nn; i++) {
+        if (pc->param_of[i] == SIZE_MAX)
+            continue;
+        pc->bound[2 * k] = (uint32_t)i;
+        pc->bound[2 * k + 1] = (uint32_t)pc->param_of[i];
+        k++;
+    }
+    rc = 0;
+out:
+    free(types);
+    free(consts);
+    return rc;
+}
+
+/* Sets up the memo of a condition whose parameters have at most MEMO_MAX
+ * combinations of values. Returns -1 when memory ran out. */
+static int prepare_memo(builder *b, prepared_condition *pc)
+{
+    const cutune__space *s = b->s;
+    size_t combos = 1, n = 0;
+    for (size_t i = 0; i < pc->n_names; i++) {
+        size_t p = pc->param_of[i];
+        if (p == SIZE_MAX)
+            continue;
+        if (s->n_values[p] == 0 || s->n_values[p] > MEMO_MAX / combos)
+            return 0;
+        combos *= s->n_values[p];
+        n++;
+    }
+    if (n == 0)
+        return 0; /* checked once anyway */
+    pc->memo = calloc(combos, 1);
+    pc->memo_index = malloc(2 * n * sizeof *pc->memo_index);
+    if (!pc->memo || !pc->memo_index)
+        return -1;
+    uint32_t mult = 1;
+    for (size_t i = 0; i < pc->n_names; i++) {
+        size_t p = pc->param_of[i];
+        if (p == SIZE_MAX)
+            continue;
+        pc->memo_index[2 * pc->n_memo] = (uint32_t)p;
+        pc->memo_index[2 * pc->n_memo + 1] = mult;
+        pc->n_memo++;
+        mult *= (uint32_t)s->n_values[p];
+    }
+    return 0;
+}
+
+/* Resolves each condition's names and compiles it, in the caller's
+ * order. */
 static int prepare_conditions(builder *b, const cutune__expr *const *conditions,
                               size_t n_conditions,
                               const cutune__constant *constants,
                               size_t n_constants, cutune__space_error *err)
 {
     const cutune__space *s = b->s;
-    size_t n_levels = s->n_params + 1;
-    size_t *level_of = calloc(n_conditions ? n_conditions : 1,
-                              sizeof *level_of);
-    prepared_condition *tmp = calloc(n_conditions ? n_conditions : 1,
-                                     sizeof *tmp);
-    b->level_start = calloc(n_levels + 1, sizeof *b->level_start);
     b->conds = calloc(n_conditions ? n_conditions : 1, sizeof *b->conds);
-    if (!level_of || !tmp || !b->level_start || !b->conds)
+    if (!b->conds)
         goto oom;
-
     for (size_t c = 0; c < n_conditions; c++) {
         const cutune__expr *e = conditions[c];
-        prepared_condition *pc = &tmp[c];
-        size_t level = 0;
+        prepared_condition *pc = &b->conds[c];
         if (!e) {
             set_error(err, c, NULL, "missing expression");
-            goto fail;
+            return -1;
         }
+        b->n_conds = c + 1; /* so that free_conditions sees this one */
         pc->expr = e;
         pc->index = c;
         pc->n_names = cutune__expr_name_count(e);
@@ -197,11 +349,8 @@ static int prepare_conditions(builder *b, const cutune__expr *const *conditions,
             const char *name = cutune__expr_name(e, i);
             size_t p = cutune__space_find_param(s, name);
             pc->param_of[i] = p;
-            if (p != SIZE_MAX) {
-                if (b->depth_of[p] + 1 > level)
-                    level = b->depth_of[p] + 1;
+            if (p != SIZE_MAX)
                 continue;
-            }
             size_t k = 0;
             while (k < n_constants &&
                    !(constants[k].name && strcmp(constants[k].name, name) == 0))
@@ -215,69 +364,122 @@ static int prepare_conditions(builder *b, const cutune__expr *const *conditions,
                 set_error(err, c, &ee,
                           "'%s' is neither a parameter nor a constant (in %s)",
                           name, cutune__expr_text(e));
-                goto fail;
+                return -1;
             }
             /* A shallow copy is enough: constants are borrowed and only
              * read while create runs. */
             pc->vars[i] = *constants[k].value;
+        }
+        if (compile_condition(b, pc) || prepare_memo(b, pc))
+            goto oom;
+    }
+    return 0;
+oom:
+    set_error(err, SIZE_MAX, NULL, "out of memory preparing conditions");
+    return -1;
+}
+
+/* Orders the conditions by the depth at which binding completes them
+ * (level 0 holds those naming no parameter, level d+1 those completed at
+ * depth d), keeping the caller's order within a level. */
+static int assign_levels(builder *b)
+{
+    size_t n_levels = b->s->n_params + 1, nc = b->n_conds;
+    size_t *level_of = calloc(nc ? nc : 1, sizeof *level_of);
+    size_t *fill = calloc(n_levels, sizeof *fill);
+    free(b->level_start);
+    free(b->by_level);
+    b->level_start = calloc(n_levels + 1, sizeof *b->level_start);
+    b->by_level = calloc(nc ? nc : 1, sizeof *b->by_level);
+    if (!level_of || !fill || !b->level_start || !b->by_level) {
+        free(level_of);
+        free(fill);
+        return -1;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        const prepared_condition *pc = &b->conds[c];
+        size_t level = 0;
+        for (size_t i = 0; i < pc->n_names; i++) {
+            size_t p = pc->param_of[i];
+            if (p != SIZE_MAX && b->depth_of[p] + 1 > level)
+                level = b->depth_of[p] + 1;
         }
         level_of[c] = level;
         b->level_start[level + 1]++;
     }
     for (size_t l = 0; l < n_levels; l++)
         b->level_start[l + 1] += b->level_start[l];
-    {
-        /* Stable counting sort keeps the caller's order within a level. */
-        size_t *fill = calloc(n_levels, sizeof *fill);
-        if (!fill)
-            goto oom;
-        for (size_t c = 0; c < n_conditions; c++) {
-            size_t l = level_of[c];
-            b->conds[b->level_start[l] + fill[l]++] = tmp[c];
-        }
-        free(fill);
+    for (size_t c = 0; c < nc; c++) {
+        size_t l = level_of[c];
+        b->by_level[b->level_start[l] + fill[l]++] = &b->conds[c];
     }
-    b->n_conds = n_conditions;
-    free(tmp);
     free(level_of);
+    free(fill);
     return 0;
-oom:
-    set_error(err, SIZE_MAX, NULL, "out of memory preparing conditions");
-fail:
-    free_conditions(tmp, n_conditions);
-    free(level_of);
-    /* Entries in b->conds alias tmp's storage, now freed. */
-    free(b->conds);
-    b->conds = NULL;
-    return -1;
+}
+
+/* 1 when the condition holds for cfg, 0 when not, -1 with *err filled when
+ * it cannot be evaluated (err may be NULL). */
+static int evaluate_condition(const builder *b, prepared_condition *pc,
+                              const uint32_t *cfg, cutune__space_error *err)
+{
+    const cutune__space *s = b->s;
+    if (pc->prog) {
+        const uint32_t *bound = pc->bound;
+        for (size_t k = 0; k < pc->n_bound; k++) {
+            uint32_t p = bound[2 * k + 1];
+            pc->slots[bound[2 * k]] = b->pslot[p][cfg[p]];
+        }
+        int truth = cutune__expr_prog_truth(pc->prog, pc->slots);
+        if (truth >= 0)
+            return truth;
+        /* Undecided: the tree evaluator gives the answer, or the error. */
+    }
+    cutune__value out;
+    cutune__expr_error ee;
+    for (size_t i = 0; i < pc->n_names; i++) {
+        size_t p = pc->param_of[i];
+        if (p != SIZE_MAX)
+            pc->vars[i] = s->values[p][cfg[p]];
+    }
+    memset(&ee, 0, sizeof ee);
+    if (cutune__expr_eval(pc->expr, pc->vars, &out, &ee)) {
+        set_error(err, pc->index, &ee, "%s (in %s)", ee.message,
+                  cutune__expr_text(pc->expr));
+        return -1;
+    }
+    int ok = cutune__value_truthy(&out);
+    cutune__value_clear(&out);
+    return ok;
+}
+
+/* evaluate_condition through the memo, where the condition has one. */
+static int check_condition(const builder *b, prepared_condition *pc,
+                           const uint32_t *cfg, cutune__space_error *err)
+{
+    if (!pc->memo)
+        return evaluate_condition(b, pc, cfg, err);
+    size_t at = 0;
+    for (size_t k = 0; k < pc->n_memo; k++)
+        at += (size_t)cfg[pc->memo_index[2 * k]] * pc->memo_index[2 * k + 1];
+    if (pc->memo[at])
+        return pc->memo[at] - 1;
+    int truth = evaluate_condition(b, pc, cfg, err);
+    if (truth >= 0)
+        pc->memo[at] = (unsigned char)(truth + 1);
+    return truth;
 }
 
 /* 1 when every condition of `level` holds for cfg, 0 when one fails, -1
  * with *err filled when one cannot be evaluated. */
-static int check_level(builder *b, size_t level, const uint32_t *cfg,
+static int check_level(const builder *b, size_t level, const uint32_t *cfg,
                        cutune__space_error *err)
 {
-    const cutune__space *s = b->s;
     for (size_t c = b->level_start[level]; c < b->level_start[level + 1];
          c++) {
-        prepared_condition *pc = &b->conds[c];
-        cutune__value out;
-        cutune__expr_error ee;
-        for (size_t i = 0; i < pc->n_names; i++) {
-            size_t p = pc->param_of[i];
-            if (p != SIZE_MAX)
-                pc->vars[i] = s->values[p][cfg[p]];
-        }
-        memset(&ee, 0, sizeof ee);
-        if (cutune__expr_eval(pc->expr, pc->vars, &out, &ee)) {
-            set_error(err, pc->index, &ee, "%s (in %s)", ee.message,
-                      cutune__expr_text(pc->expr));
-            return -1;
-        }
-        int ok = cutune__value_truthy(&out);
-        cutune__value_clear(&out);
-        if (!ok)
-            return 0;
+        int rc = check_condition(b, b->by_level[c], cfg, err);
+        if (rc <= 0)
+            return rc;
     }
     return 1;
 }
@@ -286,26 +488,65 @@ static int record(builder *b, const uint32_t *cfg, cutune__space_error *err)
 {
     cutune__space *s = b->s;
     size_t np = s->n_params;
+    /* np may be 0: the one empty configuration still needs a slot. */
+    size_t width = b->stride ? sizeof *b->keys
+                             : (np ? np : 1) * sizeof *s->configs;
     if (s->n_valid == b->capacity) {
         size_t cap = b->capacity ? b->capacity * 2 : 1024;
-        /* np may be 0: the one empty configuration still needs a slot. */
-        size_t width = np ? np : 1;
-        if (cap > SIZE_MAX / width / sizeof *s->configs)
+        if (cap > SIZE_MAX / width)
             goto oom;
-        uint32_t *grown = realloc(s->configs, cap * width * sizeof *grown);
-        if (!grown)
-            goto oom;
-        s->configs = grown;
+        if (b->stride) {
+            uint64_t *grown = realloc(b->keys, cap * width);
+            if (!grown)
+                goto oom;
+            b->keys = grown;
+        } else {
+            uint32_t *grown = realloc(s->configs, cap * width);
+            if (!grown)
+                goto oom;
+            s->configs = grown;
+        }
         b->capacity = cap;
     }
-    if (np)
+    if (b->stride) {
+        uint64_t key = 0;
+        for (size_t p = 0; p < np; p++)
+            key += cfg[p] * b->stride[p];
+        b->keys[s->n_valid] = key;
+    } else if (np) {
         memcpy(s->configs + s->n_valid * np, cfg, np * sizeof *cfg);
+    }
     s->n_valid++;
     return 0;
 oom:
     set_error(err, SIZE_MAX, NULL,
               "out of memory: too many valid configurations");
     return -1;
+}
+
+/* Ranks are recorded when the cartesian size fits in 64 bits. Returns -1
+ * when memory ran out. */
+static int prepare_keys(builder *b)
+{
+    const cutune__space *s = b->s;
+    size_t np = s->n_params;
+    uint64_t span = 1;
+    if (np == 0)
+        return 0;
+    for (size_t p = 0; p < np; p++) {
+        if (s->n_values[p] == 0)
+            return 0; /* nothing to record */
+        if (span > UINT64_MAX / s->n_values[p])
+            return 0;
+        span *= s->n_values[p];
+    }
+    if (!(b->stride = malloc(np * sizeof *b->stride)))
+        return -1;
+    for (size_t p = np, st = 1; p-- > 0;) {
+        b->stride[p] = st;
+        st *= s->n_values[p];
+    }
+    return 0;
 }
 
 /* Depth first over value indices, binding parameters in b->order; each
@@ -355,10 +596,97 @@ static int enumerate(builder *b, cutune__space_error *err)
     return rc < 0 ? -1 : 0;
 }
 
-/* Puts the valid configurations in lexicographic order of their value
- * indices (parameter 0 most significant), which a binding order other than
- * the parameters' own does not produce: a stable counting sort per
- * parameter, least significant first. */
+/* Sorts the recorded ranks (least significant digit first, over the bits
+ * the cartesian size needs) and decodes them into the configurations, now
+ * in lexicographic order. Ranks come sorted from the parameters' own
+ * order, which skips the sort. */
+static int decode_keys(builder *b, int sorted)
+{
+    enum { DIGIT = 11 };
+    cutune__space *s = b->s;
+    size_t np = s->n_params, n = s->n_valid;
+    uint64_t *keys = b->keys;
+    uint32_t *rows = malloc((n ? n : 1) * np * sizeof *rows);
+    if (!rows)
+        return -1;
+    if (!sorted && n > 1) {
+        uint64_t span = b->stride[0] * s->n_values[0];
+        int bits = 0;
+        while (bits < 64 && (span - 1) >> bits)
+            bits++;
+        uint64_t *other = malloc(n * sizeof *other);
+        size_t *count = malloc(((size_t)1 << DIGIT) * sizeof *count);
+        if (!other || !count) {
+            free(other);
+            free(count);
+            free(rows);
+            return -1;
+        }
+        const uint64_t mask = ((uint64_t)1 << DIGIT) - 1;
+        for (int shift = 0; shift < bits; shift += DIGIT) {
+            memset(count, 0, ((size_t)1 << DIGIT) * sizeof *count);
+            for (size_t i = 0; i < n; i++)
+                count[(keys[i] >> shift) & mask]++;
+            size_t sum = 0;
+            for (size_t d = 0; d < ((size_t)1 << DIGIT); d++) {
+                size_t c = count[d];
+                count[d] = sum;
+                sum += c;
+            }
+            for (size_t i = 0; i < n; i++)
+                other[count[(keys[i] >> shift) & mask]++] = keys[i];
+            uint64_t *swap = keys;
+            keys = other;
+            other = swap;
+        }
+        free(count);
+        /* Whichever buffer is not the result goes. */
+        free(other);
+        b->keys = keys;
+    }
+    /* Each rank is the previous plus a small step: adding it to the digits,
+     * least significant first, divides only when a step spans a digit. */
+    uint32_t *cur = rows;
+    if (n) {
+        uint64_t k = keys[0];
+        for (size_t p = 0; p < np; p++) {
+            cur[p] = (uint32_t)(k / b->stride[p]);
+            k %= b->stride[p];
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint32_t *next = cur + np;
+        memcpy(next, cur, np * sizeof *next);
+        uint64_t carry = keys[i] - keys[i - 1];
+        for (size_t p = np; carry && p-- > 0;) {
+            uint64_t nv = s->n_values[p];
+            if (nv == 1)
+                continue;
+            uint64_t add = carry;
+            carry = 0;
+            if (add >= nv) {
+                carry = add / nv;
+                add %= nv;
+            }
+            add += next[p];
+            if (add >= nv) {
+                add -= nv;
+                carry++;
+            }
+            next[p] = (uint32_t)add;
+        }
+        cur = next;
+    }
+    free(s->configs);
+    s->configs = rows;
+    b->capacity = n;
+    return 0;
+}
+
+/* Puts configurations recorded as rows in lexicographic order of their
+ * value indices (parameter 0 most significant), for spaces whose cartesian
+ * size does not fit in 64 bits: a stable counting sort per parameter,
+ * least significant first. */
 static int sort_configs(cutune__space *s)
 {
     size_t np = s->n_params, n = s->n_valid;
@@ -376,6 +704,8 @@ static int sort_configs(cutune__space *s)
         return -1;
     }
     for (size_t p = np; p-- > 0;) {
+        if (s->n_values[p] < 2)
+            continue;
         memset(count, 0, (s->n_values[p] + 1) * sizeof *count);
         for (size_t i = 0; i < n; i++)
             count[s->configs[i * np + p] + 1]++;
@@ -396,7 +726,8 @@ static int sort_configs(cutune__space *s)
 
 /* Estimates how often a condition holds, from a fixed sample of its
  * parameters' values; an evaluation error counts as holding. */
-static double pass_rate(builder *b, prepared_condition *pc, size_t seed)
+static double pass_rate(const builder *b, prepared_condition *pc, size_t seed,
+                        uint32_t *cfg)
 {
     enum { SAMPLES = 64 };
     const cutune__space *s = b->s;
@@ -408,116 +739,308 @@ static double pass_rate(builder *b, prepared_condition *pc, size_t seed)
             if (p == SIZE_MAX)
                 continue;
             state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-            pc->vars[i] = s->values[p][(state >> 33) % s->n_values[p]];
+            cfg[p] = (uint32_t)((state >> 33) % s->n_values[p]);
         }
-        cutune__value out;
-        cutune__expr_error ee;
-        if (cutune__expr_eval(pc->expr, pc->vars, &out, &ee) != 0) {
-            passed++;
-            continue;
-        }
-        passed += cutune__value_truthy(&out) != 0;
-        cutune__value_clear(&out);
+        passed += check_condition(b, pc, cfg, NULL) != 0;
     }
     return (passed + 1.0) / (SAMPLES + 2.0);
 }
 
 /* Chooses the order in which to bind parameters, so that conditions prune
- * early: by dynamic programming over the sets of bound parameters, it
- * minimises the estimated number of condition evaluations and search
- * nodes, each condition thinning the partial configurations by its
- * sampled pass rate. The order changes only the speed of construction,
- * never the result. Spaces of more than MAX_ORDERED parameters keep their
- * own order. */
-#define MAX_ORDERED 18
-_Static_assert(MAX_ORDERED <= 32, "parameter masks are 32-bit");
+ * early. The order changes only the speed of construction, never the
+ * result.
+ *
+ * Parameters of one value are bound first (they multiply nothing), those
+ * no condition names last (wherever else they went they would multiply
+ * the work below them). The rest are ordered by dynamic programming over
+ * the sets of them bound, minimising the estimated number of condition
+ * evaluations and search nodes, each condition thinning the partial
+ * configurations by its sampled pass rate. The program's 2^n states are
+ * only worth visiting when the enumeration is expected to cost more than
+ * that, and never beyond MAX_EXACT parameters; otherwise the order is
+ * greedy: each step binds the parameter that leaves the fewest expected
+ * partial configurations. */
+#define MAX_EXACT 16
 
-static void choose_order(builder *b)
+typedef struct order_model {
+    size_t k;          /* parameters ordered */
+    size_t *param;     /* k: the parameter of each position */
+    double *log_size;  /* k: log of its value count */
+    size_t nc;         /* conditions naming any of them */
+    double *log_rate;  /* nc */
+    size_t **members;  /* nc lists of positions, each ended by SIZE_MAX */
+} order_model;
+
+/* Exact: writes the best permutation of positions to `out`. */
+static int order_exact(const order_model *m, size_t *out)
 {
-    cutune__space *s = b->s;
-    size_t np = s->n_params;
-    for (size_t p = 0; p < np; p++)
-        b->order[p] = b->depth_of[p] = p;
-    if (np < 2 || np > MAX_ORDERED || b->n_conds == 0)
-        return;
-    size_t nc = b->n_conds;
-    uint32_t *mask = calloc(nc, sizeof *mask);
-    double *log_rate = calloc(nc, sizeof *log_rate);
-    size_t states = (size_t)1 << np;
+    size_t k = m->k, nc = m->nc, states = (size_t)1 << k;
+    uint32_t *mask = calloc(nc ? nc : 1, sizeof *mask);
+    size_t *by_pos_start = calloc(k + 1, sizeof *by_pos_start);
+    size_t *by_pos = NULL; /* conditions naming each position */
     double *best = malloc(states * sizeof *best);
     double *count = malloc(states * sizeof *count);
+    double *log_count = malloc(states * sizeof *log_count);
     unsigned char *complete = malloc(states);
     unsigned char *last = malloc(states);
-    if (!mask || !log_rate || !best || !count || !complete || !last)
+    int rc = -1;
+    if (!mask || !by_pos_start || !best || !count || !log_count ||
+        !complete || !last)
         goto out;
-    for (size_t c = 0; c < nc; c++) {
-        prepared_condition *pc = &b->conds[c];
-        for (size_t i = 0; i < pc->n_names; i++)
-            if (pc->param_of[i] != SIZE_MAX)
-                mask[c] |= (uint32_t)1 << pc->param_of[i];
-        log_rate[c] = mask[c] ? log(pass_rate(b, pc, c)) : 0.0;
+    size_t members = 0;
+    for (size_t c = 0; c < nc; c++)
+        for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++) {
+            mask[c] |= (uint32_t)1 << *q;
+            by_pos_start[*q + 1]++;
+            members++;
+        }
+    for (size_t q = 0; q < k; q++)
+        by_pos_start[q + 1] += by_pos_start[q];
+    if (!(by_pos = malloc((members ? members : 1) * sizeof *by_pos)))
+        goto out;
+    {
+        size_t fill[MAX_EXACT] = {0};
+        for (size_t c = 0; c < nc; c++)
+            for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+                by_pos[by_pos_start[*q] + fill[*q]++] = c;
     }
+    double size[MAX_EXACT];
+    for (size_t q = 0; q < k; q++)
+        size[q] = exp(m->log_size[q]);
     /* count[S]: the expected partial configurations once S is bound and
      * every condition within S applied; complete[S]: how many conditions
-     * S completes. Each S extends S less its lowest parameter. */
-    double log_size[32];
-    for (size_t p = 0; p < np; p++)
-        log_size[p] = log((double)s->n_values[p]);
-    double *log_bound = malloc(states * sizeof *log_bound);
-    if (!log_bound)
-        goto out;
-    log_bound[0] = 0.0;
-    for (size_t S = 0; S < states; S++) {
-        if (S) {
-            size_t low = 0;
-            while (!(S & ((size_t)1 << low)))
-                low++;
-            log_bound[S] = log_bound[S & (S - 1)] + log_size[low];
-        }
-        double lc = log_bound[S];
-        int k = 0;
-        for (size_t c = 0; c < nc; c++)
-            if (mask[c] && (mask[c] & S) == mask[c]) {
-                lc += log_rate[c];
-                k++;
+     * S completes. S extends S less its lowest parameter, and completes
+     * the conditions naming that parameter whose others are in S. */
+    log_count[0] = 0.0;
+    count[0] = 1.0;
+    complete[0] = 0;
+    best[0] = 0.0;
+    for (size_t S = 1; S < states; S++) {
+        size_t low = 0;
+        while (!(S & ((size_t)1 << low)))
+            low++;
+        size_t prev = S & (S - 1);
+        double lc = log_count[prev] + m->log_size[low];
+        unsigned n_complete = complete[prev];
+        for (size_t i = by_pos_start[low]; i < by_pos_start[low + 1]; i++) {
+            size_t c = by_pos[i];
+            if ((mask[c] & S) == mask[c]) {
+                lc += m->log_rate[c];
+                n_complete++;
             }
+        }
+        log_count[S] = lc;
         count[S] = exp(lc);
-        complete[S] = (unsigned char)(k > 255 ? 255 : k);
-        best[S] = S ? HUGE_VAL : 0.0;
+        complete[S] = (unsigned char)(n_complete > 255 ? 255 : n_complete);
+        best[S] = HUGE_VAL;
     }
-    free(log_bound);
     for (size_t S = 0; S < states; S++) {
-        if (best[S] == HUGE_VAL)
-            continue;
-        for (size_t p = 0; p < np; p++) {
-            size_t bit = (size_t)1 << p;
+        for (size_t q = 0; q < k; q++) {
+            size_t bit = (size_t)1 << q;
             if (S & bit)
                 continue;
             size_t T = S | bit;
             /* The configurations reaching this depth: those of S, each
-             * with every value of p. Every condition completed here is
+             * with every value of q. Every condition completed here is
              * evaluated on each, and each is a search node. */
-            double reach = count[S] * (double)s->n_values[p];
+            double reach = count[S] * size[q];
             double cost = best[S] + reach * (complete[T] - complete[S] + 0.25);
             if (cost < best[T]) {
                 best[T] = cost;
-                last[T] = (unsigned char)p;
+                last[T] = (unsigned char)q;
             }
         }
     }
-    for (size_t S = states - 1, d = np; d-- > 0;) {
-        b->order[d] = last[S];
+    for (size_t S = states - 1, d = k; d-- > 0;) {
+        out[d] = last[S];
         S &= ~((size_t)1 << last[S]);
     }
-    for (size_t d = 0; d < np; d++)
-        b->depth_of[b->order[d]] = d;
+    rc = 0;
 out:
     free(mask);
-    free(log_rate);
+    free(by_pos_start);
+    free(by_pos);
     free(best);
     free(count);
+    free(log_count);
     free(complete);
     free(last);
+    return rc;
+}
+
+/* Greedy: at each depth the position leaving the fewest expected partial
+ * configurations, the lowest on ties. */
+static int order_greedy(const order_model *m, size_t *out)
+{
+    size_t k = m->k, nc = m->nc;
+    size_t *left = calloc(nc ? nc : 1, sizeof *left); /* unbound members */
+    unsigned char *bound = calloc(k, 1);
+    double *gain = malloc(k * sizeof *gain);
+    if (!left || !bound || !gain) {
+        free(left);
+        free(bound);
+        free(gain);
+        return -1;
+    }
+    for (size_t c = 0; c < nc; c++)
+        for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+            left[c]++;
+    for (size_t d = 0; d < k; d++) {
+        for (size_t q = 0; q < k; q++)
+            gain[q] = m->log_size[q];
+        for (size_t c = 0; c < nc; c++) {
+            if (left[c] != 1)
+                continue;
+            for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+                if (!bound[*q])
+                    gain[*q] += m->log_rate[c];
+        }
+        size_t pick = SIZE_MAX;
+        for (size_t q = 0; q < k; q++)
+            if (!bound[q] && (pick == SIZE_MAX || gain[q] < gain[pick]))
+                pick = q;
+        out[d] = pick;
+        bound[pick] = 1;
+        for (size_t c = 0; c < nc; c++)
+            for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+                if (*q == pick)
+                    left[c]--;
+    }
+    free(left);
+    free(bound);
+    free(gain);
+    return 0;
+}
+
+/* The model's cost of binding in the order `perm`: what order_exact
+ * minimises. */
+static double order_cost(const order_model *m, const size_t *perm)
+{
+    size_t k = m->k, nc = m->nc;
+    unsigned char *bound = calloc(k ? k : 1, 1);
+    if (!bound)
+        return HUGE_VAL;
+    double log_count = 0.0, cost = 0.0;
+    for (size_t d = 0; d < k; d++) {
+        size_t q = perm[d];
+        bound[q] = 1;
+        double reach = exp(log_count + m->log_size[q]);
+        size_t completed = 0;
+        log_count += m->log_size[q];
+        for (size_t c = 0; c < nc; c++) {
+            int names_q = 0, all = 1;
+            for (const size_t *r = m->members[c]; *r != SIZE_MAX; r++) {
+                names_q |= *r == q;
+                all &= bound[*r];
+            }
+            if (names_q && all) {
+                completed++;
+                log_count += m->log_rate[c];
+            }
+        }
+        cost += reach * ((double)completed + 0.25);
+    }
+    free(bound);
+    return cost;
+}
+
+static void choose_order(builder *b)
+{
+    cutune__space *s = b->s;
+    size_t np = s->n_params, nc = b->n_conds;
+    for (size_t p = 0; p < np; p++)
+        b->order[p] = b->depth_of[p] = p;
+    if (np < 2 || nc == 0)
+        return;
+    for (size_t p = 0; p < np; p++)
+        if (s->n_values[p] == 0)
+            return; /* the space is empty; keep the file's order */
+    order_model m;
+    memset(&m, 0, sizeof m);
+    size_t *pos = malloc(np * sizeof *pos); /* parameter -> position */
+    unsigned char *named = calloc(np, 1);
+    size_t *perm = malloc(np * sizeof *perm);
+    uint32_t *cfg = calloc(np, sizeof *cfg);
+    m.param = malloc(np * sizeof *m.param);
+    m.log_size = malloc(np * sizeof *m.log_size);
+    m.log_rate = malloc(nc * sizeof *m.log_rate);
+    m.members = calloc(nc, sizeof *m.members);
+    if (!pos || !named || !perm || !cfg || !m.param || !m.log_size ||
+        !m.log_rate || !m.members)
+        goto out;
+    for (size_t c = 0; c < nc; c++)
+        for (size_t i = 0; i < b->conds[c].n_names; i++)
+            if (b->conds[c].param_of[i] != SIZE_MAX)
+                named[b->conds[c].param_of[i]] = 1;
+    for (size_t p = 0; p < np; p++) {
+        pos[p] = SIZE_MAX;
+        if (s->n_values[p] > 1 && named[p]) {
+            pos[p] = m.k;
+            m.param[m.k] = p;
+            m.log_size[m.k++] = log((double)s->n_values[p]);
+        }
+    }
+    for (size_t c = 0; c < nc; c++) {
+        prepared_condition *pc = &b->conds[c];
+        size_t *list = malloc((pc->n_names + 1) * sizeof *list), n = 0;
+        if (!list)
+            goto out;
+        for (size_t i = 0; i < pc->n_names; i++)
+            if (pc->param_of[i] != SIZE_MAX && pos[pc->param_of[i]] != SIZE_MAX)
+                list[n++] = pos[pc->param_of[i]];
+        list[n] = SIZE_MAX;
+        if (n == 0) {
+            free(list); /* decided by one-value parameters alone */
+            continue;
+        }
+        m.members[m.nc] = list;
+        m.log_rate[m.nc++] = log(pass_rate(b, pc, c, cfg));
+    }
+    if (m.k == 1)
+        perm[0] = 0;
+    if (m.k > 1 && order_greedy(&m, perm))
+        goto out;
+    /* The exact order, where the work it may save exceeds its own: each
+     * state of the program costs about what a search node does. */
+    if (m.k > 1 && m.k <= MAX_EXACT &&
+        order_cost(&m, perm) > (double)((size_t)1 << m.k) * (double)m.k &&
+        order_exact(&m, perm))
+        goto out;
+    size_t d = 0;
+    for (size_t p = 0; p < np; p++)
+        if (s->n_values[p] <= 1)
+            b->order[d++] = p;
+    for (size_t q = 0; q < m.k; q++)
+        b->order[d++] = m.param[perm[q]];
+    for (size_t p = 0; p < np; p++)
+        if (s->n_values[p] > 1 && !named[p])
+            b->order[d++] = p;
+    for (d = 0; d < np; d++)
+        b->depth_of[b->order[d]] = d;
+out:
+    if (m.members)
+        for (size_t c = 0; c < m.nc; c++)
+            free(m.members[c]);
+    free(m.members);
+    free(m.log_rate);
+    free(m.log_size);
+    free(m.param);
+    free(cfg);
+    free(perm);
+    free(named);
+    free(pos);
+}
+
+static void free_builder(builder *b)
+{
+    free_conditions(b->conds, b->n_conds);
+    free(b->by_level);
+    free(b->level_start);
+    free(b->order);
+    free(b->depth_of);
+    free(b->stride);
+    free(b->keys);
+    free_params(b);
 }
 
 cutune__space *cutune__space_create(const cutune__param *params,
@@ -549,54 +1072,46 @@ cutune__space *cutune__space_create(const cutune__param *params,
         set_error(err, SIZE_MAX, NULL, "out of memory");
         goto fail;
     }
-    for (size_t p = 0; p < n_params; p++)
-        b.order[p] = b.depth_of[p] = p;
-    if (copy_params(b.s, params, n_params, err) ||
-        prepare_conditions(&b, conditions, n_conditions, constants,
+    if (copy_params(b.s, params, n_params, err))
+        goto fail;
+    if (prepare_params(&b) || prepare_keys(&b)) {
+        set_error(err, SIZE_MAX, NULL, "out of memory");
+        goto fail;
+    }
+    if (prepare_conditions(&b, conditions, n_conditions, constants,
                            n_constants, err))
         goto fail;
     choose_order(&b);
     int reordered = 0;
     for (size_t p = 0; p < n_params; p++)
         reordered |= b.order[p] != p;
+    if (assign_levels(&b))
+        goto oom;
     if (reordered) {
-        /* Conditions are checked at the depth their last parameter is
-         * bound, which the order just changed. */
-        free_conditions(b.conds, b.n_conds);
-        free(b.level_start);
-        b.conds = NULL;
-        b.level_start = NULL;
-        if (prepare_conditions(&b, conditions, n_conditions, constants,
-                               n_constants, err))
-            goto fail;
-        if (enumerate(&b, err) == 0 && sort_configs(b.s) == 0)
+        if (enumerate(&b, err) == 0)
             goto built;
         /* A condition may fail to evaluate on combinations that, in the
          * parameters' own order, an earlier condition would have excluded
          * (a division guarded by another condition): build again in that
          * order, so errors are exactly those of the file's own order. */
-        free_conditions(b.conds, b.n_conds);
-        free(b.level_start);
-        b.conds = NULL;
-        b.level_start = NULL;
         b.s->n_valid = 0;
+        reordered = 0;
         for (size_t p = 0; p < n_params; p++)
             b.order[p] = b.depth_of[p] = p;
         if (err) {
             memset(err, 0, sizeof *err);
             err->condition = SIZE_MAX;
         }
-        if (prepare_conditions(&b, conditions, n_conditions, constants,
-                               n_constants, err))
-            goto fail;
+        if (assign_levels(&b))
+            goto oom;
     }
     if (enumerate(&b, err))
         goto fail;
 built:
-    free_conditions(b.conds, b.n_conds);
-    free(b.level_start);
-    free(b.order);
-    free(b.depth_of);
+    if (b.stride ? decode_keys(&b, !reordered)
+                 : reordered && sort_configs(b.s))
+        goto oom;
+    free_builder(&b);
     if (b.s->n_valid && b.s->n_valid < b.capacity && b.s->n_params) {
         /* Give back the slack of geometric growth; failing to is harmless. */
         uint32_t *fit = realloc(b.s->configs, b.s->n_valid * b.s->n_params *
@@ -605,11 +1120,10 @@ built:
             b.s->configs = fit;
     }
     return b.s;
+oom:
+    set_error(err, SIZE_MAX, NULL, "out of memory");
 fail:
-    free_conditions(b.conds, b.n_conds);
-    free(b.level_start);
-    free(b.order);
-    free(b.depth_of);
+    free_builder(&b);
     cutune__space_free(b.s);
     return NULL;
 }

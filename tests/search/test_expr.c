@@ -1,5 +1,6 @@
 /* Tests of the T1 expression language: Python semantics, the expressions
  * of the T1 files in shared/data/t1, error reports and value helpers. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -949,6 +950,356 @@ static void test_errors_struct(void)
     CHECK_CONTAINS(err.message, "unknown function 'fff");
 }
 
+/* ---- compiled programs against the tree evaluator ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static size_t pick(size_t n)
+{
+    return (size_t)(rnd() % n);
+}
+
+typedef struct gen_buf {
+    char s[8192];
+    size_t n;
+} gen_buf;
+
+static void put(gen_buf *g, const char *t)
+{
+    size_t k = strlen(t);
+    if (g->n + k < sizeof g->s) {
+        memcpy(g->s + g->n, t, k + 1);
+        g->n += k;
+    }
+}
+
+/* A random expression over int variables a, b, c, a bool t, floats x, y,
+ * constants K (int), PS (a list) and S (a string), with every operator
+ * programs compile and some they do not. */
+static void gen_expr(gen_buf *g, int depth)
+{
+    static const char *const atoms[] = {
+        "a", "b", "c", "t", "x", "y", "a", "b", "x", "K", "PS[0]", "PS[2]",
+        "len(PS)", "0", "1", "2", "3", "7", "10", "32", "1024", "-1", "-3",
+        "9223372036854775807", "(-9223372036854775807 - 1)",
+        "4611686018427387904", "3037000500", "0.0", "-0.0", "0.5", "2.5",
+        "1e308", "3.0", "1e-3", "True", "False", "max(PS)", "(1 / 3)"};
+    static const char *const arith[] = {" + ", " - ", " * ", " / ", " // ",
+                                        " % ", " ** "};
+    static const char *const cmps[] = {" == ", " != ", " < ", " <= ", " > ",
+                                       " >= "};
+    static const char *const lists[] = {
+        "[1, 2.0, 4, True]", "PS", "[]", "[0, 8, 0.5, 'ca', [1]]", "[-1]",
+        "list(range(0, 9, 2))", "[2 ** i for i in range(4)]",
+        "[1, 2] + [2.5, K]", "range(3000)"};
+    size_t form = depth <= 0 ? 0 : pick(14);
+    switch (form) {
+    case 0:
+    case 1:
+        put(g, atoms[pick(sizeof atoms / sizeof *atoms)]);
+        break;
+    case 2:
+    case 3: {
+        size_t terms = 2 + pick(2);
+        put(g, "(");
+        for (size_t i = 0; i < terms; i++) {
+            if (i)
+                put(g, arith[pick(7)]);
+            gen_expr(g, depth - 1);
+        }
+        put(g, ")");
+        break;
+    }
+    case 4:
+        put(g, (const char *[]){"-", "+", "not "}[pick(3)]);
+        gen_expr(g, depth - 1);
+        break;
+    case 5:
+    case 6: {
+        size_t terms = 2 + pick(2);
+        put(g, "(");
+        for (size_t i = 0; i < terms; i++) {
+            if (i)
+                put(g, cmps[pick(6)]);
+            gen_expr(g, depth - 1);
+        }
+        put(g, ")");
+        break;
+    }
+    case 7: {
+        const char *op = pick(2) ? " and " : " or ";
+        size_t terms = 2 + pick(2);
+        put(g, "(");
+        for (size_t i = 0; i < terms; i++) {
+            if (i)
+                put(g, op);
+            gen_expr(g, depth - 1);
+        }
+        put(g, ")");
+        break;
+    }
+    case 8:
+        put(g, "(");
+        gen_expr(g, depth - 1);
+        put(g, " if ");
+        if (pick(4) == 0)
+            put(g, (const char *[]){"PS", "[]", "S", "''"}[pick(4)]);
+        else
+            gen_expr(g, depth - 1);
+        put(g, " else ");
+        gen_expr(g, depth - 1);
+        put(g, ")");
+        break;
+    case 9: {
+        size_t args = 2 + pick(2);
+        put(g, pick(2) ? "max(" : "min(");
+        for (size_t i = 0; i < args; i++) {
+            if (i)
+                put(g, ", ");
+            gen_expr(g, depth - 1);
+        }
+        put(g, ")");
+        break;
+    }
+    case 10:
+        put(g, "(");
+        gen_expr(g, depth - 1);
+        put(g, pick(2) ? " in " : " not in ");
+        put(g, lists[pick(sizeof lists / sizeof *lists)]);
+        put(g, ")");
+        break;
+    case 11:
+        /* Mostly outside what programs compile. */
+        put(g, (const char *[]){"(S == 'ca')", "(S if a else b)",
+                                "[a, b][0]", "len([a])", "(a in S)",
+                                "max([a, b])", "(x < S)",
+                                "[a * i for i in range(3)][1]"}[pick(8)]);
+        break;
+    default:
+        /* The shape of the T1 conditions. */
+        put(g, "(");
+        gen_expr(g, depth - 1);
+        put(g, (const char *[]){" % ", " // ", " * "}[pick(3)]);
+        gen_expr(g, depth - 1);
+        put(g, (const char *[]){" == 0", " <= 1024", " >= 32"}[pick(3)]);
+        put(g, ")");
+        break;
+    }
+}
+
+static cutune__value F(double f)
+{
+    cutune__value v;
+    v.type = CUTUNE__V_FLOAT;
+    v.u.f = f;
+    return v;
+}
+
+static cutune__value B(int b)
+{
+    cutune__value v;
+    v.type = CUTUNE__V_BOOL;
+    v.u.i = b != 0;
+    return v;
+}
+
+static int64_t random_int(void)
+{
+    static const int64_t pool[] = {
+        0, 1, -1, 2, -2, 3, -3, 7, 32, 1024, 4096, 62, 63, 64,
+        INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1,
+        (int64_t)1 << 31, -((int64_t)1 << 32), 3037000499, 3037000500,
+        -3037000500, (int64_t)1 << 53, ((int64_t)1 << 53) + 1};
+    if (pick(2))
+        return (int64_t)pick(41) - 20;
+    return pool[pick(sizeof pool / sizeof *pool)];
+}
+
+static double random_float(void)
+{
+    static const double pool[] = {
+        0.0, -0.0, 0.5, -2.5, 3.0, 2.0, 1e308, -1e308, 1e-300, 0x1p53 + 2,
+        0x1p63, -0x1p63, 0x1p62, 9007199254740993.0, 1024.0, 32.0};
+    size_t k = pick(4);
+    if (k == 0)
+        return pool[pick(sizeof pool / sizeof *pool)];
+    if (k == 1)
+        return (double)((int)pick(81) - 40) / 4.0;
+    if (k == 2)
+        return pick(3) == 0 ? NAN : pick(2) ? INFINITY : -INFINITY;
+    return (double)((int)pick(41) - 20);
+}
+
+/* Python's result, as the tree evaluator gives it, and the program's must
+ * be the same value of the same type. */
+static int same_value(const cutune__value *a, const cutune__value *b)
+{
+    if (a->type != b->type)
+        return 0;
+    if (a->type == CUTUNE__V_FLOAT) {
+        if (isnan(a->u.f) || isnan(b->u.f))
+            return isnan(a->u.f) && isnan(b->u.f);
+        return a->u.f == b->u.f && signbit(a->u.f) == signbit(b->u.f);
+    }
+    return a->u.i == b->u.i;
+}
+
+/* Random expressions, each compiled for its value and for its truth and
+ * run on random variables (edge values included: 0, the int64 limits,
+ * NaN, infinities, -0.0) against cutune__expr_eval. Wherever the tree
+ * evaluator fails the program must be undecided; wherever the program
+ * decides it must give the tree evaluator's value, type included, or its
+ * truth. Only int ** int with a negative exponent may leave a program
+ * undecided where the tree evaluator succeeds. */
+static void test_programs_match_tree(void)
+{
+    enum { EXPRS = 6000, DRAWS = 40 };
+    cutune__value ps_items[3] = {I(4096), I(7), F(2.5)};
+    cutune__value ps = L(ps_items, 3);
+    cutune__value k_value = I(5);
+    cutune__value s_value;
+    s_value.type = CUTUNE__V_STR;
+    s_value.u.s = (char *)"ca";
+    size_t compiled_value = 0, compiled_truth = 0, parsed = 0;
+    size_t decided = 0, tree_failed = 0, undecided_ok = 0, mismatches = 0;
+    rng_state = 12345;
+    for (int k = 0; k < EXPRS; k++) {
+        gen_buf g;
+        g.n = 0;
+        g.s[0] = '\0';
+        gen_expr(&g, 1 + (int)pick(4));
+        cutune__expr_error err;
+        cutune__expr *e = cutune__expr_parse(g.s, 0, &err);
+        if (!e)
+            continue;
+        parsed++;
+        size_t nn = cutune__expr_name_count(e);
+        cutune__vtype types[16];
+        const cutune__value *consts[16];
+        char kinds[16];
+        for (size_t i = 0; i < nn && i < 16; i++) {
+            const char *name = cutune__expr_name(e, i);
+            consts[i] = NULL;
+            types[i] = CUTUNE__V_NONE;
+            kinds[i] = name[0];
+            if (strcmp(name, "PS") == 0)
+                consts[i] = &ps;
+            else if (strcmp(name, "K") == 0)
+                consts[i] = &k_value;
+            else if (strcmp(name, "S") == 0)
+                consts[i] = &s_value;
+            else if (name[0] == 't')
+                types[i] = CUTUNE__V_BOOL;
+            else if (name[0] == 'x' || name[0] == 'y')
+                types[i] = CUTUNE__V_FLOAT;
+            else
+                types[i] = CUTUNE__V_INT;
+        }
+        cutune__expr_prog *pv =
+            cutune__expr_compile(e, types, consts, CUTUNE__PROG_VALUE);
+        cutune__expr_prog *pt =
+            cutune__expr_compile(e, types, consts, CUTUNE__PROG_TRUTH);
+        compiled_value += pv != NULL;
+        compiled_truth += pt != NULL;
+        /* Whatever compiles for its value compiles for its truth. */
+        if (pv && !pt) {
+            fprintf(stderr, "value but not truth: %s\n", g.s);
+            mismatches++;
+        }
+        cutune__slot sv[256], st[256];
+        int fits = (!pv || cutune__expr_prog_slot_count(pv) <= 256) &&
+                   (!pt || cutune__expr_prog_slot_count(pt) <= 256);
+        CHECK(fits);
+        if (!fits || (!pv && !pt)) {
+            cutune__expr_prog_free(pv);
+            cutune__expr_prog_free(pt);
+            cutune__expr_free(e);
+            continue;
+        }
+        cutune__expr_prog_init_slots(pv, sv);
+        cutune__expr_prog_init_slots(pt, st);
+        for (int d = 0; d < DRAWS; d++) {
+            cutune__value vars[16];
+            for (size_t i = 0; i < nn && i < 16; i++) {
+                if (consts[i]) {
+                    vars[i] = *consts[i];
+                    continue;
+                }
+                if (kinds[i] == 't')
+                    vars[i] = B((int)pick(2));
+                else if (types[i] == CUTUNE__V_FLOAT)
+                    vars[i] = F(random_float());
+                else
+                    vars[i] = I(random_int());
+                if (vars[i].type == CUTUNE__V_FLOAT)
+                    sv[i].f = st[i].f = vars[i].u.f;
+                else
+                    sv[i].i = st[i].i = vars[i].u.i;
+            }
+            cutune__value want, got;
+            int rc = cutune__expr_eval(e, vars, &want, &err);
+            if (rc != 0)
+                tree_failed++;
+            if (pv) {
+                int prc = cutune__expr_prog_eval(pv, sv, &got);
+                if (prc == 0) {
+                    decided++;
+                    if (rc != 0 || !same_value(&want, &got)) {
+                        char *w = rc ? NULL : cutune__value_to_text(&want);
+                        char *h = cutune__value_to_text(&got);
+                        fprintf(stderr, "value of %s: tree %s, program %s\n",
+                                g.s, w ? w : err.message, h ? h : "?");
+                        free(w);
+                        free(h);
+                        mismatches++;
+                    }
+                } else if (rc == 0 && !strstr(g.s, "**")) {
+                    fprintf(stderr, "undecided value of %s\n", g.s);
+                    undecided_ok++;
+                }
+            }
+            if (pt) {
+                int tr = cutune__expr_prog_truth(pt, st);
+                if (tr >= 0 &&
+                    (rc != 0 || tr != cutune__value_truthy(&want))) {
+                    fprintf(stderr, "truth of %s: tree %s, program %d\n",
+                            g.s, rc ? err.message : "value", tr);
+                    mismatches++;
+                }
+                if (tr < 0 && rc == 0 && !strstr(g.s, "**")) {
+                    fprintf(stderr, "undecided truth of %s\n", g.s);
+                    undecided_ok++;
+                }
+            }
+            if (rc == 0)
+                cutune__value_clear(&want);
+        }
+        cutune__expr_prog_free(pv);
+        cutune__expr_prog_free(pt);
+        cutune__expr_free(e);
+    }
+    CHECK_INT(mismatches, 0);
+    /* The generator mostly writes what programs cover, and the draws
+     * exercise both outcomes. */
+    CHECK(parsed > EXPRS * 9 / 10);
+    CHECK(compiled_truth > parsed / 2);
+    CHECK(compiled_value > parsed * 2 / 5);
+    CHECK_INT(undecided_ok, 0);
+    CHECK(decided > 10000);
+    CHECK(tree_failed > 1000);
+    printf("programs: %zu expressions, %zu compiled for value, %zu for "
+           "truth; %zu values decided, %zu tree failures\n",
+           parsed, compiled_value, compiled_truth, decided, tree_failed);
+}
+
 int main(void)
 {
     test_literals();
@@ -966,5 +1317,6 @@ int main(void)
     test_eval_reuse();
     test_values();
     test_errors_struct();
+    test_programs_match_tree();
     return check_finish();
 }

@@ -366,6 +366,12 @@ static void test_constants_and_edge_cases(void)
         CHECK_NEAR(cutune__space_cartesian_size(s), 0.0, 0);
     }
     cutune__space_free(s);
+    const char *on_empty[] = {"x > 1", "x * e > 3"};
+    s = build(with_empty, 2, on_empty, 2, NULL, 0, &err);
+    CHECK(s != NULL);
+    if (s)
+        CHECK_INT(cutune__space_size(s), 0);
+    cutune__space_free(s);
 
     /* String values, copied at create. */
     cutune__value sv[2];
@@ -415,6 +421,314 @@ static void test_errors(void)
     CHECK_CONTAINS(err.message, "x");
     /* err may be NULL. */
     CHECK(build(params, 2, unknown, 2, NULL, 0, NULL) == NULL);
+}
+
+/* ---- against a plain enumeration ---- */
+
+/* What the space must hold: parameters bound in their own order, each
+ * condition evaluated by the tree evaluator once its last parameter is
+ * bound (in the caller's order within a depth), configurations in
+ * lexicographic order; or the first evaluation error. */
+typedef struct reference {
+    uint32_t *configs;
+    size_t n, cap;
+    int failed;
+    size_t condition;
+    char message[256];
+} reference;
+
+typedef struct ref_condition {
+    const cutune__expr *e;
+    size_t level;
+    size_t names;
+    size_t *param_of; /* SIZE_MAX: a constant, in vars already */
+    cutune__value *vars;
+} ref_condition;
+
+static int ref_check(ref_condition *rc, size_t n_rc, size_t level,
+                     const cutune__param *params, const uint32_t *cfg,
+                     reference *ref)
+{
+    for (size_t c = 0; c < n_rc; c++) {
+        if (rc[c].level != level)
+            continue;
+        for (size_t i = 0; i < rc[c].names; i++)
+            if (rc[c].param_of[i] != SIZE_MAX)
+                rc[c].vars[i] =
+                    params[rc[c].param_of[i]].values[cfg[rc[c].param_of[i]]];
+        cutune__value out;
+        cutune__expr_error ee;
+        if (cutune__expr_eval(rc[c].e, rc[c].vars, &out, &ee)) {
+            ref->failed = 1;
+            ref->condition = c;
+            snprintf(ref->message, sizeof ref->message, "%s", ee.message);
+            return -1;
+        }
+        int ok = cutune__value_truthy(&out);
+        cutune__value_clear(&out);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static void ref_visit(ref_condition *rc, size_t n_rc,
+                      const cutune__param *params, size_t np, uint32_t *cfg,
+                      size_t d, reference *ref)
+{
+    if (ref->failed)
+        return;
+    if (d == np) {
+        if (ref->n == ref->cap) {
+            ref->cap = ref->cap ? 2 * ref->cap : 64;
+            ref->configs =
+                realloc(ref->configs, ref->cap * (np ? np : 1) *
+                                          sizeof *ref->configs);
+        }
+        memcpy(ref->configs + ref->n * np, cfg, np * sizeof *cfg);
+        ref->n++;
+        return;
+    }
+    for (uint32_t v = 0; v < params[d].n_values && !ref->failed; v++) {
+        cfg[d] = v;
+        if (ref_check(rc, n_rc, d + 1, params, cfg, ref) > 0)
+            ref_visit(rc, n_rc, params, np, cfg, d + 1, ref);
+    }
+}
+
+static void ref_build(const cutune__param *params, size_t np,
+                      cutune__expr *const *conds, size_t nc,
+                      const cutune__constant *constants, size_t n_constants,
+                      reference *ref)
+{
+    ref_condition *rc = calloc(nc ? nc : 1, sizeof *rc);
+    uint32_t *cfg = calloc(np ? np : 1, sizeof *cfg);
+    memset(ref, 0, sizeof *ref);
+    for (size_t c = 0; c < nc; c++) {
+        rc[c].e = conds[c];
+        rc[c].names = cutune__expr_name_count(conds[c]);
+        rc[c].param_of = calloc(rc[c].names + 1, sizeof *rc[c].param_of);
+        rc[c].vars = calloc(rc[c].names + 1, sizeof *rc[c].vars);
+        for (size_t i = 0; i < rc[c].names; i++) {
+            const char *name = cutune__expr_name(conds[c], i);
+            rc[c].param_of[i] = SIZE_MAX;
+            for (size_t p = 0; p < np; p++)
+                if (strcmp(params[p].name, name) == 0) {
+                    rc[c].param_of[i] = p;
+                    if (p + 1 > rc[c].level)
+                        rc[c].level = p + 1;
+                }
+            for (size_t k = 0; k < n_constants; k++)
+                if (strcmp(constants[k].name, name) == 0)
+                    rc[c].vars[i] = *constants[k].value;
+        }
+    }
+    if (ref_check(rc, nc, 0, params, cfg, ref) > 0)
+        ref_visit(rc, nc, params, np, cfg, 0, ref);
+    for (size_t c = 0; c < nc; c++) {
+        free(rc[c].param_of);
+        free(rc[c].vars);
+    }
+    free(rc);
+    free(cfg);
+}
+
+/* 1 when the space holds exactly the reference's configurations, in its
+ * order, or fails where it does. A reference failure may also be a space
+ * that never evaluates the failing combination (another binding order
+ * excluded it earlier): counted in *skipped. */
+static int same_as_reference(const cutune__param *params, size_t np,
+                             cutune__expr *const *conds, size_t nc,
+                             const cutune__constant *constants,
+                             size_t n_constants, size_t *skipped)
+{
+    reference ref;
+    ref_build(params, np, conds, nc, constants, n_constants, &ref);
+    cutune__space_error err;
+    cutune__space *s =
+        cutune__space_create(params, np, (const cutune__expr *const *)conds,
+                             nc, constants, n_constants, &err);
+    int same = 1;
+    if (ref.failed && !s) {
+        same = err.condition == ref.condition &&
+               strcmp(err.expr.message, ref.message) == 0;
+    } else if (ref.failed) {
+        ++*skipped;
+    } else if (!s) {
+        fprintf(stderr, "space failed: %s\n", err.message);
+        same = 0;
+    } else {
+        same = cutune__space_size(s) == ref.n;
+        for (size_t i = 0; same && i < ref.n; i++)
+            same = memcmp(cutune__space_config(s, i), ref.configs + i * np,
+                          np * sizeof *ref.configs) == 0;
+    }
+    cutune__space_free(s);
+    free(ref.configs);
+    return same;
+}
+
+static uint64_t space_rng = 99;
+
+static size_t rand_below(size_t n)
+{
+    space_rng = space_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (size_t)((space_rng >> 33) % n);
+}
+
+/* Random spaces of up to six parameters (int, float, bool, string and
+ * mixed values, some of one value, some named by no condition) and conditions of
+ * the kinds T1 files use, some of which fail to evaluate (division by
+ * zero) or leave compiled programs undecided (int ** negative int), against
+ * the plain enumeration: the same configurations in the same order, or the
+ * same error. This covers compiled conditions, their memo, the binding
+ * order, the sort and the fallback to the file's order. */
+static void test_matches_plain_enumeration(void)
+{
+    enum { SPACES = 1500 };
+    static const char *const templates[] = {
+        "%s %% %s == 0",       "%s * %s <= 8",
+        "%s // %s >= 1",       "%s < %s <= %s",
+        "%s != %s or %s > 0",  "%s ** %s > 2",
+        "%s / %s < 2.5",       "%s in [0, 2, 4, 8]",
+        "max(%s, %s) > %s",    "not (%s == 1 and %s == 2)",
+        "%s + ProblemSize[0] > %s", "(%s if %s else %s) > 1",
+        "%s - %s != 0",        "%s == 1 or %s > %s"};
+    static const long long ints[] = {-2, -1, 0, 1, 2, 3, 4, 6, 8, 16, 32};
+    static const double floats[] = {-1.5, 0.0, 0.5, 1.0, 2.0, 3.5};
+    static char *const strs[] = {"x", "y", "z"};
+    cutune__value ps_items[2] = {{CUTUNE__V_INT, {.i = 3}},
+                                 {CUTUNE__V_INT, {.i = 5}}};
+    cutune__value ps;
+    ps.type = CUTUNE__V_LIST;
+    ps.u.list.items = ps_items;
+    ps.u.list.n = 2;
+    cutune__constant constants[] = {{"ProblemSize", &ps}};
+    size_t skipped = 0, failed_spaces = 0, agree = 0;
+    for (int k = 0; k < SPACES; k++) {
+        size_t np = 2 + rand_below(5), nc = 1 + rand_below(4);
+        cutune__value values[6][5];
+        cutune__param params[6];
+        char names[6][24];
+        int has_str = -1;
+        for (size_t p = 0; p < np; p++) {
+            size_t kind = rand_below(10), nv = 1 + rand_below(5);
+            snprintf(names[p], sizeof names[p], "p%zu", p);
+            for (size_t v = 0; v < nv; v++) {
+                cutune__value *x = &values[p][v];
+                if (kind < 6 || (kind == 6 && v % 2 == 0)) {
+                    x->type = CUTUNE__V_INT;
+                    x->u.i = ints[rand_below(sizeof ints / sizeof *ints)];
+                } else if (kind < 8) { /* kind 6: ints and floats mixed */
+                    x->type = CUTUNE__V_FLOAT;
+                    x->u.f = floats[rand_below(6)];
+                } else if (kind < 9) {
+                    x->type = CUTUNE__V_BOOL;
+                    x->u.i = (int64_t)(v & 1);
+                } else {
+                    x->type = CUTUNE__V_STR;
+                    x->u.s = strs[v % 3];
+                    has_str = (int)p;
+                }
+            }
+            params[p].name = names[p];
+            params[p].values = values[p];
+            params[p].n_values = nv;
+        }
+        cutune__expr *conds[5];
+        char text[5][128];
+        for (size_t c = 0; c < nc; c++) {
+            const char *a = names[rand_below(np)], *b = names[rand_below(np)],
+                       *d = names[rand_below(np)];
+            if (has_str >= 0 && rand_below(4) == 0)
+                snprintf(text[c], sizeof text[c], "%s == 'x' or %s > 1",
+                         names[has_str], a);
+            else
+                snprintf(text[c], sizeof text[c],
+                         templates[rand_below(sizeof templates /
+                                              sizeof *templates)],
+                         a, b, d);
+            conds[c] = cutune__expr_parse(text[c], 0, NULL);
+        }
+        reference ref;
+        ref_build(params, np, conds, nc, constants, 1, &ref);
+        failed_spaces += ref.failed;
+        free(ref.configs);
+        if (same_as_reference(params, np, conds, nc, constants, 1, &skipped)) {
+            agree++;
+        } else {
+            fprintf(stderr, "space %d differs:", k);
+            for (size_t c = 0; c < nc; c++)
+                fprintf(stderr, " [%s]", text[c]);
+            fprintf(stderr, "\n");
+        }
+        for (size_t c = 0; c < nc; c++)
+            cutune__expr_free(conds[c]);
+    }
+    CHECK_INT(agree, SPACES);
+    /* Errors are exercised, and mostly found by the space too. */
+    CHECK(failed_spaces > 20);
+    CHECK(skipped < failed_spaces / 2);
+    printf("plain enumeration: %d spaces agree (%zu failing, %zu of them "
+           "without the failing evaluation)\n",
+           SPACES, failed_spaces, skipped);
+}
+
+/* More parameters than the exact binding order handles (greedy), and a
+ * cartesian size beyond 64 bits (configurations recorded and sorted as
+ * rows). A parameter no condition names (w, bound last) and one of one
+ * value (z, bound first) make the binding order differ from the file's. */
+static void test_many_parameters(void)
+{
+    static const struct {
+        size_t chain, values;
+    } shapes[] = {{20, 3}, {70, 2}};
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = shapes[k].chain, nv = shapes[k].values, np = n + 2;
+        cutune__value values[3] = {{CUTUNE__V_INT, {.i = 0}},
+                                   {CUTUNE__V_INT, {.i = 1}},
+                                   {CUTUNE__V_INT, {.i = 2}}};
+        cutune__param params[72];
+        char names[72][24], text[72][64];
+        cutune__expr *conds[72];
+        for (size_t p = 0; p < np; p++) {
+            /* x0, w, x1 ... x(n-1), z */
+            if (p == 1)
+                snprintf(names[p], sizeof names[p], "w");
+            else if (p == np - 1)
+                snprintf(names[p], sizeof names[p], "z");
+            else
+                snprintf(names[p], sizeof names[p], "x%zu", p ? p - 1 : 0);
+            params[p].name = names[p];
+            params[p].values = values;
+            params[p].n_values = p == np - 1 ? 1 : p == 1 ? 2 : nv;
+        }
+        size_t nc = 0;
+        for (size_t i = 0; i + 1 < n; i++) {
+            /* Listed back to front, so the file's order is not best. */
+            snprintf(text[nc], sizeof text[nc], "x%zu <= x%zu", n - 2 - i,
+                     n - 1 - i);
+            conds[nc] = cutune__expr_parse(text[nc], 0, NULL);
+            nc++;
+        }
+        snprintf(text[nc], sizeof text[nc], "x0 + x%zu != 3 and z <= x0",
+                 n - 1);
+        conds[nc] = cutune__expr_parse(text[nc], 0, NULL);
+        nc++;
+        size_t skipped = 0;
+        CHECK(same_as_reference(params, np, conds, nc, NULL, 0, &skipped));
+        CHECK_INT(skipped, 0);
+        cutune__space *s = cutune__space_create(
+            params, np, (const cutune__expr *const *)conds, nc, NULL, 0, NULL);
+        CHECK(s != NULL);
+        /* Non-decreasing chains, less those from 1 to 2 (20 x 3); all 71
+         * non-decreasing ones of 70 x 2; twice, for w. */
+        if (s)
+            CHECK_INT(cutune__space_size(s), k == 0 ? 2 * (231 - 19) : 2 * 71);
+        cutune__space_free(s);
+        for (size_t c = 0; c < nc; c++)
+            cutune__expr_free(conds[c]);
+    }
 }
 
 /* ---- the shared T1 files ---- */
@@ -532,6 +846,8 @@ int main(void)
     test_random();
     test_constants_and_edge_cases();
     test_errors();
+    test_matches_plain_enumeration();
+    test_many_parameters();
     test_t1_files();
     return check_finish();
 }
