@@ -2,6 +2,7 @@
  * at several evaluation budgets, over many seeds, by replay (no GPU).
  *
  * usage: bench-strategies [--seeds N] [--threads N] [--out FILE]
+ *                         [--strategies NAME,NAME,...] [--shares]
  *                         T1.json:T4.json.gz ...
  *
  * For each file, strategy and budget it runs N seeds (1..N) of a replay
@@ -11,6 +12,11 @@
  * Willemsen et al., and the evaluations needed to come within 5% of the
  * optimum ("-" when the median run never did). It prints figures and does
  * not judge them. bench/strategies.sh runs it on ../shared/data.
+ *
+ * --strategies runs only the strategies named (brute_force included when
+ * named). --shares adds, per file, strategy and budget, the share of seeds
+ * whose best came within 10%, 5% and 2% of the optimum (opt/found >= 0.90,
+ * 0.95, 0.98): the spread behind a median.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -35,8 +41,13 @@ static const size_t budgets[] = {50, 100, 200, 400};
 #define MAX_FILES 16
 #define MAX_STRATEGIES 32
 
+/* opt/found thresholds of --shares. */
+static const double share_levels[] = {0.90, 0.95, 0.98};
+#define N_LEVELS (sizeof share_levels / sizeof *share_levels)
+
 typedef struct figures {
     double ratio, score, within5;
+    double share[N_LEVELS]; /* of seeds with opt/found >= share_levels[] */
     double seconds; /* CPU time of the strategy, per run */
 } figures;
 
@@ -116,6 +127,12 @@ static void run_job(job *j, size_t seeds)
                                                   : (double)r.evals_within[2];
         }
         j->fig[b].seconds = (cpu_now() - t0) / (double)seeds;
+        for (size_t l = 0; l < N_LEVELS; l++) {
+            size_t k = 0;
+            for (size_t s = 0; s < seeds; s++)
+                k += ratio[s] >= share_levels[l];
+            j->fig[b].share[l] = (double)k / (double)seeds;
+        }
         j->fig[b].ratio = median(ratio, seeds);
         j->fig[b].score = median(score, seeds);
         j->fig[b].within5 = median(w5, seeds);
@@ -202,10 +219,25 @@ static void fmt_evals(char *buf, size_t len, double v)
         snprintf(buf, len, "%.0f", v);
 }
 
+/* 1 when `name` is one of the comma-separated names in `list`. */
+static int listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return 1;
+        p += n + (end != NULL);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t seeds = 100, threads = 0, n_data = 0;
-    const char *out_path = NULL;
+    const char *out_path = NULL, *only = NULL;
+    int shares = 0;
     dataset data[MAX_FILES];
     gsl_set_error_handler_off();
     memset(data, 0, sizeof data);
@@ -216,6 +248,10 @@ int main(int argc, char **argv)
             threads = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
             out_path = argv[++i];
+        else if (strcmp(argv[i], "--strategies") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "--shares") == 0)
+            shares = 1;
         else if (n_data < MAX_FILES) {
             if (load(&data[n_data], argv[i]))
                 return 2;
@@ -224,7 +260,8 @@ int main(int argc, char **argv)
     }
     if (n_data == 0 || seeds == 0) {
         fputs("usage: bench-strategies [--seeds N] [--threads N] "
-              "[--out FILE] T1.json:T4.json.gz ...\n", stderr);
+              "[--out FILE] [--strategies NAME,...] [--shares] "
+              "T1.json:T4.json.gz ...\n", stderr);
         return 1;
     }
     if (threads == 0) {
@@ -234,8 +271,23 @@ int main(int argc, char **argv)
     size_t n_strat = 0;
     while (cutune__strategies[n_strat])
         n_strat++;
-    /* brute_force is left out: it sweeps in index order and its figures
-     * say where the optimum happens to sit, nothing about search. */
+    if (only) {
+        char name[64];
+        for (const char *q = only; *q;) {
+            const char *end = strchr(q, ',');
+            size_t len = end ? (size_t)(end - q) : strlen(q);
+            snprintf(name, sizeof name, "%.*s", (int)len, q);
+            if (!cutune__strategy_find(name)) {
+                fprintf(stderr, "bench-strategies: no strategy '%s'\n",
+                        name);
+                return 1;
+            }
+            q += len + (end != NULL);
+        }
+    }
+    /* brute_force is left out unless named: it sweeps in index order and
+     * its figures say where the optimum happens to sit, nothing about
+     * search. */
     pool p;
     memset(&p, 0, sizeof p);
     p.jobs = calloc(n_data * n_strat, sizeof *p.jobs);
@@ -243,7 +295,9 @@ int main(int argc, char **argv)
         return 2;
     for (size_t f = 0; f < n_data; f++)
         for (size_t s = 0; s < n_strat; s++) {
-            if (strcmp(cutune__strategies[s]->name, "brute_force") == 0)
+            const char *name = cutune__strategies[s]->name;
+            if (only ? !listed(only, name)
+                     : strcmp(name, "brute_force") == 0)
                 continue;
             p.jobs[p.n_jobs].data = &data[f];
             p.jobs[p.n_jobs++].type = cutune__strategies[s];
@@ -320,6 +374,31 @@ int main(int argc, char **argv)
             }
             fprintf(out, " %.1f |\n",
                     1e3 * jb->fig[N_BUDGETS - 1].seconds);
+        }
+        if (!shares)
+            continue;
+        fprintf(out, "\nShare of seeds with opt/found >=");
+        for (size_t l = 0; l < N_LEVELS; l++)
+            fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
+        fprintf(out, ":\n\n| strategy |");
+        for (size_t b = 0; b < N_BUDGETS; b++)
+            fprintf(out, " %zu |", budgets[b]);
+        fprintf(out, "\n|---|");
+        for (size_t b = 0; b < N_BUDGETS; b++)
+            fprintf(out, "---:|");
+        fprintf(out, "\n");
+        for (size_t j = 0; j < p.n_jobs; j++) {
+            const job *jb = &p.jobs[j];
+            if (jb->data != d)
+                continue;
+            fprintf(out, "| %s |", jb->type->name);
+            for (size_t b = 0; b < N_BUDGETS; b++) {
+                for (size_t l = 0; l < N_LEVELS; l++)
+                    fprintf(out, "%s%.2f", l ? " / " : " ",
+                            jb->fig[b].share[l]);
+                fprintf(out, " |");
+            }
+            fprintf(out, "\n");
         }
     }
     if (out != stdout)

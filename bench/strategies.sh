@@ -3,7 +3,8 @@
 #   bench/strategies.sh [BUILD_DIR] [SEEDS]
 # Builds bench-strategies optimised in BUILD_DIR (default build-bench),
 # replays every strategy on every T4 file of ../shared/data/t4 and writes
-# bench/results/strategies.md.
+# bench/results/strategies.md (medians over the seeds, and the share of
+# seeds within 10%, 5% and 2% of the optimum).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}
@@ -18,6 +19,6 @@ for t4 in "$data"/t4/*_T4.json.gz; do
     problem=${name%_*}
     set -- "$@" "$data/t1/$problem.json:$t4"
 done
-"$build/bench-strategies" --seeds "$seeds" \
+"$build/bench-strategies" --seeds "$seeds" --shares \
     --out "$here/bench/results/strategies.md" "$@"
 echo "wrote $here/bench/results/strategies.md"

@@ -33,6 +33,9 @@ static double objective_of(const evaluator *ev, size_t index)
     const uint32_t *c = cutune__space_config(ev->space, index);
     if (ev->all_fail)
         return INFINITY;
+    /* The tiny spaces have two parameters only. */
+    if (cutune__space_param_count(ev->space) < 4)
+        return 1.0 + c[0] + 2.0 * c[1];
     if (c[2] >= 6 && (16LL << c[0]) * (1LL << c[1]) >= 512)
         return INFINITY;
     double bx = (double)c[0], by = (double)c[1], u = (double)c[2];

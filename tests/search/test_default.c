@@ -1,0 +1,114 @@
+/* The default strategy on a space made to need what it adds to hill
+ * climbing: a valley along which two parameters must change together (a
+ * block of w x h threads whose area must stay the same), so that every
+ * configuration on it is a minimum of one-parameter moves. Pair moves walk
+ * the valley to its lowest point; climbs and restarts alone only land on
+ * it at random. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "../check.h"
+#include "strategy.h"
+
+#define N_SIDE   12
+#define N_UNROLL 4
+
+static cutune__value side_values[N_SIDE], unroll_values[N_UNROLL],
+    flag_values[2];
+
+static cutune__space *make_valley_space(void)
+{
+    for (int i = 0; i < N_SIDE; i++) {
+        side_values[i].type = CUTUNE__V_INT;
+        side_values[i].u.i = 1LL << i;
+    }
+    for (int i = 0; i < N_UNROLL; i++) {
+        unroll_values[i].type = CUTUNE__V_INT;
+        unroll_values[i].u.i = i + 1;
+    }
+    for (int i = 0; i < 2; i++) {
+        flag_values[i].type = CUTUNE__V_INT;
+        flag_values[i].u.i = i;
+    }
+    cutune__param params[] = {{"w", side_values, N_SIDE},
+                              {"h", side_values, N_SIDE},
+                              {"unroll", unroll_values, N_UNROLL},
+                              {"flag", flag_values, 2}};
+    return cutune__space_create(params, 4, NULL, 0, NULL, 0, NULL);
+}
+
+/* Area w * h = 2^10 is what matters most; along it, w / h = 2^4 is best.
+ * Leaving the valley costs 50% per step, moving along it gains 5%. */
+static double valley(const cutune__space *s, size_t index)
+{
+    const uint32_t *c = cutune__space_config(s, index);
+    double i = c[0], j = c[1], u = c[2], flag = c[3];
+    return (1 + 0.5 * fabs(i + j - 10)) * (1 + 0.05 * fabs(i - j - 4)) *
+           (1 + u) * (flag ? 1.0 : 3.0);
+}
+
+static int eval_valley(void *user, const size_t *indices, size_t n,
+                       double *objectives, size_t *done)
+{
+    const cutune__space *s = user;
+    for (size_t i = 0; i < n; i++)
+        objectives[i] = valley(s, indices[i]);
+    *done = n;
+    return 0;
+}
+
+static size_t optimum_of(const cutune__space *s)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < cutune__space_size(s); i++)
+        if (valley(s, i) < valley(s, best))
+            best = i;
+    return best;
+}
+
+/* Seeds out of `seeds` in which `t` found the optimum within `budget`. */
+static size_t found_in(const cutune__strategy_type *t, const cutune__space *s,
+                       size_t budget, size_t batch, size_t seeds)
+{
+    size_t found = 0, opt = optimum_of(s);
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        cutune__search_options o = {budget, batch, seed, SIZE_MAX};
+        cutune__search_result r;
+        CHECK_INT(cutune__search_run(t, s, &o, eval_valley, (void *)s, &r), 0);
+        CHECK_INT(r.evaluations, budget);
+        found += r.best == opt;
+    }
+    return found;
+}
+
+static void test_walks_the_valley(const cutune__space *s)
+{
+    const size_t budget = 250, seeds = 20;
+    size_t n = cutune__space_size(s);
+    size_t dflt = found_in(cutune__strategy_default, s, budget, 1, seeds);
+    size_t batched = found_in(cutune__strategy_default, s, budget, 4, seeds);
+    size_t local = found_in(cutune__strategy_local, s, budget, 1, seeds);
+    size_t random = found_in(cutune__strategy_random, s, budget, 1, seeds);
+    printf("optimum of %zu configurations within %zu evaluations, of %zu "
+           "seeds: default %zu (batches of 4: %zu), local %zu, random %zu\n",
+           n, budget, seeds, dflt, batched, local, random);
+    CHECK(dflt * 10 >= seeds * 9);
+    CHECK(batched * 10 >= seeds * 8);
+    CHECK(dflt > local);
+}
+
+int main(void)
+{
+    gsl_set_error_handler_off();
+    cutune__space *s = make_valley_space();
+    CHECK(s != NULL);
+    if (!s)
+        return check_finish();
+    CHECK_INT(cutune__space_size(s), N_SIDE * N_SIDE * N_UNROLL * 2);
+    test_walks_the_valley(s);
+    cutune__space_free(s);
+    return check_finish();
+}
