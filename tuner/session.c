@@ -250,6 +250,18 @@ const char *cutune_session_errmsg(const cutune_session *s)
     return s->errmsg ? s->errmsg : "no error";
 }
 
+/* "<cache dir>/<leaf>" (malloc'ed), the cache directory resolved as the
+ * tuning cache resolves it; NULL when there is none or memory ran out. */
+static char *cache_path(const cutune_session *s, const char *leaf)
+{
+    cutune_cache *c = NULL;
+    char *path = NULL;
+    if (cutune_cache_open(s->cache_dir, &c) == CUTUNE_OK)
+        path = cutune__strdup_printf("%s/%s", cutune_cache_dir(c), leaf);
+    cutune_cache_close(c);
+    return path;
+}
+
 /* Opens the binary cache beside the tuning cache (<cache dir>/binaries)
  * unless the options turn it off. A cache that cannot be opened only
  * means compiling everything. */
@@ -257,14 +269,10 @@ static void open_binaries(cutune_session *s)
 {
     if (s->binaries || s->opt.no_binary_cache)
         return;
-    cutune_cache *c = NULL;
-    if (cutune_cache_open(s->cache_dir, &c) == CUTUNE_OK) {
-        char *dir = cutune__strdup_printf("%s/binaries", cutune_cache_dir(c));
-        if (dir)
-            s->binaries = cutune__binary_cache_open(dir, 0);
-        free(dir);
-    }
-    cutune_cache_close(c);
+    char *dir = cache_path(s, "binaries");
+    if (dir)
+        s->binaries = cutune__binary_cache_open(dir, 0);
+    free(dir);
 }
 
 /* Digest of everything a measurement depends on besides the values of the
@@ -315,15 +323,11 @@ static uint64_t measure_key(const cutune_session *s)
  * again. A log that cannot be opened is a warning, never a failure. */
 static void open_measure_log(cutune_session *s)
 {
-    cutune_cache *c = NULL;
-    if (cutune_cache_open(s->cache_dir, &c) != CUTUNE_OK) {
-        cutune_cache_close(c);
-        return;
-    }
-    char *path = cutune__strdup_printf(
-        "%s/measurements/%s-%016llx.jsonl", cutune_cache_dir(c),
-        s->problem->name, (unsigned long long)measure_key(s));
-    cutune_cache_close(c);
+    char *leaf = cutune__strdup_printf(
+        "measurements/%s-%016llx.jsonl", s->problem->name,
+        (unsigned long long)measure_key(s));
+    char *path = leaf ? cache_path(s, leaf) : NULL;
+    free(leaf);
     if (!path)
         return;
     char err[512];
@@ -658,19 +662,23 @@ static void set_message(eval_record *e, const char *msg)
     e->pub.message = strdup(msg ? msg : "");
 }
 
-static void describe(const cutune_problem *p, size_t config, char *buf,
-                     size_t len)
+/* "NAME=VALUE NAME=VALUE ..." of a configuration into buf. Returns 1 when
+ * the whole text fitted, 0 when it was cut short (then it may read like
+ * another configuration's, so it must not serve as a key). */
+static int describe(const cutune_problem *p, size_t config, char *buf,
+                    size_t len)
 {
     const uint32_t *cfg = cutune__space_config(p->space, config);
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < p->n_params && used + 1 < len; i++) {
+    for (size_t i = 0; i < p->n_params; i++) {
         int n = snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "",
                          p->param_names[i], p->value_texts[i][cfg[i]]);
-        if (n < 0)
-            break;
+        if (n < 0 || (size_t)n >= len - used)
+            return 0;
         used += (size_t)n;
     }
+    return 1;
 }
 
 /* Measures one compiled configuration on the worker, restarting the
@@ -844,8 +852,6 @@ static int job_set_init(job_set *js, cutune_session *s,
 static const cutune__measured *earlier(const cutune_session *s,
                                        size_t config, const char *cfg)
 {
-    if (!s->opt.reuse_measurements || !s->measured)
-        return NULL;
     const cutune__measured *m = cutune__measure_log_find(s->measured, cfg);
     if (!m || m->outcome == CUTUNE_OUTCOME_RUNTIME ||
         m->outcome == CUTUNE_OUTCOME_TIMEOUT)
@@ -943,8 +949,9 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     if (prior && todo && job_of) {
         for (size_t i = 0; i < n; i++) {
             char cfg[512];
-            describe(s->problem, indices[i], cfg, sizeof cfg);
-            prior[i] = earlier(s, indices[i], cfg);
+            if (s->opt.reuse_measurements && s->measured &&
+                describe(s->problem, indices[i], cfg, sizeof cfg))
+                prior[i] = earlier(s, indices[i], cfg);
             if (!prior[i]) {
                 job_of[i] = n_todo;
                 todo[n_todo++] = indices[i];
@@ -985,7 +992,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
         }
         e->search_ms = search_ms;
         char cfg[512];
-        describe(s->problem, indices[i], cfg, sizeof cfg);
+        int whole = describe(s->problem, indices[i], cfg, sizeof cfg);
         if (prior[i]) {
             s->reused++;
         } else {
@@ -1008,8 +1015,8 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             }
             e->timestamp = (double)time(NULL);
             /* A worker that could not be brought back says nothing about
-             * the configuration. */
-            if (!s->fatal)
+             * the configuration; a cut text cannot name it. */
+            if (!s->fatal && whole)
                 log_measurement(s, e, cfg);
         }
         objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
