@@ -940,7 +940,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     /* Configurations measured before (with reuse_measurements) are not
      * compiled; the rest are, as jobs todo[0..n_todo). */
     const cutune__measured **prior = calloc(n ? n : 1, sizeof *prior);
-    size_t *todo = malloc((n ? n : 1) * sizeof *todo);
+    size_t *todo = calloc(n ? n : 1, sizeof *todo);
     size_t *job_of = malloc((n ? n : 1) * sizeof *job_of);
     size_t n_todo = 0;
     job_set js;
