@@ -16,6 +16,14 @@
 # libraries, the worker binary), so that the first case's cold run does not
 # also pay for reading them from disk.
 #
+# Every run gets an empty CUDA driver compute cache (CUDA_CACHE_PATH, by
+# default ~/.nv/ComputeCache). NVRTC compiles on the H100 machine filled
+# that cache and took 3-14 times less CPU the second time a configuration
+# was compiled, whatever cutune's own cache held (bench/results/
+# 2026-11-23-h100.md). Without this, a "cold" run on a machine that has
+# compiled the same configurations before is not cold, and the ratio below
+# would not measure cutune's binary cache.
+#
 # A repeated tune is only the same tune when it evaluates the same
 # configurations. The random strategy's choices depend on the seed alone,
 # so its repeat is exact; an adaptive strategy (default) steers by measured
@@ -55,11 +63,13 @@ for c in $cases; do
     [ "$evals" = 0 ] || budget="$budget --budget-evals $evals"
     dir=$(mktemp -d)
     for run in cold warm; do
+        driver_cache=$(mktemp -d)
         start=$(now)
         # shellcheck disable=SC2086
-        CUTUNE_CACHE_DIR=$dir "$build/cutune" tune "$name" --size "$size" \
+        CUDA_CACHE_PATH=$driver_cache CUTUNE_CACHE_DIR=$dir "$build/cutune" tune "$name" --size "$size" \
             $budget --no-cache --quiet --json > "$dir/$run.json"
         end=$(now)
+        rm -rf "$driver_cache"
         eval "t_$run=\$(awk \"BEGIN { print $end - $start }\")"
     done
     python3 - "$c" "$t_cold" "$t_warm" "$dir/cold.json" "$dir/warm.json" <<'PY'
