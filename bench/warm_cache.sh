@@ -66,8 +66,9 @@ for c in $cases; do
         driver_cache=$(mktemp -d)
         start=$(now)
         # shellcheck disable=SC2086
-        CUDA_CACHE_PATH=$driver_cache CUTUNE_CACHE_DIR=$dir "$build/cutune" tune "$name" --size "$size" \
-            $budget --no-cache --quiet --json > "$dir/$run.json"
+        CUDA_CACHE_PATH=$driver_cache CUTUNE_CACHE_DIR=$dir \
+            "$build/cutune" tune "$name" --size "$size" $budget \
+            --no-cache --quiet --json > "$dir/$run.json"
         end=$(now)
         rm -rf "$driver_cache"
         eval "t_$run=\$(awk \"BEGIN { print $end - $start }\")"
