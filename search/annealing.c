@@ -232,6 +232,7 @@ static void annealing_report(void *state, size_t index, double objective)
 const cutune__strategy_type cutune__strategy_annealing_type = {
     "annealing", sizeof(annealing_state), annealing_init,
     annealing_next, annealing_report, annealing_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

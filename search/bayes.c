@@ -512,6 +512,7 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
 const cutune__strategy_type cutune__strategy_bayes_type = {
     "bayes", sizeof(bayes_state), bayes_init,
     bayes_next, bayes_report, bayes_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 const cutune__strategy_type *cutune__strategy_bayes =

@@ -55,6 +55,8 @@ const cutune__strategy_type cutune__strategy_brute_force_type = {
     brute_force_next,
     brute_force_report,
     brute_force_destroy,
+    NULL, /* never stops a batch short */
+    NULL,
 };
 
 const cutune__strategy_type *cutune__strategy_brute_force =

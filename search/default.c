@@ -67,6 +67,12 @@
 /* A guided restart follows only predictions backed by this many
  * observations. */
 #define GUIDE_MIN_COUNT 2
+/* Results closer than this (relative) are ties, and a tie never moves the
+ * search: the tuner measures each median to within 1% (the 95% confidence
+ * interval of its timing protocol), so a smaller difference is noise, and
+ * letting noise choose would send each repeat of a tune along another path
+ * (onto configurations that its binary cache has not compiled). */
+#define TIE_REL 0.01
 
 enum { MARK_LOCAL_MIN = 1, MARK_PAIRED = 2 };
 
@@ -112,6 +118,7 @@ typedef struct default_state {
     size_t pairs_left;  /* pair moves still allowed from `current` */
     size_t move;        /* best improvement of the last batch */
     size_t climbs;      /* local minima reached */
+    size_t best;        /* the best result; a tie keeps the earlier one */
     int guided_restart; /* the next restart follows the statistics */
 
     size_t *nbr;      /* any_size: scratch neighbours */
@@ -148,6 +155,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->sample_left = INITIAL_SAMPLE;
     st->current = SIZE_MAX;
     st->move = SIZE_MAX;
+    st->best = SIZE_MAX;
     st->guided_restart = 1;
     if (cutune__history_init(&st->h, st->n))
         return -1;
@@ -192,6 +200,14 @@ static double slowdown(double a, double b)
     if (a > 0 && b > 0)
         return log(a / b);
     return (a - b) / (fabs(b) > 1e-300 ? fabs(b) : 1e-300);
+}
+
+/* Whether objective a beats b by more than a tie. */
+static int faster(double a, double b)
+{
+    if (!isfinite(b))
+        return isfinite(a) || a < b;
+    return a < b - TIE_REL * fabs(b);
 }
 
 /* The one parameter in which neighbours a and b differ. */
@@ -375,13 +391,16 @@ static size_t guided_start(default_state *st, size_t from)
 {
     size_t c = from, best = from;
     double total = 0, best_total = 0;
+    const double tie_log = log1p(-TIE_REL);
     for (size_t step = 0; step < 4 * st->n_varying; step++) {
         size_t m = neighbours(st, c, CUTUNE__NEIGHBOUR_ANY), next = SIZE_MAX;
         double gain = 0;
+        /* As with results, a predicted gain within a tie of another is no
+         * reason to prefer it. */
         for (size_t i = 0; i < m; i++) {
             int known;
             double d = predicted(st, c, st->nbr[i], GUIDE_MIN_COUNT, &known);
-            if (known && d < gain) {
+            if (known && d < gain + tie_log) {
                 gain = d;
                 next = st->nbr[i];
             }
@@ -390,7 +409,7 @@ static size_t guided_start(default_state *st, size_t from)
             break;
         c = next;
         total += gain;
-        if (total < best_total) {
+        if (total < best_total + tie_log) {
             best_total = total;
             best = c;
         }
@@ -409,7 +428,7 @@ static size_t guided_start(default_state *st, size_t from)
  * return where (to be proposed). SIZE_MAX when the pair probe began. */
 static size_t restart(default_state *st)
 {
-    size_t b = st->h.best;
+    size_t b = st->best;
     if (st->climbs >= CLIMBS_BEFORE_PAIRS && b != SIZE_MAX &&
         st->mark[b] == MARK_LOCAL_MIN) {
         st->mark[b] |= MARK_PAIRED;
@@ -447,8 +466,8 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     if (st->phase == PHASE_SAMPLE) {
         /* Climb from the best of the sample; if all of it failed, from
          * wherever a restart leads. */
-        if (st->h.best != SIZE_MAX) {
-            begin_climb(st, st->h.best);
+        if (st->best != SIZE_MAX) {
+            begin_climb(st, st->best);
         } else {
             st->phase = PHASE_CLIMB;
             st->current = SIZE_MAX;
@@ -506,8 +525,9 @@ static size_t default_next(void *state, size_t *out, size_t cap)
          * more as further restarts. */
         if (st->phase == PHASE_CLIMB &&
             st->kind == CUTUNE__NEIGHBOUR_ADJACENT &&
-            !(st->h.best != SIZE_MAX &&
-              st->h.objective[st->current] > st->h.objective[st->h.best])) {
+            !(st->best != SIZE_MAX &&
+              faster(st->h.objective[st->best],
+                     st->h.objective[st->current]))) {
             st->kind = CUTUNE__NEIGHBOUR_ANY;
             load_neighbours(st);
             continue;
@@ -529,20 +549,37 @@ static void default_report(void *state, size_t index, double objective)
     cutune__history_report(&st->h, index, objective);
     if (fresh)
         learn(st, index);
-    /* First improvement: of a batch, the best result that beats the
-     * configuration it was proposed from. */
+    double o = st->h.objective[index];
+    if (isfinite(o) &&
+        (st->best == SIZE_MAX || faster(o, st->h.objective[st->best])))
+        st->best = index;
+    /* First improvement: the first result that beats the configuration it
+     * was proposed from (default_enough then ends the batch). */
     if (st->phase != PHASE_SAMPLE && st->current != SIZE_MAX &&
-        index != st->current && st->h.done[st->current]) {
-        double o = st->h.objective[index];
-        if (o < st->h.objective[st->current] &&
-            (st->move == SIZE_MAX || o < st->h.objective[st->move]))
-            st->move = index;
-    }
+        index != st->current && st->h.done[st->current] &&
+        st->move == SIZE_MAX && faster(o, st->h.objective[st->current]))
+        st->move = index;
+}
+
+/* A climb or probe that found its move wants no more of the batch: the
+ * tuner then measures exactly what proposals made one by one would have
+ * measured, while its compile pool still works ahead on the batch. */
+static int default_enough(void *state)
+{
+    const default_state *st = state;
+    return st->phase != PHASE_SAMPLE && st->move != SIZE_MAX;
+}
+
+static void default_withdraw(void *state, size_t index)
+{
+    default_state *st = state;
+    cutune__history_release(&st->h, index);
 }
 
 const cutune__strategy_type cutune__strategy_default_type = {
-    "default",    sizeof(default_state), default_init,
-    default_next, default_report,        default_destroy,
+    "default",      sizeof(default_state), default_init,
+    default_next,   default_report,        default_destroy,
+    default_enough, default_withdraw,
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

@@ -176,6 +176,7 @@ static void diff_evo_report(void *state, size_t index, double objective)
 const cutune__strategy_type cutune__strategy_diff_evo_type = {
     "diff_evo", sizeof(diff_evo_state), diff_evo_init,
     diff_evo_next, diff_evo_report, diff_evo_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 const cutune__strategy_type *cutune__strategy_diff_evo =

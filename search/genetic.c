@@ -178,6 +178,7 @@ static void genetic_report(void *state, size_t index, double objective)
 const cutune__strategy_type cutune__strategy_genetic_type = {
     "genetic", sizeof(genetic_state), genetic_init,
     genetic_next, genetic_report, genetic_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

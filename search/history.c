@@ -47,6 +47,16 @@ void cutune__history_take(cutune__history *h, size_t index)
         h->tree[i]--;
 }
 
+void cutune__history_release(cutune__history *h, size_t index)
+{
+    if (index >= h->n || !h->taken[index] || h->done[index])
+        return;
+    h->taken[index] = 0;
+    h->n_taken--;
+    for (size_t i = index + 1; i <= h->n; i += i & (~i + 1))
+        h->tree[i]++;
+}
+
 void cutune__history_report(cutune__history *h, size_t index,
                             double objective)
 {

@@ -32,6 +32,9 @@ void cutune__history_free(cutune__history *h);
 
 /* Marks `index` taken; a no-op when it already is. */
 void cutune__history_take(cutune__history *h, size_t index);
+/* Makes a taken configuration that has no result untaken again (a
+ * proposal that was not evaluated); a no-op otherwise. */
+void cutune__history_release(cutune__history *h, size_t index);
 /* Records a result (NaN is read as a failure). Takes the index too. */
 void cutune__history_report(cutune__history *h, size_t index,
                             double objective);

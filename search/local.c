@@ -308,6 +308,8 @@ const cutune__strategy_type cutune__strategy_local_type = {
     local_next,
     local_report,
     local_destroy,
+    NULL, /* never stops a batch short */
+    NULL,
 };
 
 const cutune__strategy_type *cutune__strategy_local =

@@ -55,6 +55,7 @@ static void random_destroy(void *state)
 const cutune__strategy_type cutune__strategy_random_type = {
     "random", sizeof(random_state), random_init,
     random_next, random_report, random_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 const cutune__strategy_type *cutune__strategy_random =

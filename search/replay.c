@@ -85,7 +85,8 @@ typedef struct replay_ctx {
 } replay_ctx;
 
 static int replay_eval(void *user, const size_t *indices, size_t n,
-                       double *objectives, size_t *done)
+                       double *objectives, size_t *done,
+                       cutune__eval_more_fn more, void *more_ctx)
 {
     replay_ctx *rc = user;
     cutune__replay_result *r = rc->result;
@@ -116,6 +117,10 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
             if (r->evals_within[w] == SIZE_MAX && isfinite(rc->best) &&
                 rc->best <= (1.0 + cutune__replay_within[w]) * rc->optimum)
                 r->evals_within[w] = rc->evaluations;
+        if (more && !more(more_ctx, i, o)) {
+            i++;
+            break;
+        }
     }
     *done = i;
     return 0;

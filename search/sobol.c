@@ -143,6 +143,7 @@ static void sobol_report(void *state, size_t index, double objective)
 const cutune__strategy_type cutune__strategy_sobol_type = {
     "sobol", sizeof(sobol_state), sobol_init,
     sobol_next, sobol_report, sobol_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 const cutune__strategy_type *cutune__strategy_sobol =

@@ -51,6 +51,9 @@ typedef struct run_state {
     size_t *fresh;           /* batch: new configurations to evaluate */
     size_t *repeats;         /* batch: proposed twice within the batch */
     double *results;         /* batch */
+    size_t n_fresh;          /* of the batch being evaluated */
+    size_t reported;         /* of them, reported while it was evaluated */
+    int had_enough;          /* the strategy wanted no more of the batch */
     cutune__search_result *result;
 } run_state;
 
@@ -71,6 +74,29 @@ static void remember(run_state *rs, size_t index, double objective)
         r->best_objective = objective;
     }
     rs->type->report(rs->strategy, index, objective);
+}
+
+/* The evaluator's call after each result: the result goes to the strategy
+ * at once, so that it can stop the batch where proposals made one by one
+ * would have stopped. */
+static int on_result(void *ctx, size_t i, double objective)
+{
+    run_state *rs = ctx;
+    if (rs->had_enough || i != rs->reported || i >= rs->n_fresh)
+        return !rs->had_enough; /* out of order: reported afterwards */
+    remember(rs, rs->fresh[i], objective);
+    rs->reported = i + 1;
+    if (rs->type->enough && rs->type->enough(rs->strategy))
+        rs->had_enough = 1;
+    return !rs->had_enough;
+}
+
+/* A proposal that will not be evaluated in this round. */
+static void withdraw(run_state *rs, size_t index)
+{
+    rs->seen[index] = SEEN_NEVER;
+    if (rs->type->withdraw)
+        rs->type->withdraw(rs->strategy, index);
 }
 
 /* One round of propose, evaluate, report. Returns 1 to go on, 0 when the
@@ -109,22 +135,27 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
 
     size_t left = budget - rs->result->evaluations;
     for (size_t i = left; i < n_fresh; i++)
-        rs->seen[rs->fresh[i]] = SEEN_NEVER;
+        withdraw(rs, rs->fresh[i]);
     if (n_fresh > left)
         n_fresh = left;
 
     /* SIZE_MAX tells an evaluator that left *done alone apart from one that
      * set it: the former evaluated everything, unless it aborted. */
     done = SIZE_MAX;
-    rc = eval(user, rs->fresh, n_fresh, rs->results, &done);
+    rs->n_fresh = n_fresh;
+    rs->reported = 0;
+    rs->had_enough = 0;
+    rc = eval(user, rs->fresh, n_fresh, rs->results, &done, on_result, rs);
     if (done == SIZE_MAX)
         done = rc == 0 ? n_fresh : 0;
     if (done > n_fresh)
         done = n_fresh;
-    for (size_t i = 0; i < done; i++)
+    if (done < rs->reported)
+        done = rs->reported;
+    for (size_t i = rs->reported; i < done; i++)
         remember(rs, rs->fresh[i], rs->results[i]);
     for (size_t i = done; i < n_fresh; i++)
-        rs->seen[rs->fresh[i]] = SEEN_NEVER;
+        withdraw(rs, rs->fresh[i]);
     for (size_t i = 0; i < n_repeats; i++) {
         size_t idx = rs->repeats[i];
         if (rs->seen[idx] == SEEN_DONE)
@@ -132,8 +163,9 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     }
     if (rc != 0)
         return -2;
-    /* An evaluator that stops short has run out of its own time. */
-    if (done < n_fresh)
+    /* An evaluator that stops short, unasked, has run out of its own
+     * time. */
+    if (done < n_fresh && !rs->had_enough)
         return 0;
     return 1;
 }

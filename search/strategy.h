@@ -42,6 +42,16 @@ typedef struct cutune__strategy_type {
      * earlier evaluation without re-measuring it). */
     void (*report)(void *state, size_t index, double objective);
     void (*destroy)(void *state);
+    /* Optional (NULL: never). Asked after each result of a batch that the
+     * evaluator delivers one at a time: nonzero when the rest of the batch
+     * is no longer wanted (a climb found its move). Those proposals are
+     * then not evaluated, so a batch of any size evaluates the same
+     * configurations as proposals made one by one, while the compile pool
+     * still works ahead on the whole batch. */
+    int (*enough)(void *state);
+    /* Optional: a proposal that was not evaluated (the strategy had
+     * enough, or the budget ran out); the strategy may propose it again. */
+    void (*withdraw)(void *state, size_t index);
 } cutune__strategy_type;
 
 extern const cutune__strategy_type *cutune__strategy_default;
@@ -71,13 +81,19 @@ extern const cutune__strategy_type *const cutune__strategies[];
 /* NULL when no strategy has that name. */
 const cutune__strategy_type *cutune__strategy_find(const char *name);
 
-/* Evaluates a batch of distinct, never-before-seen configurations and
- * writes their objectives (INFINITY for failed ones). Returns 0, or -1 to
- * abort the search (a fatal error of the caller, e.g. no device). The
- * evaluator may evaluate fewer than n when a time budget runs out: it
- * returns the count evaluated through *done. */
+/* Called by an evaluator after result i (in order, from 0) of a batch is
+ * written; returns 0 when the search wants no more of the batch. */
+typedef int (*cutune__eval_more_fn)(void *ctx, size_t i, double objective);
+
+/* Evaluates a batch of distinct, never-before-seen configurations in the
+ * order given and writes their objectives (INFINITY for failed ones).
+ * Returns 0, or -1 to abort the search (a fatal error of the caller, e.g.
+ * no device). The evaluator may evaluate fewer than n: when a time budget
+ * runs out, or when `more` (which an evaluator may call after each result,
+ * or never) returned 0; it returns the count evaluated through *done. */
 typedef int (*cutune__eval_fn)(void *user, const size_t *indices, size_t n,
-                               double *objectives, size_t *done);
+                               double *objectives, size_t *done,
+                               cutune__eval_more_fn more, void *more_ctx);
 
 typedef struct cutune__search_options {
     size_t max_evals;      /* 0: unlimited */

@@ -928,7 +928,8 @@ static void log_measurement(cutune_session *s, const eval_record *e,
 }
 
 static int evaluate_batch(void *user, const size_t *indices, size_t n,
-                          double *objectives, size_t *done)
+                          double *objectives, size_t *done,
+                          cutune__eval_more_fn more, void *more_ctx)
 {
     cutune_session *s = user;
     *done = 0;
@@ -1039,6 +1040,11 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             rc = -1;
             break;
         }
+        /* The strategy has what it needed of this batch: the rest is not
+         * measured (compiles already running finish into the binary
+         * cache, where a later proposal finds them). */
+        if (more && !more(more_ctx, i, objectives[i]))
+            break;
     }
     cutune__compile_finish(pool);
     job_set_clear(&js);

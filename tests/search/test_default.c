@@ -51,12 +51,19 @@ static double valley(const cutune__space *s, size_t index)
 }
 
 static int eval_valley(void *user, const size_t *indices, size_t n,
-                       double *objectives, size_t *done)
+                       double *objectives, size_t *done,
+                       cutune__eval_more_fn more, void *more_ctx)
 {
     const cutune__space *s = user;
-    for (size_t i = 0; i < n; i++)
+    size_t i;
+    for (i = 0; i < n; i++) {
         objectives[i] = valley(s, indices[i]);
-    *done = n;
+        if (more && !more(more_ctx, i, objectives[i])) {
+            i++;
+            break;
+        }
+    }
+    *done = i;
     return 0;
 }
 

@@ -22,6 +22,7 @@ typedef struct evaluator {
     size_t *count;
     size_t log[MAX_LOG];
     size_t n_log;
+    size_t cut;             /* batches the strategy stopped short */
     int all_fail;
 } evaluator;
 
@@ -45,14 +46,21 @@ static double objective_of(const evaluator *ev, size_t index)
 }
 
 static int eval_cb(void *user, const size_t *indices, size_t n,
-                   double *objectives, size_t *done)
+                   double *objectives, size_t *done,
+                   cutune__eval_more_fn more, void *more_ctx)
 {
+    /* Results are handed over one at a time, as the tuner does. */
     evaluator *ev = user;
     for (size_t i = 0; i < n; i++) {
         objectives[i] = objective_of(ev, indices[i]);
         ev->count[indices[i]]++;
         if (ev->n_log < MAX_LOG)
             ev->log[ev->n_log++] = indices[i];
+        if (more && !more(more_ctx, i, objectives[i])) {
+            ev->cut += i + 1 < n;
+            n = i + 1;
+            break;
+        }
     }
     *done = n;
     return 0;
@@ -247,6 +255,41 @@ static void test_tiny_spaces(const cutune__strategy_type *t)
     }
 }
 
+/* A strategy that stops batches short evaluates, at any batch size, what
+ * it evaluates with proposals made one by one: the benchmark (batch 1) then
+ * describes what a tune (a batch per compile round) does. */
+static void test_batch_invariant(const cutune__strategy_type *t,
+                                 const cutune__space *s)
+{
+    if (!t->enough)
+        return;
+    int same = 1, stopped = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        evaluator *one = evaluator_new(s);
+        cutune__search_options o = opts(150, 1, seed, SIZE_MAX);
+        cutune__search_result r1;
+        CHECK_INT(cutune__search_run(t, s, &o, eval_cb, one, &r1), 0);
+        for (size_t batch = 7; batch <= 32; batch += 25) {
+            evaluator *many = evaluator_new(s);
+            cutune__search_result rn;
+            o.batch = batch;
+            CHECK_INT(cutune__search_run(t, s, &o, eval_cb, many, &rn), 0);
+            same &= one->n_log == many->n_log &&
+                    memcmp(one->log, many->log,
+                           one->n_log * sizeof one->log[0]) == 0 &&
+                    r1.best == rn.best;
+            stopped |= many->cut > 0;
+            evaluator_free(many);
+        }
+        evaluator_free(one);
+    }
+    if (!same)
+        fprintf(stderr, "strategy %s: batch changes what it evaluates\n",
+                t->name);
+    CHECK(same);
+    CHECK(stopped);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -259,6 +302,7 @@ int main(void)
         const cutune__strategy_type *t = cutune__strategies[i];
         test_one(t, s);
         test_tiny_spaces(t);
+        test_batch_invariant(t, s);
         if (strcmp(t->name, "brute_force") != 0 &&
             strcmp(t->name, "random") != 0 && strcmp(t->name, "sobol") != 0)
             test_finds_optimum(t, s);

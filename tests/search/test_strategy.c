@@ -38,8 +38,10 @@ static double objective_of(const evaluator *ev, size_t index)
 }
 
 static int eval_cb(void *user, const size_t *indices, size_t n,
-                   double *objectives, size_t *done)
+                   double *objectives, size_t *done,
+                   cutune__eval_more_fn more, void *more_ctx)
 {
+    /* Results are handed over one at a time, as the tuner does. */
     evaluator *ev = user;
     ev->calls++;
     if (ev->abort_at_call && ev->calls == ev->abort_at_call)
@@ -51,6 +53,10 @@ static int eval_cb(void *user, const size_t *indices, size_t n,
         ev->count[indices[i]]++;
         if (ev->n_log < MAX_LOG)
             ev->log[ev->n_log++] = indices[i];
+        if (more && !more(more_ctx, i, objectives[i])) {
+            n = i + 1;
+            break;
+        }
     }
     *done = n;
     return 0;
@@ -382,6 +388,7 @@ static void script_destroy(void *state)
 static const cutune__strategy_type script_type = {
     "script", sizeof(script_state), script_init, script_next,
     script_report, script_destroy,
+    NULL, NULL, /* never stops a batch short */
 };
 
 static void test_driver(const cutune__space *s)
@@ -430,8 +437,11 @@ static void test_driver(const cutune__space *s)
 }
 
 static int eval_all_fail(void *user, const size_t *indices, size_t n,
-                         double *objectives, size_t *done)
+                         double *objectives, size_t *done,
+                         cutune__eval_more_fn more, void *more_ctx)
 {
+    (void)more; /* results all at once, as an evaluator may */
+    (void)more_ctx;
     size_t *count = user;
     for (size_t i = 0; i < n; i++) {
         count[indices[i]]++;
