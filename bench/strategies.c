@@ -3,6 +3,7 @@
  *
  * usage: bench-strategies [--seeds N] [--threads N] [--out FILE]
  *                         [--strategies NAME,NAME,...] [--shares]
+ *                         [--batch B]
  *                         T1.json:T4.json.gz ...
  *
  * For each file, strategy and budget it runs N seeds (1..N) of a replay
@@ -16,7 +17,9 @@
  * --strategies runs only the strategies named (brute_force included when
  * named). --shares adds, per file, strategy and budget, the share of seeds
  * whose best came within 10%, 5% and 2% of the optimum (opt/found >= 0.90,
- * 0.95, 0.98): the spread behind a median.
+ * 0.95, 0.98): the spread behind a median. --batch B asks the strategies
+ * for B proposals at a time (default 1), as `cutune tune` does (twice its
+ * compile threads), results handed back one by one as the tuner does.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -71,6 +74,7 @@ typedef struct pool {
     size_t n_jobs;
     size_t next;
     size_t seeds;
+    size_t batch;
     pthread_mutex_t lock;
 } pool;
 
@@ -98,7 +102,7 @@ static double cpu_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void run_job(job *j, size_t seeds)
+static void run_job(job *j, size_t seeds, size_t batch)
 {
     const dataset *d = j->data;
     double *ratio = malloc(seeds * sizeof *ratio);
@@ -109,8 +113,8 @@ static void run_job(job *j, size_t seeds)
     for (size_t b = 0; b < N_BUDGETS; b++) {
         double t0 = cpu_now();
         for (size_t s = 0; s < seeds; s++) {
-            cutune__replay_options o = {budgets[b], 0, 1, (uint64_t)s + 1,
-                                        SIZE_MAX};
+            cutune__replay_options o = {budgets[b], 0, batch,
+                                        (uint64_t)s + 1, SIZE_MAX};
             cutune__replay_result r;
             if (cutune__replay_run(j->type,
                                    d->problem->space, d->objective, NULL, &o,
@@ -152,7 +156,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (i >= p->n_jobs)
             return NULL;
-        run_job(&p->jobs[i], p->seeds);
+        run_job(&p->jobs[i], p->seeds, p->batch);
     }
 }
 
@@ -235,7 +239,7 @@ static int listed(const char *list, const char *name)
 
 int main(int argc, char **argv)
 {
-    size_t seeds = 100, threads = 0, n_data = 0;
+    size_t seeds = 100, threads = 0, n_data = 0, batch = 1;
     const char *out_path = NULL, *only = NULL;
     int shares = 0;
     dataset data[MAX_FILES];
@@ -250,6 +254,8 @@ int main(int argc, char **argv)
             out_path = argv[++i];
         else if (strcmp(argv[i], "--strategies") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc)
+            batch = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--shares") == 0)
             shares = 1;
         else if (n_data < MAX_FILES) {
@@ -258,10 +264,10 @@ int main(int argc, char **argv)
             n_data++;
         }
     }
-    if (n_data == 0 || seeds == 0) {
+    if (n_data == 0 || seeds == 0 || batch == 0) {
         fputs("usage: bench-strategies [--seeds N] [--threads N] "
               "[--out FILE] [--strategies NAME,...] [--shares] "
-              "T1.json:T4.json.gz ...\n", stderr);
+              "[--batch B] T1.json:T4.json.gz ...\n", stderr);
         return 1;
     }
     if (threads == 0) {
@@ -303,6 +309,7 @@ int main(int argc, char **argv)
             p.jobs[p.n_jobs++].type = cutune__strategies[s];
         }
     p.seeds = seeds;
+    p.batch = batch;
     pthread_mutex_init(&p.lock, NULL);
     pthread_t tid[64];
     if (threads > 64)
@@ -327,7 +334,8 @@ int main(int argc, char **argv)
     for (size_t b = 0; b < N_BUDGETS; b++)
         fprintf(out, "%s %zu", b ? (b + 1 == N_BUDGETS ? " and" : ",") : "",
                 budgets[b]);
-    fprintf(out, " evaluations, %zu seeds each, no start configuration. "
+    fprintf(out, " evaluations, %zu seeds each, no start configuration, "
+                 "%zu proposal%s at a time. "
                  "Medians over the seeds of: **opt/found**, the optimum's "
                  "time over the best found time (1 = the optimum); **P**, "
                  "the score (B - F) / (B - O) of Willemsen et al. with B "
@@ -338,7 +346,7 @@ int main(int argc, char **argv)
                  "CPU time of the strategy itself is the last column "
                  "(ms per run at the largest budget). Wall time of the "
                  "whole benchmark: %.0f s on %zu threads.\n",
-            seeds,
+            seeds, batch, batch == 1 ? "" : "s",
             (double)(w1.tv_sec - w0.tv_sec) +
                 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec),
             threads);

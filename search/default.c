@@ -1,42 +1,41 @@
-/* "default": the strategy used when none is named: guided iterated local
- * search.
+/* "default": the strategy used when none is named: best-first search
+ * over one-step moves, with a wider probe of the best configuration once
+ * it has stopped improving.
  *
- * The search is a sequence of hill climbs. A climb moves to the first
- * neighbour that is faster: one parameter one step first, then, at a
- * minimum of those, one parameter to any of its values (switches and tile
- * shapes are not ordered in a useful way). That wider scan costs as many
- * evaluations as all parameters have values, so a climb takes it only
- * where it stands on the best configuration found so far; a climb whose
- * minimum of one-step moves is worse ends there, and its evaluations go
- * to further restarts instead (over 400 seeds of the recorded convolution
- * spaces, the share of seeds within 10% of the optimum at 200 evaluations
- * went from 0.71 to 0.79 on A100 and 0.89 to 0.94 on A6000, and from 0.96
- * to 0.91 on A4000; at 100 evaluations on A100 it stayed 0.47). It never
- * steps onto a configuration evaluated before, so a new climb is pushed
- * away from the basins already explored instead of sliding back into them.
- *
- * Three things make it better than independent climbs:
+ * Every evaluated configuration is a node; the search always expands the
+ * fastest node that still has an unproposed neighbour of one parameter
+ * one step away, proposing that neighbour. A node whose neighbours are all
+ * taken is closed. So the evaluations go around the fastest configurations
+ * found so far, the fastest first, and fall back to slower ones only where
+ * those are exhausted. Unlike repeated hill climbs it never spends a whole
+ * climb confirming a poor local minimum before it looks elsewhere, and a
+ * fast configuration that a climb would have passed by (moving on at its
+ * first improving neighbour) still gets its other neighbours tried: an
+ * isolated optimum is often one step from such a configuration, though
+ * not from the minimum the climb ended in. (On the recorded convolution
+ * spaces, over 400 seeds, the share within 10% of the optimum at 100
+ * evaluations went from 0.47 to 0.71 on A100, 0.63 to 0.72 on A4000 and
+ * 0.69 to 0.94 on A6000 against iterated hill climbing with restarts.)
  *
  *  - Move statistics. Every pair of evaluated configurations that differ in
  *    one parameter says what changing that parameter from one value to the
  *    other did (as a ratio of runtimes). Averaged over the run, these
- *    predict what a move will do elsewhere; a climb tries its neighbours
- *    in the order of that prediction, so it finds the improving move
- *    sooner. Every other restart starts with a walk on the predictions
- *    alone (nothing evaluated) from a random configuration, so that the
- *    climb starts where the statistics expect fast configurations; the
- *    others start from a uniformly random one, so that statistics learnt
- *    in one region cannot hold the search there.
+ *    predict what a move will do elsewhere; a node proposes its neighbours
+ *    in the order of that prediction, ties at random.
  *
- *  - Pair moves. Once a few climbs have mapped the space, the best local
- *    minimum is probed with moves of two parameters at once, each pair
- *    built from two of its best single moves and tried in the order of
- *    the sum of their effects: a minimum of one-parameter moves is often
- *    one two-parameter move away from a better one (a block shape whose
- *    width and height must change together).
+ *  - The probe. One-step moves do not reach everything: switches and tile
+ *    shapes are not ordered in a useful way, and a block shape's width and
+ *    height often must change together. Once the best configuration has
+ *    stood for twice as many evaluations as a configuration has
+ *    neighbours, it is probed once: every value of every parameter, in
+ *    predicted order, then moves of two parameters at once, built from
+ *    its best single moves and ranked by the sum of their effects (at most
+ *    half a neighbourhood of those). A better configuration found there
+ *    becomes the node expanded next.
  *
- *  - A better first start: the best of a few random configurations (the
- *    occupancy-seeded start among them, evaluated first).
+ *  - A better first start: a few random configurations (the
+ *    occupancy-seeded start among them, evaluated first) are the first
+ *    nodes. When every node is closed, a random configuration is the next.
  *
  * No constant here depends on a kernel or a GPU: the limits scale with the
  * size of a configuration's neighbourhood.
@@ -51,36 +50,24 @@
 
 #include "history.h"
 
-/* Configurations evaluated before the first climb; it starts from the
- * best of them. */
+/* Random configurations evaluated first. */
 #define INITIAL_SAMPLE 5
-/* Local minima found before the best of them is probed with pair moves:
- * probing the first one found would spend the evaluations that a second
- * and third climb need to find a better basin. */
-#define CLIMBS_BEFORE_PAIRS 3
+/* The best configuration is probed once it has stood for this many
+ * neighbourhoods' worth of evaluations. */
+#define PROBE_AFTER_NEIGHBOURHOODS 2
 /* Pair moves are built from this many of the best single moves. */
 #define PAIR_SINGLES 32
 #define MAX_PAIRS    (PAIR_SINGLES * (PAIR_SINGLES - 1) / 2)
 /* Move statistics are kept for parameters with at most this many values
  * (a table of values x values per parameter). */
 #define STATS_MAX_VALUES 128
-/* A guided restart follows only predictions backed by this many
- * observations. */
-#define GUIDE_MIN_COUNT 2
-/* Results closer than this (relative) are ties, and a tie never moves the
- * search: the tuner measures each median to within 1% (the 95% confidence
- * interval of its timing protocol), so a smaller difference is noise, and
- * letting noise choose would send each repeat of a tune along another path
- * (onto configurations that its binary cache has not compiled). */
+/* Results closer than this (relative) are ties, and a tie does not make a
+ * new best: the tuner measures each median to within 1% (the 95%
+ * confidence interval of its timing protocol), so a smaller difference is
+ * noise, and letting noise decide when the probe comes would send each
+ * repeat of a tune along another path (onto configurations that its
+ * binary cache has not compiled). */
 #define TIE_REL 0.01
-
-enum { MARK_LOCAL_MIN = 1, MARK_PAIRED = 2 };
-
-typedef enum phase {
-    PHASE_SAMPLE, /* the initial sample */
-    PHASE_CLIMB,  /* neighbours of `current` */
-    PHASE_PAIRS   /* pair moves from `current` */
-} phase;
 
 typedef struct ranked {
     double score;
@@ -106,20 +93,25 @@ typedef struct default_state {
     double *delta_sum;
     uint32_t *delta_count;
 
-    unsigned char *mark; /* n: MARK_* */
+    unsigned char *probed; /* n: configurations probed */
+    size_t *heap;          /* open nodes: a binary heap by objective */
+    size_t heap_len;
+    size_t *held;          /* nodes closed only by proposals that may still
+                              be handed back; out of the heap until then */
+    size_t held_len;
 
-    phase phase;
     size_t sample_left; /* of the initial sample, still to propose */
-    size_t current;
-    cutune__neighbour_kind kind;
-    ranked *list; /* the neighbours or pair moves being tried */
+    size_t best;        /* the best result; a tie keeps the earlier one */
+    size_t last_better; /* evaluations reported when the best last changed */
+    int jumped;         /* the last result changed what comes next */
+    size_t *batch;      /* batch_cap: the last batch of expansions */
+    size_t batch_cap;
+    size_t batch_len;   /* proposals of the last batch */
+    size_t batch_pos;   /* of them, results reported */
+    uint64_t salt;      /* ties among predictions, fixed per run */
+    ranked *list;       /* the probe being proposed */
     size_t list_count;
     size_t list_next;
-    size_t pairs_left;  /* pair moves still allowed from `current` */
-    size_t move;        /* best improvement of the last batch */
-    size_t climbs;      /* local minima reached */
-    size_t best;        /* the best result; a tie keeps the earlier one */
-    int guided_restart; /* the next restart follows the statistics */
 
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */
@@ -128,10 +120,13 @@ typedef struct default_state {
 static void default_destroy(void *state)
 {
     default_state *st = state;
+    free(st->batch);
     free(st->config);
     free(st->nbr);
     free(st->list);
-    free(st->mark);
+    free(st->held);
+    free(st->heap);
+    free(st->probed);
     free(st->delta_count);
     free(st->delta_sum);
     free(st->stats_off);
@@ -151,12 +146,9 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->n = cutune__space_size(s);
     st->n_params = cutune__space_param_count(s);
     st->start = ctx->start < st->n ? ctx->start : SIZE_MAX;
-    st->phase = PHASE_SAMPLE;
     st->sample_left = INITIAL_SAMPLE;
-    st->current = SIZE_MAX;
-    st->move = SIZE_MAX;
     st->best = SIZE_MAX;
-    st->guided_restart = 1;
+    st->salt = ((uint64_t)gsl_rng_get(ctx->rng) << 32) ^ gsl_rng_get(ctx->rng);
     if (cutune__history_init(&st->h, st->n))
         return -1;
     size_t np = st->n_params ? st->n_params : 1;
@@ -177,21 +169,24 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
             n_stats += nv * nv;
         }
     }
-    list_cap = st->any_size > MAX_PAIRS ? st->any_size : MAX_PAIRS;
+    /* A probe: the ANY scan, then up to half a neighbourhood of pairs. */
+    list_cap = st->any_size + (MAX_PAIRS > st->any_size ? MAX_PAIRS
+                                                        : st->any_size);
     st->delta_sum = calloc(n_stats ? n_stats : 1, sizeof *st->delta_sum);
     st->delta_count = calloc(n_stats ? n_stats : 1, sizeof *st->delta_count);
-    st->mark = calloc(st->n ? st->n : 1, sizeof *st->mark);
+    st->probed = calloc(st->n ? st->n : 1, sizeof *st->probed);
+    st->heap = malloc((st->n ? st->n : 1) * sizeof *st->heap);
+    st->held = malloc((st->n ? st->n : 1) * sizeof *st->held);
     st->list = malloc(list_cap * sizeof *st->list);
     st->nbr = malloc((st->any_size ? st->any_size : 1) * sizeof *st->nbr);
-    if (!st->delta_sum || !st->delta_count || !st->mark || !st->list ||
-        !st->nbr)
+    if (!st->delta_sum || !st->delta_count || !st->probed || !st->heap ||
+        !st->held || !st->list || !st->nbr)
         goto fail;
     return 0;
 fail:
     default_destroy(st);
     return -1;
 }
-
 /* How much slower a is than b, as a difference of logarithms (relative
  * for objectives that are not positive), so that a ratio learnt on one
  * configuration applies to another. */
@@ -200,14 +195,6 @@ static double slowdown(double a, double b)
     if (a > 0 && b > 0)
         return log(a / b);
     return (a - b) / (fabs(b) > 1e-300 ? fabs(b) : 1e-300);
-}
-
-/* Whether objective a beats b by more than a tie. */
-static int faster(double a, double b)
-{
-    if (!isfinite(b))
-        return isfinite(a) || a < b;
-    return a < b - TIE_REL * fabs(b);
 }
 
 /* The one parameter in which neighbours a and b differ. */
@@ -289,12 +276,124 @@ static int by_score(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Ranks the untaken neighbours of `current` of the current kind (for ANY,
- * those that are not adjacent) by predicted slowdown, ties at random. */
-static void load_neighbours(default_state *st)
+/* Whether objective a beats b by more than a tie. */
+static int faster(double a, double b)
 {
-    size_t m = neighbours(st, st->current, st->kind);
-    const uint32_t *cc = cutune__space_config(st->space, st->current);
+    if (!isfinite(b))
+        return isfinite(a) || a < b;
+    return a < b - TIE_REL * fabs(b);
+}
+
+/* Open nodes, fastest first (ties: lower index). */
+static int node_before(const default_state *st, size_t a, size_t b)
+{
+    double x = st->h.objective[a], y = st->h.objective[b];
+    return x < y || (x == y && a < b);
+}
+
+static void heap_push(default_state *st, size_t index)
+{
+    size_t i = st->heap_len++;
+    while (i > 0 && node_before(st, index, st->heap[(i - 1) / 2])) {
+        st->heap[i] = st->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    st->heap[i] = index;
+}
+
+static void heap_pop(default_state *st)
+{
+    size_t last = st->heap[--st->heap_len], i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= st->heap_len)
+            break;
+        if (c + 1 < st->heap_len &&
+            node_before(st, st->heap[c + 1], st->heap[c]))
+            c++;
+        if (!node_before(st, st->heap[c], last))
+            break;
+        st->heap[i] = st->heap[c];
+        i = c;
+    }
+    if (st->heap_len > 0)
+        st->heap[i] = last;
+}
+
+/* The untaken one-step neighbour, best predicted (ties at random), of the
+ * fastest open node; nodes found closed on the way are dropped. A random
+ * untaken configuration when none is open; SIZE_MAX when none is left. */
+/* A fixed pseudo-random order of the configurations for the run, to
+ * break ties among predictions (splitmix64's finaliser): unlike draws
+ * from the run's generator, it does not depend on how many proposals came
+ * before, so expand() can be asked again what it would propose. */
+static uint64_t tie_order(const default_state *st, size_t index)
+{
+    uint64_t z = (uint64_t)index + st->salt + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The untaken one-step neighbour, best predicted (ties in tie_order), of
+ * the fastest open node; nodes found closed on the way leave the heap (to
+ * `held` while a neighbour is only proposed). SIZE_MAX when no node is
+ * open. */
+static size_t expand(default_state *st)
+{
+    while (st->heap_len > 0) {
+        size_t c = st->heap[0], best = SIZE_MAX;
+        size_t m = neighbours(st, c, CUTUNE__NEIGHBOUR_ADJACENT);
+        double best_score = 0;
+        uint64_t best_order = 0;
+        int pending = 0;
+        for (size_t i = 0; i < m; i++) {
+            size_t j = st->nbr[i];
+            int known;
+            if (cutune__history_is_taken(&st->h, j)) {
+                pending |= !st->h.done[j];
+                continue;
+            }
+            double score = predicted(st, c, j, 1, &known);
+            uint64_t order = tie_order(st, j);
+            if (best == SIZE_MAX || score < best_score ||
+                (score == best_score && order < best_order)) {
+                best = j;
+                best_score = score;
+                best_order = order;
+            }
+        }
+        if (best != SIZE_MAX)
+            return best;
+        heap_pop(st);
+        if (pending)
+            st->held[st->held_len++] = c;
+    }
+    return SIZE_MAX;
+}
+
+/* Held nodes back into the heap: the proposals that closed them have been
+ * answered or handed back. */
+static void unhold(default_state *st)
+{
+    while (st->held_len > 0)
+        heap_push(st, st->held[--st->held_len]);
+}
+
+/* The probe of b: its untaken neighbours of any one parameter that are
+ * not one step away, by predicted slowdown (ties at random); then pair
+ * moves, two of its best evaluated single moves (in different
+ * parameters) at once, by the sum of their slowdowns, at most half a
+ * neighbourhood of them. */
+static void load_probe(default_state *st, size_t b)
+{
+    ranked singles[PAIR_SINGLES + 1];
+    size_t n_singles = 0, n_any;
+    double fb = st->h.objective[b];
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    size_t m = neighbours(st, b, CUTUNE__NEIGHBOUR_ANY);
+
+    st->probed[b] = 1;
     st->list_count = st->list_next = 0;
     if (m > 1)
         gsl_ran_shuffle(st->rng, st->nbr, m, sizeof *st->nbr);
@@ -303,48 +402,26 @@ static void load_neighbours(default_state *st)
         int known;
         if (cutune__history_is_taken(&st->h, j))
             continue;
-        if (st->kind == CUTUNE__NEIGHBOUR_ANY) {
-            size_t p = differing_param(st, st->current, j);
-            uint32_t a = cc[p], v = cutune__space_config(st->space, j)[p];
-            if (a + 1 == v || v + 1 == a)
-                continue;
-        }
+        size_t p = differing_param(st, b, j);
+        uint32_t a = cb[p], v = cutune__space_config(st->space, j)[p];
+        if (a + 1 == v || v + 1 == a)
+            continue;
         ranked *r = &st->list[st->list_count];
-        r->score = predicted(st, st->current, j, 1, &known);
+        r->score = predicted(st, b, j, 1, &known);
         r->index = j;
         r->order = st->list_count++;
     }
     qsort(st->list, st->list_count, sizeof *st->list, by_score);
-}
+    n_any = st->list_count;
 
-static void begin_climb(default_state *st, size_t index)
-{
-    st->phase = PHASE_CLIMB;
-    st->current = index;
-    st->kind = CUTUNE__NEIGHBOUR_ADJACENT;
-    st->list_count = st->list_next = 0;
-    st->move = SIZE_MAX;
-    if (st->h.done[index])
-        load_neighbours(st);
-}
-
-/* Pair moves from local minimum m: two of its best evaluated single moves
- * (in different parameters) at once, ranked by the sum of their
- * slowdowns. */
-static void load_pairs(default_state *st, size_t m)
-{
-    ranked singles[PAIR_SINGLES + 1];
-    size_t n_singles = 0;
-    double fm = st->h.objective[m];
-    const uint32_t *cm = cutune__space_config(st->space, m);
-    size_t k = neighbours(st, m, CUTUNE__NEIGHBOUR_ANY);
-
-    /* The best PAIR_SINGLES by insertion: k is small. */
-    for (size_t i = 0; i < k; i++) {
+    /* The best PAIR_SINGLES evaluated single moves, by insertion: m is
+     * small. Those just listed are not evaluated yet; pairs are built
+     * from what is known now. */
+    for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
         if (!st->h.done[j] || !isfinite(st->h.objective[j]))
             continue;
-        ranked r = {slowdown(st->h.objective[j], fm), j, j};
+        ranked r = {slowdown(st->h.objective[j], fb), j, j};
         size_t pos = n_singles;
         while (pos > 0 && by_score(&r, &singles[pos - 1]) < 0) {
             singles[pos] = singles[pos - 1];
@@ -354,93 +431,42 @@ static void load_pairs(default_state *st, size_t m)
         if (n_singles < PAIR_SINGLES)
             n_singles++;
     }
-    st->phase = PHASE_PAIRS;
-    st->current = m;
-    st->list_count = st->list_next = 0;
-    st->move = SIZE_MAX;
-    st->pairs_left = (st->any_size + 1) / 2;
+    ranked *pairs = st->list + n_any;
+    size_t n_pairs = 0;
     for (size_t a = 0; a < n_singles; a++) {
-        size_t pa = differing_param(st, m, singles[a].index);
-        for (size_t b = a + 1; b < n_singles; b++) {
-            size_t pb = differing_param(st, m, singles[b].index);
+        size_t pa = differing_param(st, b, singles[a].index);
+        for (size_t c = a + 1; c < n_singles; c++) {
+            size_t pc = differing_param(st, b, singles[c].index);
             size_t idx;
-            if (pa == pb || pa == SIZE_MAX || pb == SIZE_MAX)
+            if (pa == pc || pa == SIZE_MAX || pc == SIZE_MAX)
                 continue;
-            memcpy(st->config, cm, st->n_params * sizeof *st->config);
+            memcpy(st->config, cb, st->n_params * sizeof *st->config);
             st->config[pa] =
                 cutune__space_config(st->space, singles[a].index)[pa];
-            st->config[pb] =
-                cutune__space_config(st->space, singles[b].index)[pb];
+            st->config[pc] =
+                cutune__space_config(st->space, singles[c].index)[pc];
             if (!cutune__space_index_of(st->space, st->config, &idx) ||
                 cutune__history_is_taken(&st->h, idx))
                 continue;
-            ranked *r = &st->list[st->list_count];
-            r->score = singles[a].score + singles[b].score;
+            ranked *r = &pairs[n_pairs++];
+            r->score = singles[a].score + singles[c].score;
             r->index = idx;
             r->order = idx;
-            st->list_count++;
         }
     }
-    qsort(st->list, st->list_count, sizeof *st->list, by_score);
+    qsort(pairs, n_pairs, sizeof *pairs, by_score);
+    if (n_pairs > (st->any_size + 1) / 2)
+        n_pairs = (st->any_size + 1) / 2;
+    st->list_count = n_any + n_pairs;
 }
 
-/* A random untaken configuration moved along the predictions alone (no
- * evaluation) as long as they promise a speed-up; then the untaken
- * configuration there or next to it. */
-static size_t guided_start(default_state *st, size_t from)
+/* Whether the best configuration's probe is due. */
+static int probe_due(const default_state *st)
 {
-    size_t c = from, best = from;
-    double total = 0, best_total = 0;
-    const double tie_log = log1p(-TIE_REL);
-    for (size_t step = 0; step < 4 * st->n_varying; step++) {
-        size_t m = neighbours(st, c, CUTUNE__NEIGHBOUR_ANY), next = SIZE_MAX;
-        double gain = 0;
-        /* As with results, a predicted gain within a tie of another is no
-         * reason to prefer it. */
-        for (size_t i = 0; i < m; i++) {
-            int known;
-            double d = predicted(st, c, st->nbr[i], GUIDE_MIN_COUNT, &known);
-            if (known && d < gain + tie_log) {
-                gain = d;
-                next = st->nbr[i];
-            }
-        }
-        if (next == SIZE_MAX)
-            break;
-        c = next;
-        total += gain;
-        if (total < best_total + tie_log) {
-            best_total = total;
-            best = c;
-        }
-    }
-    if (!cutune__history_is_taken(&st->h, best))
-        return best;
-    size_t m = neighbours(st, best, CUTUNE__NEIGHBOUR_ANY), k = 0;
-    for (size_t i = 0; i < m; i++)
-        if (!cutune__history_is_taken(&st->h, st->nbr[i]))
-            st->nbr[k++] = st->nbr[i];
-    return k ? st->nbr[cutune__random_below(st->rng, k)] : from;
-}
-
-/* After a climb or a pair probe: probe the best local minimum with pair
- * moves when its time has come, else start a climb somewhere new and
- * return where (to be proposed). SIZE_MAX when the pair probe began. */
-static size_t restart(default_state *st)
-{
-    size_t b = st->best;
-    if (st->climbs >= CLIMBS_BEFORE_PAIRS && b != SIZE_MAX &&
-        st->mark[b] == MARK_LOCAL_MIN) {
-        st->mark[b] |= MARK_PAIRED;
-        load_pairs(st, b);
-        return SIZE_MAX;
-    }
-    size_t r = cutune__history_random_untaken(&st->h, st->rng);
-    if (st->guided_restart)
-        r = guided_start(st, r);
-    st->guided_restart = !st->guided_restart;
-    begin_climb(st, r);
-    return r;
+    return st->list_next >= st->list_count && st->best != SIZE_MAX &&
+           !st->probed[st->best] &&
+           st->h.n_done - st->last_better >=
+               PROBE_AFTER_NEIGHBOURHOODS * st->any_size;
 }
 
 static size_t default_next(void *state, size_t *out, size_t cap)
@@ -449,7 +475,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     size_t k = 0;
     if (st->h.n_taken >= st->n)
         return 0;
-    if (st->phase == PHASE_SAMPLE && st->sample_left > 0) {
+    if (st->sample_left > 0) {
         while (k < cap && st->sample_left > 0) {
             size_t idx = st->start;
             st->start = SIZE_MAX;
@@ -463,81 +489,66 @@ static size_t default_next(void *state, size_t *out, size_t cap)
         }
         return k;
     }
-    if (st->phase == PHASE_SAMPLE) {
-        /* Climb from the best of the sample; if all of it failed, from
-         * wherever a restart leads. */
-        if (st->best != SIZE_MAX) {
-            begin_climb(st, st->best);
-        } else {
-            st->phase = PHASE_CLIMB;
-            st->current = SIZE_MAX;
+    if (probe_due(st))
+        load_probe(st, st->best);
+    while (k < cap && st->list_next < st->list_count) {
+        size_t idx = st->list[st->list_next++].index;
+        if (cutune__history_is_taken(&st->h, idx))
+            continue;
+        cutune__history_take(&st->h, idx);
+        out[k++] = idx;
+    }
+    /* A batch is all probe or all expansion, so that a jump (see
+     * default_enough) never cuts a probe short. */
+    st->batch_len = st->batch_pos = 0;
+    if (k > 0)
+        return k;
+    if (cap > st->batch_cap) {
+        size_t *b = realloc(st->batch, cap * sizeof *b);
+        if (b) {
+            st->batch = b;
+            st->batch_cap = cap;
         }
     }
-    /* Each pass proposes, or moves to a strictly better configuration, or
-     * widens the neighbourhood, or ends a climb or probe (marking its
-     * minimum), or restarts on an untaken configuration, so it ends. */
-    for (;;) {
-        if (st->current == SIZE_MAX ||
-            (st->h.done[st->current] &&
-             !isfinite(st->h.objective[st->current]) &&
-             st->phase == PHASE_CLIMB)) {
-            /* No climb from a failure: every neighbour would look like an
-             * improvement. */
-            size_t r = restart(st);
-            if (r != SIZE_MAX) {
-                cutune__history_take(&st->h, r);
-                out[0] = r;
-                return 1;
-            }
-            continue;
-        }
-        if (!st->h.done[st->current]) {
-            /* A restart point proposed but not reported (trimmed). */
-            out[0] = st->current;
-            return 1;
-        }
-        if (st->move != SIZE_MAX) {
-            size_t to = st->move;
-            begin_climb(st, to);
-            continue;
-        }
-        if (st->phase == PHASE_CLIMB && st->list_count == 0 &&
-            st->list_next == 0 && st->kind == CUTUNE__NEIGHBOUR_ADJACENT)
-            load_neighbours(st);
-        size_t limit = cap;
-        if (st->phase == PHASE_PAIRS && limit > st->pairs_left)
-            limit = st->pairs_left;
-        while (k < limit && st->list_next < st->list_count) {
-            size_t idx = st->list[st->list_next++].index;
-            if (cutune__history_is_taken(&st->h, idx))
-                continue;
-            cutune__history_take(&st->h, idx);
-            out[k++] = idx;
-        }
-        if (k > 0) {
-            if (st->phase == PHASE_PAIRS)
-                st->pairs_left -= k;
-            return k;
-        }
-        /* A minimum of adjacent moves that is worse than the best found
-         * ends the climb: scanning every value of every parameter from
-         * there is the dearest part of a climb, and the evaluations buy
-         * more as further restarts. */
-        if (st->phase == PHASE_CLIMB &&
-            st->kind == CUTUNE__NEIGHBOUR_ADJACENT &&
-            !(st->best != SIZE_MAX &&
-              faster(st->h.objective[st->best],
-                     st->h.objective[st->current]))) {
-            st->kind = CUTUNE__NEIGHBOUR_ANY;
-            load_neighbours(st);
-            continue;
-        }
-        if (st->phase == PHASE_CLIMB) {
-            st->mark[st->current] |= MARK_LOCAL_MIN;
-            st->climbs++;
-        }
-        st->current = SIZE_MAX;
+    unhold(st);
+    /* A batch takes the next neighbours of the same nodes, in order (at
+     * least one, even if no memory was left to remember them). When no
+     * node is open, a random configuration alone: drawn where proposals
+     * made one by one would draw it, so that the generator's sequence does
+     * not depend on the batch size. */
+    size_t limit = cap < st->batch_cap ? cap : st->batch_cap;
+    if (limit == 0)
+        limit = 1;
+    while (k < limit) {
+        size_t idx = expand(st);
+        if (idx == SIZE_MAX && k > 0)
+            break;
+        if (idx == SIZE_MAX)
+            idx = cutune__history_random_untaken(&st->h, st->rng);
+        if (idx == SIZE_MAX)
+            break;
+        cutune__history_take(&st->h, idx);
+        if (k < st->batch_cap)
+            st->batch[k] = idx;
+        out[k++] = idx;
     }
+    st->batch_len = st->batch_cap ? k : 0;
+    return k;
+}
+
+/* Whether proposal `pos` of the last batch of expansions is still what
+ * expand() would propose now that more results are in: the proposals
+ * from there on are handed back for the question, and taken again. A
+ * random proposal (no node was open) stays right while none is open. */
+static int still_next(default_state *st, size_t pos)
+{
+    for (size_t i = pos; i < st->batch_len; i++)
+        cutune__history_release(&st->h, st->batch[i]);
+    unhold(st);
+    size_t now = expand(st);
+    for (size_t i = pos; i < st->batch_len; i++)
+        cutune__history_take(&st->h, st->batch[i]);
+    return now == st->batch[pos] || now == SIZE_MAX;
 }
 
 static void default_report(void *state, size_t index, double objective)
@@ -546,39 +557,55 @@ static void default_report(void *state, size_t index, double objective)
     if (index >= st->n)
         return;
     int fresh = !st->h.done[index];
+    st->jumped = 0;
     cutune__history_report(&st->h, index, objective);
-    if (fresh)
-        learn(st, index);
+    if (!fresh)
+        return;
+    learn(st, index);
     double o = st->h.objective[index];
-    if (isfinite(o) &&
-        (st->best == SIZE_MAX || faster(o, st->h.objective[st->best])))
-        st->best = index;
-    /* First improvement: the first result that beats the configuration it
-     * was proposed from (default_enough then ends the batch). */
-    if (st->phase != PHASE_SAMPLE && st->current != SIZE_MAX &&
-        index != st->current && st->h.done[st->current] &&
-        st->move == SIZE_MAX && faster(o, st->h.objective[st->current]))
-        st->move = index;
+    if (isfinite(o)) {
+        heap_push(st, index);
+        if (st->best == SIZE_MAX || faster(o, st->h.objective[st->best])) {
+            st->best = index;
+            st->last_better = st->h.n_done;
+        }
+    }
+    /* Results come in the order proposed. */
+    size_t pos = st->batch_pos++;
+    if (pos + 1 < st->batch_len)
+        st->jumped = !still_next(st, pos + 1);
 }
 
-/* A climb or probe that found its move wants no more of the batch: the
- * tuner then measures exactly what proposals made one by one would have
- * measured, while its compile pool still works ahead on the batch. */
+/* A result that becomes the fastest open node changes what is expanded
+ * next, and one after which the probe is due changes what comes next
+ * too: the rest of the batch is then not wanted. So the tuner measures
+ * what proposals made one at a time would have measured, up to the move
+ * statistics learnt in between, while its compile pool still works ahead
+ * on the whole batch. */
 static int default_enough(void *state)
 {
     const default_state *st = state;
-    return st->phase != PHASE_SAMPLE && st->move != SIZE_MAX;
+    return st->jumped || probe_due(st);
 }
 
+/* A proposal handed back (the batch was cut, or the budget ran out before
+ * it) is proposable again and no longer part of the batch. */
 static void default_withdraw(void *state, size_t index)
 {
     default_state *st = state;
     cutune__history_release(&st->h, index);
+    for (size_t i = st->batch_pos; i < st->batch_len; i++)
+        if (st->batch[i] == index) {
+            memmove(st->batch + i, st->batch + i + 1,
+                    (st->batch_len - i - 1) * sizeof *st->batch);
+            st->batch_len--;
+            break;
+        }
 }
 
 const cutune__strategy_type cutune__strategy_default_type = {
-    "default",      sizeof(default_state), default_init,
-    default_next,   default_report,        default_destroy,
+    "default",    sizeof(default_state), default_init,
+    default_next, default_report,        default_destroy,
     default_enough, default_withdraw,
 };
 const cutune__strategy_type *cutune__strategy_default =

@@ -23,6 +23,7 @@ typedef struct evaluator {
     size_t abort_at_call;   /* return -1 on this call (1-based); 0: never */
     size_t short_at_call;   /* evaluate only part of this call's batch */
     int unimodal;           /* no failures */
+    int all_at_once;        /* never hands results over one at a time */
 } evaluator;
 
 /* Minimum at bx = 128, by = 2, unroll = 3, flag = 1. */
@@ -53,7 +54,7 @@ static int eval_cb(void *user, const size_t *indices, size_t n,
         ev->count[indices[i]]++;
         if (ev->n_log < MAX_LOG)
             ev->log[ev->n_log++] = indices[i];
-        if (more && !more(more_ctx, i, objectives[i])) {
+        if (!ev->all_at_once && more && !more(more_ctx, i, objectives[i])) {
             n = i + 1;
             break;
         }
@@ -391,6 +392,109 @@ static const cutune__strategy_type script_type = {
     NULL, NULL, /* never stops a batch short */
 };
 
+/* A strategy that proposes batches of 4 consecutive indices and has
+ * enough of each batch after its second result: the driver must evaluate
+ * two per batch, hand the other two back, and go on with the next batch. */
+typedef struct stopper_state {
+    size_t next_index;
+    size_t in_batch;     /* results of the current batch */
+    size_t withdrawn[16];
+    size_t n_withdrawn;
+    size_t reports;
+} stopper_state;
+
+static stopper_state last_stopper;
+
+static int stopper_init(void *state, const cutune__strategy_ctx *ctx)
+{
+    (void)ctx;
+    memset(state, 0, sizeof(stopper_state));
+    return 0;
+}
+
+static size_t stopper_next(void *state, size_t *out, size_t cap)
+{
+    stopper_state *st = state;
+    size_t k = 0;
+    /* Withdrawn proposals come back first, as the default strategy may
+     * propose them again. */
+    while (k < cap && k < 4 && st->n_withdrawn > 0)
+        out[k++] = st->withdrawn[--st->n_withdrawn];
+    while (k < cap && k < 4)
+        out[k++] = st->next_index++;
+    st->in_batch = 0;
+    return k;
+}
+
+static void stopper_report(void *state, size_t index, double objective)
+{
+    stopper_state *st = state;
+    (void)index;
+    (void)objective;
+    st->reports++;
+    st->in_batch++;
+}
+
+static int stopper_enough(void *state)
+{
+    return ((stopper_state *)state)->in_batch >= 2;
+}
+
+static void stopper_withdraw(void *state, size_t index)
+{
+    stopper_state *st = state;
+    if (st->n_withdrawn < 16)
+        st->withdrawn[st->n_withdrawn++] = index;
+}
+
+static void stopper_destroy(void *state)
+{
+    last_stopper = *(stopper_state *)state;
+}
+
+static const cutune__strategy_type stopper_type = {
+    "stopper",     sizeof(stopper_state), stopper_init,
+    stopper_next,  stopper_report,        stopper_destroy,
+    stopper_enough, stopper_withdraw,
+};
+
+static void test_enough(const cutune__space *s)
+{
+    evaluator *ev = evaluator_new(s);
+    cutune__search_options o = opts(9, 4, 1, SIZE_MAX);
+    cutune__search_result r;
+    CHECK_INT(cutune__search_run(&stopper_type, s, &o, eval_cb, ev, &r), 0);
+    /* Batches {0,1,2,3} -> 0,1 evaluated; {3,2,4,5} -> 3,2; {5,4,6,7} ->
+     * 5,4; {7,6,8,9} -> 7,6, with 9 handed back first (beyond the budget
+     * of 9) and 8 second (not wanted); {8,9,10,11} -> 8. */
+    const size_t expect[] = {0, 1, 3, 2, 5, 4, 7, 6, 8};
+    CHECK_INT(r.evaluations, 9);
+    CHECK_INT(ev->n_log, 9);
+    int same = ev->n_log == 9;
+    for (size_t i = 0; same && i < 9; i++)
+        same = ev->log[i] == expect[i];
+    if (!same)
+        for (size_t i = 0; i < ev->n_log; i++)
+            fprintf(stderr, "evaluated %zu: %zu\n", i, ev->log[i]);
+    CHECK(same);
+    CHECK_INT(last_stopper.reports, 9);
+    for (size_t i = 0; i < cutune__space_size(s); i++)
+        if (ev->count[i] > 1)
+            CHECK_INT(ev->count[i], 1);
+    evaluator_free(ev);
+
+    /* An evaluator that hands over the whole batch at once is not cut:
+     * everything it evaluated is reported and counted. */
+    ev = evaluator_new(s);
+    ev->all_at_once = 1;
+    o = opts(8, 4, 1, SIZE_MAX);
+    CHECK_INT(cutune__search_run(&stopper_type, s, &o, eval_cb, ev, &r), 0);
+    CHECK_INT(r.evaluations, 8);
+    CHECK_INT(last_stopper.reports, 8);
+    CHECK_INT(ev->log[4], 4);
+    evaluator_free(ev);
+}
+
 static void test_driver(const cutune__space *s)
 {
     evaluator *ev = evaluator_new(s);
@@ -497,6 +601,7 @@ int main(void)
     test_start_first(s);
     test_abort_and_short(s);
     test_driver(s);
+    test_enough(s);
     test_failures_everywhere();
     cutune__space_free(s);
     return check_finish();
