@@ -14,14 +14,15 @@
  * isolated optimum is often one step from such a configuration, though
  * not from the minimum the climb ended in. (On the recorded convolution
  * spaces, over 400 seeds, the share within 10% of the optimum at 100
- * evaluations went from 0.47 to 0.71 on A100, 0.63 to 0.72 on A4000 and
- * 0.69 to 0.94 on A6000 against iterated hill climbing with restarts.)
+ * evaluations went from 0.47 to 0.69 on A100, 0.63 to 0.72 on A4000 and
+ * 0.69 to 0.96 on A6000 against iterated hill climbing with restarts.)
  *
  *  - Move statistics. Every pair of evaluated configurations that differ in
  *    one parameter says what changing that parameter from one value to the
  *    other did (as a ratio of runtimes). Averaged over the run, these
  *    predict what a move will do elsewhere; a node proposes its neighbours
- *    in the order of that prediction, ties at random.
+ *    in the order of that prediction, ties in a pseudo-random order of the
+ *    configurations fixed per run.
  *
  *  - The probe. One-step moves do not reach everything: switches and tile
  *    shapes are not ordered in a useful way, and a block shape's width and
@@ -31,11 +32,20 @@
  *    predicted order, then moves of two parameters at once, built from
  *    its best single moves and ranked by the sum of their effects (at most
  *    half a neighbourhood of those). A better configuration found there
- *    becomes the node expanded next.
+ *    becomes the node expanded next. A result within TIE_REL of the best
+ *    is not a new best.
  *
  *  - A better first start: a few random configurations (the
  *    occupancy-seeded start among them, evaluated first) are the first
  *    nodes. When every node is closed, a random configuration is the next.
+ *
+ *  - Batches. The tuner asks for many proposals at once (its compile pool
+ *    works ahead) and reports results one at a time. After each, the
+ *    strategy checks whether the next proposal of the batch is still what
+ *    it would propose now, and when it is not, asks for no more of the
+ *    batch (default_enough); the rest is handed back. So a run evaluates
+ *    the same configurations, in the same order, at any batch size, and
+ *    the strategy benchmark (one proposal at a time) describes the tuner.
  *
  * No constant here depends on a kernel or a GPU: the limits scale with the
  * size of a configuration's neighbourhood.
