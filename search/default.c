@@ -106,8 +106,8 @@ typedef struct default_state {
     unsigned char *probed; /* n: configurations probed */
     size_t *heap;          /* open nodes: a binary heap by objective */
     size_t heap_len;
-    size_t *held;          /* nodes closed only by proposals that may still
-                              be handed back; out of the heap until then */
+    size_t *held; /* nodes closed only by proposals that may still
+                     be handed back; out of the heap until then */
     size_t held_len;
 
     size_t sample_left; /* of the initial sample, still to propose */
@@ -116,10 +116,14 @@ typedef struct default_state {
     int jumped;         /* the last result changed what comes next */
     size_t *batch;      /* batch_cap: the last batch of expansions */
     size_t batch_cap;
-    size_t batch_len;   /* proposals of the last batch */
-    size_t batch_pos;   /* of them, results reported */
-    uint64_t salt;      /* ties among predictions, fixed per run */
-    ranked *list;       /* the probe being proposed */
+    size_t batch_len;      /* proposals of the last batch */
+    size_t batch_pos;      /* of them, results reported */
+    uint64_t salt;         /* ties among predictions, fixed per run */
+    uint64_t draws;        /* random configurations drawn (random_draw) */
+    size_t first_random;   /* in the batch, the first random draw: from
+                              there on all are (no node was open) */
+    uint64_t draws_before; /* draws before that one */
+    ranked *list;          /* the probe being proposed */
     size_t list_count;
     size_t list_next;
 
@@ -158,6 +162,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->start = ctx->start < st->n ? ctx->start : SIZE_MAX;
     st->sample_left = INITIAL_SAMPLE;
     st->best = SIZE_MAX;
+    st->first_random = SIZE_MAX;
     st->salt = ((uint64_t)gsl_rng_get(ctx->rng) << 32) ^ gsl_rng_get(ctx->rng);
     if (cutune__history_init(&st->h, st->n))
         return -1;
@@ -180,8 +185,8 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
         }
     }
     /* A probe: the ANY scan, then up to half a neighbourhood of pairs. */
-    list_cap = st->any_size + (MAX_PAIRS > st->any_size ? MAX_PAIRS
-                                                        : st->any_size);
+    list_cap =
+        st->any_size + (MAX_PAIRS > st->any_size ? MAX_PAIRS : st->any_size);
     st->delta_sum = calloc(n_stats ? n_stats : 1, sizeof *st->delta_sum);
     st->delta_count = calloc(n_stats ? n_stats : 1, sizeof *st->delta_count);
     st->probed = calloc(st->n ? st->n : 1, sizeof *st->probed);
@@ -330,19 +335,34 @@ static void heap_pop(default_state *st)
         st->heap[i] = last;
 }
 
-/* The untaken one-step neighbour, best predicted (ties at random), of the
- * fastest open node; nodes found closed on the way are dropped. A random
- * untaken configuration when none is open; SIZE_MAX when none is left. */
 /* A fixed pseudo-random order of the configurations for the run, to
  * break ties among predictions (splitmix64's finaliser): unlike draws
  * from the run's generator, it does not depend on how many proposals came
  * before, so expand() can be asked again what it would propose. */
-static uint64_t tie_order(const default_state *st, size_t index)
+static uint64_t mix(uint64_t z)
 {
-    uint64_t z = (uint64_t)index + st->salt + 0x9e3779b97f4a7c15ULL;
+    z += 0x9e3779b97f4a7c15ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+static uint64_t tie_order(const default_state *st, size_t index)
+{
+    return mix((uint64_t)index + st->salt);
+}
+
+/* The next random untaken configuration when no node is open: draw number
+ * `draws` of a stream fixed per run, so that draws handed back with a
+ * batch can be taken back too (default_withdraw) and the stream does not
+ * depend on the batch size. */
+static size_t random_draw(default_state *st)
+{
+    size_t left = st->n - st->h.n_taken;
+    if (left == 0)
+        return SIZE_MAX;
+    uint64_t r = mix(st->draws++ ^ ~st->salt);
+    return cutune__history_untaken_at(&st->h, (size_t)(r % left));
 }
 
 /* The untaken one-step neighbour, best predicted (ties in tie_order), of
@@ -511,6 +531,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     /* A batch is all probe or all expansion, so that a jump (see
      * default_enough) never cuts a probe short. */
     st->batch_len = st->batch_pos = 0;
+    st->first_random = SIZE_MAX;
     if (k > 0)
         return k;
     if (cap > st->batch_cap) {
@@ -522,19 +543,21 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     }
     unhold(st);
     /* A batch takes the next neighbours of the same nodes, in order (at
-     * least one, even if no memory was left to remember them). When no
-     * node is open, a random configuration alone: drawn where proposals
-     * made one by one would draw it, so that the generator's sequence does
-     * not depend on the batch size. */
+     * least one, even if no memory was left to remember them); when no
+     * node is open, random configurations. */
     size_t limit = cap < st->batch_cap ? cap : st->batch_cap;
     if (limit == 0)
         limit = 1;
+    st->first_random = SIZE_MAX;
     while (k < limit) {
         size_t idx = expand(st);
-        if (idx == SIZE_MAX && k > 0)
-            break;
-        if (idx == SIZE_MAX)
-            idx = cutune__history_random_untaken(&st->h, st->rng);
+        if (idx == SIZE_MAX) {
+            if (st->first_random == SIZE_MAX) {
+                st->first_random = k;
+                st->draws_before = st->draws;
+            }
+            idx = random_draw(st);
+        }
         if (idx == SIZE_MAX)
             break;
         cutune__history_take(&st->h, idx);
@@ -549,7 +572,8 @@ static size_t default_next(void *state, size_t *out, size_t cap)
 /* Whether proposal `pos` of the last batch of expansions is still what
  * expand() would propose now that more results are in: the proposals
  * from there on are handed back for the question, and taken again. A
- * random proposal (no node was open) stays right while none is open. */
+ * random draw (no node was open) stays right while none is open: one by
+ * one, the same draw of the stream would come next. */
 static int still_next(default_state *st, size_t pos)
 {
     for (size_t i = pos; i < st->batch_len; i++)
@@ -586,12 +610,15 @@ static void default_report(void *state, size_t index, double objective)
         st->jumped = !still_next(st, pos + 1);
 }
 
-/* A result that becomes the fastest open node changes what is expanded
- * next, and one after which the probe is due changes what comes next
- * too: the rest of the batch is then not wanted. So the tuner measures
- * what proposals made one at a time would have measured, up to the move
- * statistics learnt in between, while its compile pool still works ahead
- * on the whole batch. */
+/* A result after which the next proposal of the batch is no longer what
+ * expand() would propose (a new fastest node, statistics that now rank
+ * another neighbour first, a node opened where random draws were next),
+ * or after which the probe is due, ends the batch: the rest is not
+ * wanted. So the tuner measures exactly what proposals made one at a time
+ * would have measured, while its compile pool still works ahead on the
+ * whole batch. (A cut during the first sample, which would need the probe
+ * due within five evaluations, cannot happen on a space the sample does
+ * not cover; sample_left is not given back.) */
 static int default_enough(void *state)
 {
     const default_state *st = state;
@@ -609,14 +636,22 @@ static void default_withdraw(void *state, size_t index)
             memmove(st->batch + i, st->batch + i + 1,
                     (st->batch_len - i - 1) * sizeof *st->batch);
             st->batch_len--;
+            /* A random draw handed back is undrawn, with every later one
+             * (what is handed back is the end of a batch). */
+            if (st->first_random != SIZE_MAX && i >= st->first_random) {
+                uint64_t d = st->draws_before + (i - st->first_random);
+                if (d < st->draws)
+                    st->draws = d;
+            } else if (st->first_random != SIZE_MAX) {
+                st->first_random--;
+            }
             break;
         }
 }
 
 const cutune__strategy_type cutune__strategy_default_type = {
-    "default",    sizeof(default_state), default_init,
-    default_next, default_report,        default_destroy,
-    default_enough, default_withdraw,
+    "default",      sizeof(default_state), default_init,   default_next,
+    default_report, default_destroy,       default_enough, default_withdraw,
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

@@ -91,10 +91,17 @@ size_t cutune__random_below(gsl_rng *rng, size_t n)
 
 size_t cutune__history_random_untaken(const cutune__history *h, gsl_rng *rng)
 {
-    size_t left = h->n - h->n_taken, k, pos = 0, step = 1;
+    size_t left = h->n - h->n_taken;
     if (left == 0)
         return SIZE_MAX;
-    k = cutune__random_below(rng, left);
+    return cutune__history_untaken_at(h, cutune__random_below(rng, left));
+}
+
+size_t cutune__history_untaken_at(const cutune__history *h, size_t k)
+{
+    size_t pos = 0, step = 1;
+    if (k >= h->n - h->n_taken)
+        return SIZE_MAX;
     while (step <= h->n / 2)
         step <<= 1;
     for (; step; step >>= 1) {

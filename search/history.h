@@ -48,6 +48,9 @@ static inline int cutune__history_is_taken(const cutune__history *h,
 /* A uniformly random untaken configuration, or SIZE_MAX when none is left.
  * It is not marked taken. */
 size_t cutune__history_random_untaken(const cutune__history *h, gsl_rng *rng);
+/* The k-th untaken configuration in index order (k < n - n_taken), or
+ * SIZE_MAX. Not marked taken. */
+size_t cutune__history_untaken_at(const cutune__history *h, size_t k);
 
 /* The valid configuration nearest to `config` when it is untaken; else
  * one random parameter of `config` at a time is moved to a random value

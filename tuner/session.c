@@ -933,9 +933,10 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
 {
     cutune_session *s = user;
     *done = 0;
-    /* The time since the previous batch was the strategy's. */
-    double search_ms = n ? (cutune__now() - s->batch_end) * 1e3 / (double)n
-                         : 0.0;
+    /* The time since the previous batch was the strategy's, and so is the
+     * time in `more`; it is shared among the evaluations made. */
+    double search_ms = (cutune__now() - s->batch_end) * 1e3;
+    size_t first_eval = s->n_evals;
     if (s->max_seconds > 0 && cutune__now() - s->started >= s->max_seconds)
         return 0;
     /* Configurations measured before (with reuse_measurements) are not
@@ -991,7 +992,6 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             rc = -1;
             break;
         }
-        e->search_ms = search_ms;
         char cfg[512];
         int whole = describe(s->problem, indices[i], cfg, sizeof cfg);
         if (prior[i]) {
@@ -1041,11 +1041,18 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             break;
         }
         /* The strategy has what it needed of this batch: the rest is not
-         * measured (compiles already running finish into the binary
-         * cache, where a later proposal finds them). */
-        if (more && !more(more_ctx, i, objectives[i]))
-            break;
+         * measured (compiles already running finish, into the binary
+         * cache where there is one, for a later proposal to find). */
+        if (more) {
+            double t0 = cutune__now();
+            int go_on = more(more_ctx, i, objectives[i]);
+            search_ms += (cutune__now() - t0) * 1e3;
+            if (!go_on)
+                break;
+        }
     }
+    for (size_t i = first_eval; i < s->n_evals; i++)
+        s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
     cutune__compile_finish(pool);
     job_set_clear(&js);
     free(prior);
