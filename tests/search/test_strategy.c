@@ -47,14 +47,19 @@ static int eval_cb(void *user, const size_t *indices, size_t n,
     ev->calls++;
     if (ev->abort_at_call && ev->calls == ev->abort_at_call)
         return -1;
-    if (ev->short_at_call && ev->calls == ev->short_at_call && n > 1)
+    /* Out of time on this call: it stops on its own, and hands the
+     * results over at the end (a strategy must not take its stop for one
+     * it asked for). */
+    int short_call = ev->short_at_call && ev->calls == ev->short_at_call;
+    if (short_call && n > 1)
         n = n / 2;
     for (size_t i = 0; i < n; i++) {
         objectives[i] = objective_of(ev, indices[i]);
         ev->count[indices[i]]++;
         if (ev->n_log < MAX_LOG)
             ev->log[ev->n_log++] = indices[i];
-        if (!ev->all_at_once && more && !more(more_ctx, i, objectives[i])) {
+        if (!ev->all_at_once && !short_call && more &&
+            !more(more_ctx, i, objectives[i])) {
             n = i + 1;
             break;
         }
