@@ -106,14 +106,14 @@ typedef struct default_state {
     unsigned char *probed; /* n: configurations probed */
     size_t *heap;          /* open nodes: a binary heap by objective */
     size_t heap_len;
-    size_t *held; /* nodes closed only by proposals that may still
-                     be handed back; out of the heap until then */
+    /* Nodes closed only by proposals that may still be handed back: out
+     * of the heap until then. */
+    size_t *held;
     size_t held_len;
 
     size_t sample_left; /* of the initial sample, still to propose */
     size_t best;        /* the best result; a tie keeps the earlier one */
     size_t last_better; /* evaluations reported when the best last changed */
-    int jumped;         /* the last result changed what comes next */
     size_t *batch;      /* batch_cap: the last batch of expansions */
     size_t batch_cap;
     size_t batch_len;      /* proposals of the last batch */
@@ -335,10 +335,7 @@ static void heap_pop(default_state *st)
         st->heap[i] = last;
 }
 
-/* A fixed pseudo-random order of the configurations for the run, to
- * break ties among predictions (splitmix64's finaliser): unlike draws
- * from the run's generator, it does not depend on how many proposals came
- * before, so expand() can be asked again what it would propose. */
+/* splitmix64's finaliser: a well-spread hash of a 64-bit number. */
 static uint64_t mix(uint64_t z)
 {
     z += 0x9e3779b97f4a7c15ULL;
@@ -347,6 +344,10 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* A fixed pseudo-random order of the configurations for the run, to
+ * break ties among predictions: unlike draws from the run's generator, it
+ * does not depend on how many proposals came before, so expand() can be
+ * asked again what it would propose. */
 static uint64_t tie_order(const default_state *st, size_t index)
 {
     return mix((uint64_t)index + st->salt);
@@ -591,7 +592,6 @@ static void default_report(void *state, size_t index, double objective)
     if (index >= st->n)
         return;
     int fresh = !st->h.done[index];
-    st->jumped = 0;
     cutune__history_report(&st->h, index, objective);
     if (!fresh)
         return;
@@ -604,10 +604,7 @@ static void default_report(void *state, size_t index, double objective)
             st->last_better = st->h.n_done;
         }
     }
-    /* Results come in the order proposed. */
-    size_t pos = st->batch_pos++;
-    if (pos + 1 < st->batch_len)
-        st->jumped = !still_next(st, pos + 1);
+    st->batch_pos++; /* results come in the order proposed */
 }
 
 /* A result after which the next proposal of the batch is no longer what
@@ -621,8 +618,9 @@ static void default_report(void *state, size_t index, double objective)
  * not cover; sample_left is not given back.) */
 static int default_enough(void *state)
 {
-    const default_state *st = state;
-    return st->jumped || probe_due(st);
+    default_state *st = state;
+    return (st->batch_pos < st->batch_len && !still_next(st, st->batch_pos)) ||
+           probe_due(st);
 }
 
 /* A proposal handed back (the batch was cut, or the budget ran out before
