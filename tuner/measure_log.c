@@ -144,6 +144,10 @@ static int parse_line(const char *line, size_t len, cutune__measured *m)
     m->sm_clock_mhz = (int)get_number(o, "sm_clock_mhz", -1);
     m->temperature_c = (int)get_number(o, "temperature_c", -1);
     m->timestamp = get_number(o, "timestamp", 0.0);
+    double final_runs = get_number(o, "final_runs", 0.0);
+    if (!(final_runs >= 0 && final_runs <= (double)m->runs))
+        goto bad;
+    m->final_runs = (size_t)final_runs;
     json_decref(o);
     return 0;
 bad:
@@ -292,7 +296,7 @@ int cutune__measure_log_append(cutune__measure_log *log,
         }
     json_t *o = rt ? json_pack(
         "{s:i, s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-        " s:b, s:i, s:i, s:o, s:s, s:o}",
+        " s:b, s:i, s:i, s:o, s:s, s:o, s:I}",
         "v", LOG_VERSION, "config", m->config, "grid", dims(m->grid),
         "block", dims(m->block), "outcome", cutune_outcome_str(m->outcome),
         "time_ms", number(m->time_ms), "min_ms", number(m->min_ms),
@@ -302,7 +306,8 @@ int cutune__measure_log_append(cutune__measure_log *log,
         number(m->framework_ms), "stopped_early", m->stopped_early,
         "sm_clock_mhz", m->sm_clock_mhz, "temperature_c", m->temperature_c,
         "timestamp", number(m->timestamp), "message",
-        m->message ? m->message : "", "runtimes", rt) : NULL;
+        m->message ? m->message : "", "runtimes", rt, "final_runs",
+        (json_int_t)m->final_runs) : NULL;
     if (!o)
         return -1;
     char *text = json_dumps(o, JSON_COMPACT);

@@ -45,6 +45,8 @@ typedef struct cutune__measured {
     char *message;
     double *runtimes;      /* every timed launch, ms */
     size_t runs;
+    size_t final_runs;     /* how many of the last runtimes are the tune's
+                              final round (0: not a finalist) */
 } cutune__measured;
 
 typedef struct cutune__measure_log cutune__measure_log;

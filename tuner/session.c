@@ -28,26 +28,43 @@
 #include "measure_log.h"
 #include "cutune/cutune.h"
 #include "problem.h"
+#include "stats.h"
 #include "strategy.h"
 #include "t4.h"
 #include "util.h"
 #include "worker_client.h"
 
 /* Measurement protocol: a validated first launch, two more warm-up
- * launches, then timed launches until at least 10 and 20 ms of kernel time
+ * launches, then timed launches until at least 10 and 2 ms of kernel time
  * are measured and the 95% confidence interval of the median is within 1%
  * of it, at most 1000 launches or 1 s. A candidate whose fastest of its
  * first 5 launches is more than 10% slower than the best median so far is
- * dropped early: it cannot win. */
+ * dropped early: it cannot win.
+ *
+ * That is enough to steer the search, not to name the winner: on a short
+ * window slow drifts of the GPU (clocks, temperature) and the luck of the
+ * draw among many near-equal candidates move the fastest median by more
+ * than its interval says. So the search's best few (at most FINAL_MAX,
+ * within FINAL_MARGIN of the fastest) are measured again after it, in a
+ * final round: FINAL_PASSES passes over them, in opposite orders so that a
+ * drift weighs on all of them alike, each pass at least FINAL_SECONDS of
+ * kernel time per finalist. The winner is decided on all of a finalist's
+ * launches. Measuring every candidate that long instead (20 ms each, until
+ * the fourth session) made a repeated tune measuring-bound: see the
+ * README's "Measuring". */
 #define WARMUP_LAUNCHES 3
 #define MIN_REPS 10
 #define MAX_REPS 1000
-#define MIN_SECONDS 0.02
+#define MIN_SECONDS 0.002
 #define MAX_SECONDS 1.0
 #define CI_LEVEL 0.95
 #define CI_REL 0.01
 #define EARLY_REPS 5
 #define EARLY_MARGIN 0.10
+#define FINAL_MAX 5
+#define FINAL_MARGIN 0.03
+#define FINAL_PASSES 2
+#define FINAL_SECONDS 0.01
 #define DEFAULT_LAUNCH_TIMEOUT 10.0
 /* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
 #define ATOL 1e-6
@@ -67,6 +84,8 @@ typedef struct eval_record {
     double search_ms;   /* this evaluation's share of the strategy's time */
     double timestamp;   /* wall clock when it finished */
     int reused;         /* taken from the measurement log, not measured */
+    int finalist;       /* chosen for the final round */
+    size_t final_runs;  /* the last runtimes that the final round added */
 } eval_record;
 
 struct cutune_session {
@@ -287,7 +306,7 @@ static uint64_t measure_key(const cutune_session *s)
     const cutune_device *d = &s->device.fingerprint;
     char head[1024];
     int n = snprintf(head, sizeof head,
-                     "cutune measurements v1\n%s\n%s\n%d.%d %d %lld %lld %d "
+                     "cutune measurements v2\n%s\n%s\n%d.%d %d %lld %lld %d "
                      "%s %s\n%s\nwarm %d shared %u\n",
                      d->name, d->uuid, d->cc_major, d->cc_minor, d->sm_count,
                      d->l2_bytes, d->memory_bytes, d->driver_version,
@@ -682,9 +701,10 @@ static int describe(const cutune_problem *p, size_t config, char *buf,
 }
 
 /* Measures one compiled configuration on the worker, restarting the
- * worker first when a previous candidate killed it. */
+ * worker first when a previous candidate killed it. In the final round
+ * (`final`) nothing stops early and each finalist gets FINAL_SECONDS. */
 static void measure(cutune_session *s, eval_record *e,
-                    const cutune__compile_job *job)
+                    const cutune__compile_job *job, int final)
 {
     const cutune_problem *p = s->problem;
     unsigned grid[3], block[3];
@@ -720,7 +740,9 @@ static void measure(cutune_session *s, eval_record *e,
     }
     cutune__run_request rq;
     fill_run_request(&rq, grid, block, p->shared_memory, CUTUNE__RUN_MEASURE);
-    rq.best_ms = s->best_ms;
+    rq.best_ms = final ? 0.0 : s->best_ms;
+    if (final)
+        rq.min_seconds = FINAL_SECONDS;
     if (s->opt.warm_cache)
         rq.flush_l2 = 0;
     /* Conditions of the measurement, where NVML can tell them. */
@@ -866,6 +888,23 @@ static const cutune__measured *earlier(const cutune_session *s,
     return m;
 }
 
+/* Median, minimum, standard deviation and interval of the first n of e's
+ * runtimes. Returns -1 when memory ran out. */
+static int summarize(eval_record *e, size_t n)
+{
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d)
+        return -1;
+    memcpy(d, e->runtimes, n * sizeof *d);
+    gsl_sort(d, 1, n);
+    e->pub.time_ms = gsl_stats_median_from_sorted_data(d, 1, n);
+    e->min_ms = d[0];
+    e->stddev_ms = n > 1 ? gsl_stats_sd(d, 1, n) : 0.0;
+    cutune__median_ci(d, n, CI_LEVEL, &e->ci_lo_ms, &e->ci_hi_ms);
+    free(d);
+    return 0;
+}
+
 /* Fills `e` from an earlier measurement. -1 when memory ran out. */
 static int take_earlier(eval_record *e, const cutune__measured *m)
 {
@@ -884,6 +923,7 @@ static int take_earlier(eval_record *e, const cutune__measured *m)
     e->framework_ms = m->framework_ms;
     e->timestamp = m->timestamp;
     e->reused = 1;
+    e->final_runs = m->final_runs;
     if (m->runs > 0) {
         e->runtimes = malloc(m->runs * sizeof *e->runtimes);
         if (!e->runtimes)
@@ -891,6 +931,12 @@ static int take_earlier(eval_record *e, const cutune__measured *m)
         memcpy(e->runtimes, m->runtimes, m->runs * sizeof *e->runtimes);
         e->runs = m->runs;
     }
+    /* A finalist's record sums up all its launches; the strategy is given
+     * what the search measured, as the tune that logged it was, so that a
+     * resumed tune takes the same path. */
+    if (m->final_runs > 0 && m->final_runs < m->runs &&
+        m->outcome == CUTUNE_OUTCOME_CORRECT)
+        return summarize(e, m->runs - m->final_runs);
     return 0;
 }
 
@@ -919,6 +965,7 @@ static void log_measurement(cutune_session *s, const eval_record *e,
         .message = (char *)e->pub.message,
         .runtimes = e->runtimes,
         .runs = e->runtimes ? e->runs : 0,
+        .final_runs = e->runtimes ? e->final_runs : 0,
     };
     char err[64];
     if (cutune__problem_geometry(s->problem, e->pub.config_index, m.grid,
@@ -1006,7 +1053,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
                 set_message(e, job->log);
             } else {
                 double t0 = cutune__now();
-                measure(s, e, job);
+                measure(s, e, job, 0);
                 double kernel_ms = 0.0;
                 for (size_t k = 0; e->runtimes && k < e->runs; k++)
                     kernel_ms += e->runtimes[k];
@@ -1060,6 +1107,169 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     free(job_of);
     s->batch_end = cutune__now();
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The final round                                                     */
+
+/* Adds `t`, a final-round measurement of e's configuration, to `e`, and
+ * frees t's parts. A finalist that fails now (a race that gives a wrong
+ * answer now and then, a launch that breaks) takes that outcome: it is not
+ * reliably right. Returns -1 when memory ran out. */
+static int merge_final(eval_record *e, eval_record *t)
+{
+    int rc = 0;
+    e->gpu_ms += t->gpu_ms;
+    if (t->pub.outcome != CUTUNE_OUTCOME_CORRECT) {
+        char *msg = cutune__strdup_printf("in the final round: %s",
+                                          t->pub.message ? t->pub.message
+                                                         : "");
+        e->pub.outcome = t->pub.outcome;
+        set_message(e, msg ? msg : t->pub.message);
+        free(msg);
+        e->pub.time_ms = NAN;
+    } else {
+        double *rt = realloc(e->runtimes,
+                             (e->runs + t->runs) * sizeof *rt);
+        if (rt) {
+            memcpy(rt + e->runs, t->runtimes, t->runs * sizeof *rt);
+            e->runtimes = rt;
+            e->runs += t->runs;
+            e->final_runs += t->runs;
+        }
+        rc = rt ? summarize(e, e->runs) : -1;
+    }
+    free((char *)t->pub.message);
+    free(t->runtimes);
+    return rc;
+}
+
+/* Whether a result may take part in the final round or win. */
+static int contender(const eval_record *e)
+{
+    return e->pub.outcome == CUTUNE_OUTCOME_CORRECT && !e->pub.stopped_early;
+}
+
+static int faster_first(const void *a, const void *b)
+{
+    const eval_record *x = *(eval_record *const *)a;
+    const eval_record *y = *(eval_record *const *)b;
+    if (x->pub.time_ms != y->pub.time_ms)
+        return x->pub.time_ms < y->pub.time_ms ? -1 : 1;
+    return x->pub.config_index < y->pub.config_index ? -1
+           : x->pub.config_index > y->pub.config_index;
+}
+
+/* Measures the search's best few again (see the protocol at the top). A
+ * finalist that already has final-round launches (from the measurement
+ * log, with reuse_measurements) is not measured again, so a resumed tune
+ * that had finished costs no GPU time. The binaries come from the binary
+ * cache, or are compiled again without one. */
+static cutune_status final_round(cutune_session *s)
+{
+    double fastest = INFINITY;
+    for (size_t i = 0; i < s->n_evals; i++)
+        if (contender(&s->evals[i]) && s->evals[i].pub.time_ms < fastest)
+            fastest = s->evals[i].pub.time_ms;
+    if (!isfinite(fastest))
+        return CUTUNE_OK;
+    eval_record **fin = malloc(s->n_evals * sizeof *fin);
+    size_t n_fin = 0;
+    if (!fin)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < s->n_evals; i++)
+        if (contender(&s->evals[i]) &&
+            s->evals[i].pub.time_ms <= fastest * (1.0 + FINAL_MARGIN))
+            fin[n_fin++] = &s->evals[i];
+    qsort(fin, n_fin, sizeof *fin, faster_first);
+    if (n_fin > FINAL_MAX)
+        n_fin = FINAL_MAX;
+    /* Those to measure first, as fin[0..n_todo), the rest after them. */
+    size_t n_todo = 0;
+    for (size_t k = 0; k < n_fin; k++) {
+        fin[k]->finalist = 1;
+        if (fin[k]->final_runs == 0) {
+            eval_record *x = fin[n_todo];
+            fin[n_todo++] = fin[k];
+            fin[k] = x;
+        }
+    }
+    size_t *configs = malloc((n_todo ? n_todo : 1) * sizeof *configs);
+    job_set js;
+    memset(&js, 0, sizeof js);
+    if (!configs) {
+        free(fin);
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    for (size_t k = 0; k < n_todo; k++)
+        configs[k] = fin[k]->pub.config_index;
+    if (n_todo && job_set_init(&js, s, s->problem, configs, n_todo,
+                               s->arch) != 0) {
+        free(configs);
+        free(fin);
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    logf_(s, CUTUNE_LOG_INFO, "final round: %zu finalist%s within %.0f%% "
+          "of the fastest, %zu to measure", n_fin, n_fin == 1 ? "" : "s",
+          100.0 * FINAL_MARGIN, n_todo);
+    if (n_todo)
+        cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
+                              compilers(s));
+    cutune_status st = CUTUNE_OK;
+    /* Finalists taken from the log with their final round. */
+    for (size_t k = n_todo; k < n_fin && !st; k++)
+        if (summarize(fin[k], fin[k]->runs) != 0)
+            st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (int pass = 0; pass < FINAL_PASSES && !st; pass++)
+        for (size_t j = 0; j < n_todo && !st; j++) {
+            size_t k = pass % 2 ? n_todo - 1 - j : j;
+            eval_record *e = fin[k];
+            const cutune__compile_job *job = &js.jobs[k];
+            if (!contender(e))
+                continue;    /* failed in an earlier pass */
+            if (!job->ok) {  /* NVRTC disagrees with itself: keep what the
+                                search measured */
+                e->finalist = 0;
+                continue;
+            }
+            eval_record t;
+            memset(&t, 0, sizeof t);
+            t.pub.config_index = e->pub.config_index;
+            t.pub.time_ms = NAN;
+            measure(s, &t, job, 1);
+            if (s->fatal) {
+                /* No worker could be brought back: that says nothing of
+                 * the finalist. */
+                free((char *)t.pub.message);
+                free(t.runtimes);
+                st = s->fatal_status;
+            } else if (merge_final(e, &t) != 0) {
+                st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            }
+        }
+    /* What the final round measured goes to the log (the last line of a
+     * configuration wins there), also when the round was cut short. */
+    for (size_t k = 0; k < n_todo; k++) {
+        if (fin[k]->final_runs == 0 && contender(fin[k]))
+            continue;
+        char cfg[512];
+        int whole = describe(s->problem, fin[k]->pub.config_index, cfg,
+                             sizeof cfg);
+        if (whole)
+            log_measurement(s, fin[k], cfg);
+        if (contender(fin[k]))
+            logf_(s, CUTUNE_LOG_INFO, "[final] %s: %.4f ms (median of %zu "
+                  "launches, %zu in the final round)", cfg,
+                  fin[k]->pub.time_ms, fin[k]->runs, fin[k]->final_runs);
+        else
+            logf_(s, CUTUNE_LOG_INFO, "[final] %s: %s: %.200s", cfg,
+                  cutune_outcome_str(fin[k]->pub.outcome),
+                  fin[k]->pub.message);
+    }
+    job_set_clear(&js);
+    free(configs);
+    free(fin);
+    return st;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1340,15 +1550,33 @@ static cutune_status publish(cutune_session *s,
         return fail(s, CUTUNE_ERR_NO_VALID_RESULT,
                     "%s: none of the %zu configurations evaluated ran "
                     "correctly", p->origin, s->n_evals);
-    /* Configurations whose intervals overlap the fastest one's are tied;
-     * the tie goes to the lowest index, so that noise does not change the
-     * winner from one tune to the next. */
-    const eval_record *fastest = find_eval(s, sr->best);
+    /* The winner is the fastest of the final round's finalists that are
+     * still correct (of every result, where none is). Configurations
+     * whose intervals overlap its interval are tied; the tie goes to the
+     * lowest index, so that noise does not change the winner from one
+     * tune to the next. */
+    int any_finalist = 0;
+    for (size_t i = 0; i < s->n_evals; i++) {
+        any_finalist |= s->evals[i].finalist && contender(&s->evals[i]);
+        r->finalists += s->evals[i].finalist;
+    }
+    const eval_record *fastest = NULL;
+    for (size_t i = 0; i < s->n_evals; i++) {
+        const eval_record *e = &s->evals[i];
+        if (contender(e) && (e->finalist || !any_finalist) &&
+            (!fastest || faster_first(&e, &fastest) < 0))
+            fastest = e;
+    }
+    if (!fastest)
+        return fail(s, CUTUNE_ERR_NO_VALID_RESULT,
+                    "%s: none of the %zu configurations evaluated stayed "
+                    "correct in the final round", p->origin, s->n_evals);
     const eval_record *best = fastest;
     for (size_t i = 0; i < s->n_evals; i++) {
         const eval_record *e = &s->evals[i];
-        if (e == fastest || e->pub.outcome != CUTUNE_OUTCOME_CORRECT ||
-            e->pub.stopped_early || e->ci_lo_ms > fastest->ci_hi_ms ||
+        if (e == fastest || !contender(e) ||
+            (any_finalist && !e->finalist) ||
+            e->ci_lo_ms > fastest->ci_hi_ms ||
             fastest->ci_lo_ms > e->ci_hi_ms)
             continue;
         r->tied++;
@@ -1458,8 +1686,10 @@ cutune_status cutune_session_tune(cutune_session *s,
                                           : 16;
     cutune__search_result sr;
     s->batch_end = cutune__now();
+    double t_search = s->batch_end;
     int rc = cutune__search_run(type, problem->space, &so, evaluate_batch, s,
                                 &sr);
+    double t_final = cutune__now();
     if (rc == -1) {
         st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto out;
@@ -1468,6 +1698,12 @@ cutune_status cutune_session_tune(cutune_session *s,
         st = s->fatal_status;
         goto out;
     }
+    if (sr.best != SIZE_MAX && (st = final_round(s)))
+        goto out;
+    logf_(s, CUTUNE_LOG_DEBUG, "wall time: %.3f s to start (devices, the "
+          "reference, bandwidth, occupancy), %.3f s searching, %.3f s in "
+          "the final round", t_search - s->started, t_final - t_search,
+          cutune__now() - t_final);
     if ((st = publish(s, &sr, start, type)))
         goto out;
     if (s->opt.write_cache)

@@ -230,7 +230,7 @@ typedef struct cutune_tune_result {
     const char *strategy;
     const cutune_eval *evals;     /* every evaluation, in order */
     size_t n_evals;
-    size_t tied;                  /* configurations whose confidence
+    size_t tied;                  /* finalists whose confidence
                                      intervals overlap the winner's */
     double gpu_busy;              /* GPU time spent measuring (kernels,
                                      output resets, validation, L2
@@ -240,6 +240,8 @@ typedef struct cutune_tune_result {
     double best_gflops;           /* 0 when the problem names no FLOPs */
     size_t reused;                /* evaluations taken from earlier
                                      measurements (reuse_measurements) */
+    size_t finalists;             /* the search's best few, measured again
+                                     after it; the winner is one of them */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. On success *result is borrowed

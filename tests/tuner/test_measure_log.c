@@ -74,8 +74,10 @@ static void test_roundtrip(void)
                           .ci_hi_ms = NAN,
                           .message = "error: \"x\" undefined\n"};
     CHECK_INT(cutune__measure_log_append(log, &f), 0);
-    /* Measured again later: the second record is the one found. */
+    /* Measured again later, as a finalist whose last two launches are the
+     * final round's: the second record is the one found. */
     cutune__measured again = sample("A=1 B=2", 1.25);
+    again.final_runs = 2;
     CHECK_INT(cutune__measure_log_append(log, &again), 0);
     cutune__measure_log_close(log);
 
@@ -92,6 +94,7 @@ static void test_roundtrip(void)
         CHECK_INT(m->grid[1], 2);
         CHECK_INT(m->block[0], 256);
         CHECK_INT(m->runs, 3);
+        CHECK_INT(m->final_runs, 2);
         CHECK_NEAR(m->runtimes[1], 1.25 * 1.01, 1e-12);
         CHECK_NEAR(m->ci_hi_ms, 1.25 * 1.005, 1e-12);
         CHECK_NEAR(m->compile_ms, 120.0, 1e-12);
@@ -107,6 +110,7 @@ static void test_roundtrip(void)
         CHECK(isnan(m->ci_lo_ms));
         CHECK_STR(m->message, "error: \"x\" undefined\n");
         CHECK_INT(m->runs, 0);
+        CHECK_INT(m->final_runs, 0);
     }
     /* Not a prefix match. */
     CHECK(cutune__measure_log_find(log, "A=1 B=") == NULL);
@@ -132,7 +136,8 @@ static void test_bad_lines(void)
     cutune__measure_log_close(log);
     FILE *f = fopen(path, "a");
     /* Not JSON; another version; a correct result without a time; an
-     * unknown outcome; then a line cut off by a killed writer. */
+     * unknown outcome; more final-round launches than launches; then a
+     * line cut off by a killed writer. */
     fputs("not json\n", f);
     fputs("{\"v\":2,\"config\":\"X=2\",\"outcome\":\"correct\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
@@ -141,14 +146,17 @@ static void test_bad_lines(void)
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n", f);
     fputs("{\"v\":1,\"config\":\"X=4\",\"outcome\":\"exploded\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n", f);
+    fputs("{\"v\":1,\"config\":\"X=6\",\"outcome\":\"correct\","
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
+          "\"time_ms\":1.0,\"final_runs\":2}\n", f);
     fputs("{\"v\":1,\"config\":\"X=5\",\"outc", f);
     fclose(f);
     log = cutune__measure_log_open(path, 1, err, sizeof err);
     CHECK(log != NULL);
     CHECK_INT(cutune__measure_log_count(log), 1);
-    CHECK_INT(cutune__measure_log_skipped(log), 5);
+    CHECK_INT(cutune__measure_log_skipped(log), 6);
     CHECK(cutune__measure_log_find(log, "X=1") != NULL);
-    for (int i = 2; i <= 5; i++) {
+    for (int i = 2; i <= 6; i++) {
         char cfg[8];
         snprintf(cfg, sizeof cfg, "X=%d", i);
         CHECK(cutune__measure_log_find(log, cfg) == NULL);

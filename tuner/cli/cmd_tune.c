@@ -61,7 +61,7 @@ static void print_json_result(const cutune_problem *p,
     }
     cli_print_json(json_pack(
         "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
-        "s:I, s:I, s:f, s:s, s:f, s:f, s:I, s:f, s:I, s:o}",
+        "s:I, s:I, s:f, s:s, s:f, s:f, s:I, s:I, s:f, s:I, s:o}",
         "problem", cutune_problem_name(p), "device",
         cli_device_json(&r->device), "memcpy_gbs", r->memcpy_gbs,
         "occupancy_block_size", r->occupancy_block_size, "baseline",
@@ -73,7 +73,8 @@ static void print_json_result(const cutune_problem *p,
         "evaluations", (json_int_t)r->evaluations, "failures",
         (json_int_t)r->failures, "wall_s", r->wall_s, "strategy",
         r->strategy, "gpu_busy", r->gpu_busy, "kernel_share",
-        r->kernel_share, "tied", (json_int_t)r->tied,
+        r->kernel_share, "finalists", (json_int_t)r->finalists, "tied",
+        (json_int_t)r->tied,
         "best_gflops", r->best_gflops, "reused", (json_int_t)r->reused,
         "evaluated", evals));
 }
@@ -115,10 +116,12 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     printf(") with %s in %.1f s\n", r->strategy, r->wall_s);
     printf("  measured:  GPU busy %.0f%% of the tune (kernels alone %.0f%%)",
            100.0 * r->gpu_busy, 100.0 * r->kernel_share);
+    if (r->finalists)
+        printf("\n             final round: the best %zu measured again",
+               r->finalists);
     if (r->tied)
-        printf("; %zu other configuration%s tied with the best (95%% "
-               "intervals of the median overlap)", r->tied,
-               r->tied == 1 ? "" : "s");
+        printf("; %zu other%s tied with the winner (95%% intervals of the "
+               "median overlap)", r->tied, r->tied == 1 ? "" : "s");
     printf("\n");
 }
 
