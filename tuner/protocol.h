@@ -15,7 +15,7 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE__PROTO_MAGIC 0x43555457u /* "CUTW" */
-#define CUTUNE__PROTO_VERSION 1u
+#define CUTUNE__PROTO_VERSION 2u
 #define CUTUNE__PROTO_MAX_PAYLOAD ((uint64_t)1 << 32)
 
 /* The fd on which an exec'ed worker finds its socket. */
@@ -65,8 +65,13 @@ typedef struct cutune__devices_reply {
     int32_t count;             /* followed by count cutune__device_props */
 } cutune__devices_reply;
 
+/* The comparison and fill kernels (compare_kernels.c) compiled for the
+ * device follow the request, from the session's binary cache; with none
+ * (cubin_size 0) the worker compiles them itself. */
 typedef struct cutune__init_request {
     int32_t device;
+    uint32_t reserved;
+    uint64_t cubin_size;
 } cutune__init_request;
 
 typedef struct cutune__init_reply {

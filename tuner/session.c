@@ -22,6 +22,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "binary_cache.h"
+#include "compare_kernels.h"
 #include "compile.h"
 #include "compile_remote.h"
 #include "gpu_monitor.h"
@@ -107,6 +108,8 @@ struct cutune_session {
     char *ref_cubin;
     size_t ref_cubin_size;
     char *ref_lowered;
+    char *compare_cubin;            /* the worker's comparison kernels */
+    size_t compare_cubin_size;
     cutune__wire_arg *wire_args;
     eval_record *evals;
     size_t n_evals, cap_evals;
@@ -234,6 +237,9 @@ static void clear_tune(cutune_session *s)
     s->ref_cubin = NULL;
     free(s->ref_lowered);
     s->ref_lowered = NULL;
+    free(s->compare_cubin);
+    s->compare_cubin = NULL;
+    s->compare_cubin_size = 0;
     free(s->wire_args);
     s->wire_args = NULL;
     free(s->best_values);
@@ -252,7 +258,11 @@ void cutune_session_destroy(cutune_session *s)
     cutune__worker_stop(&s->worker);
     clear_tune(s);
     cutune__binary_cache_close(s->binaries);
+    double t0 = cutune__now();
     cutune__compile_procs_destroy(s->compilers);
+    if (s->compilers)
+        logf_(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the compile processes",
+              cutune__now() - t0);
     free(s->props);
     free(s->devices);
     free(s->strategy);
@@ -571,6 +581,30 @@ static cutune_status send_references(cutune_session *s)
     return CUTUNE_OK;
 }
 
+/* The worker's output comparison and fill kernels for s->arch, through
+ * the binary cache: compiling them is most of a worker's start-up
+ * otherwise. Without them (NVRTC failing here) the worker compiles its
+ * own. */
+static void compile_compare(cutune_session *s)
+{
+    if (s->compare_cubin)
+        return;
+    char arch[48];
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", s->arch);
+    char *opts[] = {arch};
+    cutune__compile_job job = {.source = cutune__compare_source,
+                               .source_name = "cutune_compare.cu",
+                               .options = opts,
+                               .n_options = 1,
+                               .cache = s->binaries};
+    if (cutune__compile(&job) == 0 && job.ok) {
+        s->compare_cubin = job.cubin;
+        s->compare_cubin_size = job.cubin_size;
+        job.cubin = NULL;
+    }
+    cutune__compile_job_clear(&job);
+}
+
 /* Starts a worker ready to measure: device, arguments, reference output.
  * Used at the start of a tune and again after a worker died. */
 static cutune_status bring_up(cutune_session *s, int keep_reference)
@@ -578,10 +612,12 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     cutune_status st = start_worker(s);
     if (st)
         return st;
-    cutune__init_request iq = {s->opt.device};
+    compile_compare(s);
+    cutune__init_request iq = {s->opt.device, 0, s->compare_cubin_size};
     cutune__init_reply *ir = NULL;
-    cutune__call_result cr = call(s, CUTUNE__MSG_INIT, &iq, sizeof iq, NULL,
-                                  0, (void **)&ir, sizeof *ir, 120.0);
+    cutune__call_result cr = call(s, CUTUNE__MSG_INIT, &iq, sizeof iq,
+                                  s->compare_cubin, s->compare_cubin_size,
+                                  (void **)&ir, sizeof *ir, 120.0);
     if (cr != CUTUNE__CALL_OK)
         return fail(s, CUTUNE_ERR_WORKER, "starting the GPU worker: %s",
                     s->worker.message);
@@ -594,6 +630,7 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     }
     s->device = ir->props;
     free(ir);
+    double t_init = cutune__now();
     snprintf(s->arch, sizeof s->arch, "sm_%d%d",
              s->device.fingerprint.cc_major, s->device.fingerprint.cc_minor);
 
@@ -613,6 +650,8 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
         return st;
     }
     free(ar);
+    logf_(s, CUTUNE_LOG_DEBUG, "GPU worker: %.3f s to set up the arguments",
+          cutune__now() - t_init);
     if (!keep_reference)
         return CUTUNE_OK;
 
@@ -1647,12 +1686,19 @@ cutune_status cutune_session_tune(cutune_session *s,
              s->props[s->opt.device].fingerprint.cc_major,
              s->props[s->opt.device].fingerprint.cc_minor);
     size_t ref = cutune__problem_default_config(problem);
-    if ((st = compile_reference(s, ref)) || (st = bring_up(s, 1)) ||
-        (st = measure_bandwidth(s)))
+    double t_devices = cutune__now(), t_ref, t_up, t_bw;
+    if ((st = compile_reference(s, ref)) || (t_ref = cutune__now(), 0) ||
+        (st = bring_up(s, 1)) || (t_up = cutune__now(), 0) ||
+        (st = measure_bandwidth(s)) || (t_bw = cutune__now(), 0))
         goto out;
     int occ_block = 0;
     if ((st = query_occupancy(s, &occ_block)))
         goto out;
+    logf_(s, CUTUNE_LOG_DEBUG, "start: %.3f s to list devices, %.3f s to "
+          "compile the default configuration, %.3f s to set up the device, "
+          "arguments and reference, %.3f s measuring bandwidth, %.3f s for "
+          "the occupancy query", t_devices - s->started, t_ref - t_devices,
+          t_up - t_ref, t_bw - t_up, cutune__now() - t_bw);
     char why[128];
     s->monitor = cutune__gpu_monitor_open(s->device.fingerprint.uuid, why,
                                           sizeof why);
@@ -1710,8 +1756,11 @@ cutune_status cutune_session_tune(cutune_session *s,
         st = record_winner(s);
     if (st == CUTUNE_OK)
         *result = &s->result;
-out:
+out:;
+    double t_stop = cutune__now();
     cutune__worker_stop(&s->worker);
+    logf_(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker",
+          cutune__now() - t_stop);
     return st;
 }
 

@@ -161,8 +161,20 @@ static void handle_devices(worker *w)
     free(props);
 }
 
-static int build_compare(worker *w, cutune__reply *r)
+static int compare_kernels(worker *w, cutune__reply *r);
+
+/* Loads the comparison and fill kernels: `cubin` when the session sent
+ * one, else compiled here with NVRTC. */
+static int build_compare(worker *w, cutune__reply *r, const void *given,
+                         size_t given_size)
 {
+    cudaError_t e;
+    if (given_size > 0) {
+        if ((e = cudaLibraryLoadData(&w->compare_library, given, NULL, NULL,
+                                     0, NULL, NULL, 0)) != cudaSuccess)
+            return reply_error(r, e, "loading the comparison kernels");
+        return compare_kernels(w, r);
+    }
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d",
              w->props.fingerprint.cc_major, w->props.fingerprint.cc_minor);
@@ -192,11 +204,18 @@ static int build_compare(worker *w, cutune__reply *r)
                  nvrtcGetErrorString(nr));
         return -1;
     }
-    cudaError_t e = cudaLibraryLoadData(&w->compare_library, cubin, NULL,
-                                        NULL, 0, NULL, NULL, 0);
+    e = cudaLibraryLoadData(&w->compare_library, cubin, NULL, NULL, 0, NULL,
+                            NULL, 0);
     free(cubin);
     if (e != cudaSuccess)
         return reply_error(r, e, "loading the comparison kernels");
+    return compare_kernels(w, r);
+}
+
+/* The kernels of the loaded comparison library, and its result buffer. */
+static int compare_kernels(worker *w, cutune__reply *r)
+{
+    cudaError_t e;
     for (size_t i = 0; i < CUTUNE__DT_COUNT; i++) {
         if ((e = cudaLibraryGetKernel(&w->compare[i], w->compare_library,
                                       cutune__compare_names[i])) != cudaSuccess)
@@ -218,14 +237,14 @@ static void handle_init(worker *w, const void *payload, size_t size)
     cutune__init_reply r;
     memset(&r, 0, sizeof r);
     cudaError_t e;
-    if (size < sizeof(cutune__init_request)) {
+    const cutune__init_request *q = payload;
+    if (size < sizeof *q || size - sizeof *q != q->cubin_size) {
         snprintf(r.head.message, sizeof r.head.message, "bad INIT request");
         r.head.cuda_error = cudaErrorInvalidValue;
     } else if (w->initialized) {
         snprintf(r.head.message, sizeof r.head.message, "already initialized");
         r.head.cuda_error = cudaErrorInvalidValue;
     } else {
-        const cutune__init_request *q = payload;
         w->device = q->device;
         if ((e = cudaSetDevice(w->device)) != cudaSuccess)
             reply_error(&r.head, e, "cudaSetDevice(%d)", w->device);
@@ -234,7 +253,7 @@ static void handle_init(worker *w, const void *payload, size_t size)
                         w->device);
         else if ((e = read_props(w->device, &w->props)) != cudaSuccess)
             reply_error(&r.head, e, "cudaGetDeviceProperties");
-        else if (build_compare(w, &r.head) == 0) {
+        else if (build_compare(w, &r.head, q + 1, q->cubin_size) == 0) {
             /* Twice the L2, so that writing it evicts every line a
              * previous launch left. */
             w->flush_bytes = 2 * (size_t)w->props.fingerprint.l2_bytes;
@@ -1013,7 +1032,7 @@ int cutune__worker_main(int fd)
         if (quit || (w.initialized && context_broken()))
             break;
     }
-    free_args(&w);
-    free(w.events);
-    return 0;
+    /* Nothing here outlives the process, and the driver releases the
+     * context with it: freeing first would only make the tuner wait. */
+    _exit(0);
 }
