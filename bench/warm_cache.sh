@@ -38,7 +38,7 @@ set -eu
 build=${1:?usage: bench/warm_cache.sh BUILD_DIR [ARCH]}
 arch=${2:-sm_90}
 export CUTUNE_WORKER="$build/cutune-worker"
-cases=${CASES:-"matmul:256,256,256:300:random matmul:1024,1024,1024:100:random conv2d:512,512:200:random conv2d:4096,4096:200:random transpose:1024,1024:100:random vector_add:67108864:0:brute_force matmul:256,256,256:300:default conv2d:512,512:200:default"}
+cases=${CASES:-"matmul:256,256,256:300:random matmul:1024,1024,1024:100:random conv2d:512,512:200:random conv2d:4096,4096:200:random transpose:1024,1024:100:random vector_add:67108864:0:brute_force matmul:256,256,256:300:default conv2d:512,512:200:default matmul:1024,1024,1024:100:default conv2d:4096,4096:200:default"}
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores"
 if ! "$build/cutune" devices; then
