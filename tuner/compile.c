@@ -92,8 +92,22 @@ int cutune__compile_with(cutune__compile_job *job,
             return 0;
         }
     }
-    int rc = remote ? remote->compile(remote->ctx, slot, job)
-                    : compile_uncached(job);
+    int rc;
+    if (!remote) {
+        rc = compile_uncached(job);
+    } else if (remote->acquire) {
+        int shared = remote->acquire(remote->ctx);
+        if (shared < 0) {
+            job->nvrtc_failed = 1;
+            job->log = dup_text("compilation cancelled");
+            rc = -1;
+        } else {
+            rc = remote->compile(remote->ctx, shared, job);
+            remote->release(remote->ctx, shared);
+        }
+    } else {
+        rc = remote->compile(remote->ctx, slot, job);
+    }
     /* NVRTC failing is not a property of the configuration: not kept. */
     if (key && rc == 0) {
         if (job->ok) {
@@ -198,6 +212,12 @@ static int compile_uncached(cutune__compile_job *job)
     return rc;
 }
 
+struct cutune__compile_drain {
+    pthread_mutex_t lock;
+    pthread_cond_t ended;
+    int pending;
+};
+
 struct cutune__compile_pool {
     cutune__compile_job *jobs;
     size_t n;
@@ -208,12 +228,44 @@ struct cutune__compile_pool {
     pthread_cond_t finished;
     pthread_t *threads;
     int n_threads;
+    int running;        /* threads not ended yet */
     const cutune__compiler *remote;
     struct pool_slot {
         struct cutune__compile_pool *pool;
         int slot;
     } *slots;
+    /* Set by cutune__compile_detach: the last thread to end frees. */
+    int detached;
+    cutune__compile_drain *drain;
+    void (*release)(void *ctx);
+    void *release_ctx;
 };
+
+static void pool_free(cutune__compile_pool *pl)
+{
+    pthread_cond_destroy(&pl->finished);
+    pthread_mutex_destroy(&pl->lock);
+    free(pl->done);
+    free(pl->threads);
+    free(pl->slots);
+    free(pl);
+}
+
+/* The end of a detached pool: its jobs go back to their owner, its drain
+ * counts one fewer. */
+static void pool_end_detached(cutune__compile_pool *pl)
+{
+    cutune__compile_drain *d = pl->drain;
+    if (pl->release)
+        pl->release(pl->release_ctx);
+    pool_free(pl);
+    if (d) {
+        pthread_mutex_lock(&d->lock);
+        d->pending--;
+        pthread_cond_broadcast(&d->ended);
+        pthread_mutex_unlock(&d->lock);
+    }
+}
 
 static void *pool_thread(void *arg)
 {
@@ -222,9 +274,14 @@ static void *pool_thread(void *arg)
     for (;;) {
         pthread_mutex_lock(&pl->lock);
         size_t i = pl->next < pl->n ? pl->next++ : SIZE_MAX;
-        pthread_mutex_unlock(&pl->lock);
-        if (i == SIZE_MAX)
+        if (i == SIZE_MAX) {
+            int last = --pl->running == 0 && pl->detached;
+            pthread_mutex_unlock(&pl->lock);
+            if (last)
+                pool_end_detached(pl);
             return NULL;
+        }
+        pthread_mutex_unlock(&pl->lock);
         int rc = cutune__compile_with(&pl->jobs[i], pl->remote, me->slot);
         pthread_mutex_lock(&pl->lock);
         pl->done[i] = 1;
@@ -272,9 +329,16 @@ cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
         struct pool_slot *slot = &pl->slots[pl->n_threads];
         slot->pool = pl;
         slot->slot = pl->n_threads;
+        pthread_mutex_lock(&pl->lock);
+        pl->running++;
+        pthread_mutex_unlock(&pl->lock);
         if (pthread_create(&pl->threads[pl->n_threads], NULL, pool_thread,
-                           slot) != 0)
+                           slot) != 0) {
+            pthread_mutex_lock(&pl->lock);
+            pl->running--;
+            pthread_mutex_unlock(&pl->lock);
             break;
+        }
     }
     if (pl->n_threads == 0) {
         cutune__compile_finish(pl);
@@ -300,12 +364,79 @@ void cutune__compile_finish(cutune__compile_pool *pl)
     pthread_mutex_unlock(&pl->lock);
     for (int i = 0; i < pl->n_threads; i++)
         pthread_join(pl->threads[i], NULL);
-    pthread_cond_destroy(&pl->finished);
-    pthread_mutex_destroy(&pl->lock);
-    free(pl->done);
-    free(pl->threads);
-    free(pl->slots);
-    free(pl);
+    pool_free(pl);
+}
+
+void cutune__compile_detach(cutune__compile_pool *pl,
+                            cutune__compile_drain *drain,
+                            void (*release)(void *ctx), void *ctx)
+{
+    if (!pl) {
+        if (release)
+            release(ctx);
+        return;
+    }
+    if (drain) {
+        pthread_mutex_lock(&drain->lock);
+        drain->pending++;
+        pthread_mutex_unlock(&drain->lock);
+    }
+    pthread_mutex_lock(&pl->lock);
+    pl->next = pl->n;
+    pl->drain = drain;
+    pl->release = release;
+    pl->release_ctx = ctx;
+    pthread_mutex_unlock(&pl->lock);
+    /* No thread frees the pool before `detached` is set, so the thread
+     * handles stay valid here. */
+    for (int i = 0; i < pl->n_threads; i++)
+        pthread_detach(pl->threads[i]);
+    pthread_mutex_lock(&pl->lock);
+    pl->detached = 1;
+    int ended = pl->running == 0;
+    pthread_mutex_unlock(&pl->lock);
+    if (ended)
+        pool_end_detached(pl);
+}
+
+cutune__compile_drain *cutune__compile_drain_create(void)
+{
+    cutune__compile_drain *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->ended, NULL);
+    return d;
+}
+
+void cutune__compile_drain_wait(cutune__compile_drain *d)
+{
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    while (d->pending > 0)
+        pthread_cond_wait(&d->ended, &d->lock);
+    pthread_mutex_unlock(&d->lock);
+}
+
+int cutune__compile_drain_pending(cutune__compile_drain *d)
+{
+    if (!d)
+        return 0;
+    pthread_mutex_lock(&d->lock);
+    int n = d->pending;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
+
+void cutune__compile_drain_destroy(cutune__compile_drain *d)
+{
+    if (!d)
+        return;
+    cutune__compile_drain_wait(d);
+    pthread_cond_destroy(&d->ended);
+    pthread_mutex_destroy(&d->lock);
+    free(d);
 }
 
 int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads,

@@ -44,6 +44,13 @@ typedef struct cutune__compiler {
     int (*compile)(void *ctx, int slot, cutune__compile_job *job);
     void *ctx;
     int slots;
+    /* Optional: slots shared by every pool at once (a pool ended early
+     * may still be compiling). acquire waits for a free slot and returns
+     * it (-1: the compiler is being shut down; the job fails as an NVRTC
+     * failure), release gives it back; a job found in the binary cache
+     * takes none. Without them, pool thread i uses slot i. */
+    int (*acquire)(void *ctx);
+    void (*release)(void *ctx, int slot);
 } cutune__compiler;
 
 /* cutune__compile through `remote` (NULL: in this process). */
@@ -71,6 +78,27 @@ void cutune__compile_wait(cutune__compile_pool *pool, size_t index);
 /* Starts no further job, waits for the running ones and frees the pool;
  * jobs never started keep ok = 0 and no log. */
 void cutune__compile_finish(cutune__compile_pool *pool);
+
+/* Pools let go with cutune__compile_detach, counted so that their owner
+ * can wait for them before freeing what their jobs borrow. */
+typedef struct cutune__compile_drain cutune__compile_drain;
+
+cutune__compile_drain *cutune__compile_drain_create(void);
+/* Waits until every pool detached into `drain` has ended. */
+void cutune__compile_drain_wait(cutune__compile_drain *drain);
+/* Pools detached into `drain` and not ended yet. */
+int cutune__compile_drain_pending(cutune__compile_drain *drain);
+/* Waits, then frees. */
+void cutune__compile_drain_destroy(cutune__compile_drain *drain);
+
+/* Like cutune__compile_finish, but returns at once: jobs already running
+ * finish in the background (into the binary cache, for a later request
+ * to find), then `release(ctx)` is called (by the last pool thread, or
+ * here when none is running) and the pool is freed. The caller must not
+ * touch the jobs after this; release is where they are freed. */
+void cutune__compile_detach(cutune__compile_pool *pool,
+                            cutune__compile_drain *drain,
+                            void (*release)(void *ctx), void *ctx);
 
 void cutune__compile_job_clear(cutune__compile_job *job);
 

@@ -2,6 +2,8 @@
 
 #include "compile_remote.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +15,45 @@
 struct cutune__compile_procs {
     char *worker_path;
     cutune__worker_client *workers;
+    int n_workers;           /* processes: twice the threads of a pool */
+    unsigned char *busy;     /* per process: a compile in progress */
+    int cancelled;           /* cutune__compile_procs_cancel until resume */
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
     cutune__compiler compiler;
 };
+
+/* Any idle process, waiting for one when all are busy. There are twice
+ * as many processes as a pool has threads, so that a batch the strategy
+ * ended early can finish its running compiles (into the binary cache)
+ * while the next batch compiles: its first job does not wait for them. */
+static int acquire(void *ctx)
+{
+    cutune__compile_procs *p = ctx;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        if (p->cancelled) {
+            pthread_mutex_unlock(&p->lock);
+            return -1;
+        }
+        for (int i = 0; i < p->n_workers; i++)
+            if (!p->busy[i]) {
+                p->busy[i] = 1;
+                pthread_mutex_unlock(&p->lock);
+                return i;
+            }
+        pthread_cond_wait(&p->freed, &p->lock);
+    }
+}
+
+static void release(void *ctx, int slot)
+{
+    cutune__compile_procs *p = ctx;
+    pthread_mutex_lock(&p->lock);
+    p->busy[slot] = 0;
+    pthread_cond_broadcast(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+}
 
 /* NVRTC on a large kernel can take tens of seconds; a process that takes
  * longer is presumed stuck. */
@@ -112,17 +151,25 @@ cutune__compile_procs *cutune__compile_procs_create(const char *worker_path,
     cutune__compile_procs *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
+    if (n < 1)
+        n = 1;
+    p->n_workers = 2 * n;
     p->worker_path = strdup(worker_path);
-    p->workers = calloc((size_t)(n > 0 ? n : 1), sizeof *p->workers);
-    if (!p->worker_path || !p->workers) {
+    p->workers = calloc((size_t)p->n_workers, sizeof *p->workers);
+    p->busy = calloc((size_t)p->n_workers, 1);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->freed, NULL);
+    if (!p->worker_path || !p->workers || !p->busy) {
         cutune__compile_procs_destroy(p);
         return NULL;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < p->n_workers; i++)
         p->workers[i].fd = -1;
     p->compiler.compile = compile_in_process;
     p->compiler.ctx = p;
-    p->compiler.slots = n > 0 ? n : 1;
+    p->compiler.slots = n;
+    p->compiler.acquire = acquire;
+    p->compiler.release = release;
     return p;
 }
 
@@ -130,11 +177,39 @@ void cutune__compile_procs_destroy(cutune__compile_procs *p)
 {
     if (!p)
         return;
-    for (int i = 0; p->workers && i < p->compiler.slots; i++)
+    for (int i = 0; p->workers && i < p->n_workers; i++)
         cutune__worker_stop(&p->workers[i]);
+    pthread_cond_destroy(&p->freed);
+    pthread_mutex_destroy(&p->lock);
+    free(p->busy);
     free(p->workers);
     free(p->worker_path);
     free(p);
+}
+
+void cutune__compile_procs_cancel(cutune__compile_procs *p)
+{
+    if (!p)
+        return;
+    /* A busy slot's thread is inside its compile, where only a failed
+     * call reaps the process; the thread itself kills and reaps on the
+     * reply that never comes. */
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->n_workers; i++)
+        if (p->busy[i] && p->workers[i].pid > 0)
+            kill(p->workers[i].pid, SIGKILL);
+    p->cancelled = 1;
+    pthread_cond_broadcast(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void cutune__compile_procs_resume(cutune__compile_procs *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->cancelled = 0;
+    pthread_mutex_unlock(&p->lock);
 }
 
 const cutune__compiler *cutune__compile_procs_compiler(

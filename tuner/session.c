@@ -117,6 +117,7 @@ struct cutune_session {
     cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
     cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
+    cutune__compile_drain *drain;   /* batches ended early, still compiling */
     cutune__measure_log *measured;  /* this context's measurements, or NULL */
     size_t reused;                  /* evaluations taken from it */
     int warned_other_processes;
@@ -127,6 +128,10 @@ struct cutune_session {
     double gpu_ms;                  /* kernel time of the whole tune */
     double span_ms;                 /* GPU time of all measuring work */
     double batch_end;               /* when the last batch was evaluated */
+    double wait_compile_s;          /* waiting for a compile to measure */
+    double wait_finish_s;           /* waiting for the compiles of a batch
+                                       that ended early */
+    size_t batches;
     int fatal;                      /* the tune cannot go on */
     cutune_status fatal_status;
 
@@ -212,6 +217,8 @@ cutune_status cutune_session_create(const cutune_session_options *options,
     }
     s->worker.pid = 0;
     s->worker.fd = -1;
+    /* Without it, a batch ended early waits for its running compiles. */
+    s->drain = cutune__compile_drain_create();
     return CUTUNE_OK;
 }
 
@@ -226,6 +233,8 @@ static void clear_tune(cutune_session *s)
     s->best_ms = 0;
     s->gpu_ms = 0;
     s->span_ms = 0;
+    s->wait_compile_s = s->wait_finish_s = 0;
+    s->batches = 0;
     for (size_t i = 0; i < s->n_evals; i++) {
         free((char *)s->evals[i].pub.message);
         free(s->evals[i].runtimes);
@@ -257,6 +266,7 @@ void cutune_session_destroy(cutune_session *s)
         return;
     cutune__worker_stop(&s->worker);
     clear_tune(s);
+    cutune__compile_drain_destroy(s->drain);
     cutune__binary_cache_close(s->binaries);
     double t0 = cutune__now();
     cutune__compile_procs_destroy(s->compilers);
@@ -874,6 +884,13 @@ static void job_set_clear(job_set *js)
     memset(js, 0, sizeof *js);
 }
 
+/* A job set handed to a detached pool. */
+static void job_set_free(void *js)
+{
+    job_set_clear(js);
+    free(js);
+}
+
 /* Jobs for configurations indices[0..n) (indices NULL: 0..n-1) for `arch`.
  * Returns 0, or -1 when memory ran out (js cleared). */
 static int job_set_init(job_set *js, cutune_session *s,
@@ -1019,6 +1036,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
 {
     cutune_session *s = user;
     *done = 0;
+    s->batches++;
     /* The time since the previous batch was the strategy's, and so is the
      * time in `more`; it is shared among the evaluations made. */
     double search_ms = (cutune__now() - s->batch_end) * 1e3;
@@ -1083,8 +1101,11 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
         if (prior[i]) {
             s->reused++;
         } else {
-            if (pool)
+            if (pool) {
+                double t0 = cutune__now();
                 cutune__compile_wait(pool, job_of[i]);
+                s->wait_compile_s += cutune__now() - t0;
+            }
             const cutune__compile_job *job = &js.jobs[job_of[i]];
             e->pub.compile_ms = job->seconds * 1e3;
             if (!job->ok) {
@@ -1139,7 +1160,19 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     }
     for (size_t i = first_eval; i < s->n_evals; i++)
         s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
-    cutune__compile_finish(pool);
+    /* Compiles still running (the batch ended early) go on into the
+     * binary cache without holding up the next batch: a later proposal
+     * may well be one of them. */
+    double t_finish = cutune__now();
+    job_set *left = pool && s->drain ? malloc(sizeof *left) : NULL;
+    if (left) {
+        *left = js;
+        memset(&js, 0, sizeof js);
+        cutune__compile_detach(pool, s->drain, job_set_free, left);
+    } else {
+        cutune__compile_finish(pool);
+    }
+    s->wait_finish_s += cutune__now() - t_finish;
     job_set_clear(&js);
     free(prior);
     free(todo);
@@ -1747,9 +1780,11 @@ cutune_status cutune_session_tune(cutune_session *s,
     if (sr.best != SIZE_MAX && (st = final_round(s)))
         goto out;
     logf_(s, CUTUNE_LOG_DEBUG, "wall time: %.3f s to start (devices, the "
-          "reference, bandwidth, occupancy), %.3f s searching, %.3f s in "
-          "the final round", t_search - s->started, t_final - t_search,
-          cutune__now() - t_final);
+          "reference, bandwidth, occupancy), %.3f s searching (%zu batches; "
+          "%.3f s waiting for a compile to measure, %.3f s for the "
+          "compiles of batches that ended early), %.3f s in the final "
+          "round", t_search - s->started, t_final - t_search, s->batches,
+          s->wait_compile_s, s->wait_finish_s, cutune__now() - t_final);
     if ((st = publish(s, &sr, start, type)))
         goto out;
     if (s->opt.write_cache)
@@ -1757,6 +1792,18 @@ cutune_status cutune_session_tune(cutune_session *s,
     if (st == CUTUNE_OK)
         *result = &s->result;
 out:;
+    /* Compiles of batches that ended early borrow the problem's source,
+     * which the caller may free once this returns: nobody waits for them
+     * any more, so their processes are killed (threads, where there are
+     * no processes, are waited for). */
+    if (cutune__compile_drain_pending(s->drain) > 0) {
+        double t0 = cutune__now();
+        cutune__compile_procs_cancel(s->compilers);
+        cutune__compile_drain_wait(s->drain);
+        cutune__compile_procs_resume(s->compilers);
+        logf_(s, CUTUNE_LOG_DEBUG, "%.3f s to end the compiles of batches "
+              "that ended early", cutune__now() - t0);
+    }
     double t_stop = cutune__now();
     cutune__worker_stop(&s->worker);
     logf_(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker",

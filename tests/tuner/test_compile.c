@@ -1,15 +1,19 @@
 /* NVRTC compilation without a GPU: every vector_add configuration for
- * sm_80 and sm_90, the worker's comparison kernels, and a compile error
- * kept as a result with its log. */
+ * sm_80 and sm_90, the worker's comparison kernels, a compile error kept
+ * as a result with its log; pools let go while compiling (a batch the
+ * strategy ended early) and compile processes shut down mid-compile. */
 #define _GNU_SOURCE
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "compare_kernels.h"
 #include "compile.h"
+#include "compile_remote.h"
 #include "cutune/cutune.h"
 
 static void test_all_vector_add(const char *arch)
@@ -165,12 +169,221 @@ static void test_binary_cache(void)
     cutune__binary_cache_close(c);
 }
 
+/* A stand-in compiler: each compile takes 30 ms on one of PROCS shared
+ * slots; it counts how many run at once and how many ran. */
+enum { PROCS = 4 };
+static struct fake {
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    int busy[PROCS];
+    int running, most, compiled;
+    int first_running;      /* compiles of "first" jobs running now */
+    int first_at_second;    /* of them, running when a "second" began */
+} fake = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0,
+          0, -1};
+
+static int fake_acquire(void *ctx)
+{
+    (void)ctx;
+    pthread_mutex_lock(&fake.lock);
+    for (;;)
+        for (int i = 0; i < PROCS; i++)
+            if (!fake.busy[i]) {
+                fake.busy[i] = 1;
+                pthread_mutex_unlock(&fake.lock);
+                return i;
+            } else if (i == PROCS - 1) {
+                pthread_cond_wait(&fake.freed, &fake.lock);
+            }
+}
+
+static void fake_release(void *ctx, int slot)
+{
+    (void)ctx;
+    pthread_mutex_lock(&fake.lock);
+    fake.busy[slot] = 0;
+    pthread_cond_broadcast(&fake.freed);
+    pthread_mutex_unlock(&fake.lock);
+}
+
+static int fake_compile(void *ctx, int slot, cutune__compile_job *job)
+{
+    (void)ctx;
+    (void)slot;
+    int first = strcmp(job->source, "first") == 0;
+    pthread_mutex_lock(&fake.lock);
+    if (++fake.running > fake.most)
+        fake.most = fake.running;
+    fake.first_running += first;
+    if (!first && fake.first_at_second < 0)
+        fake.first_at_second = fake.first_running;
+    pthread_mutex_unlock(&fake.lock);
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    job->ok = 1;
+    job->cubin = malloc(4);
+    job->cubin_size = 4;
+    job->log = strdup("");
+    pthread_mutex_lock(&fake.lock);
+    fake.running--;
+    fake.first_running -= first;
+    fake.compiled++;
+    pthread_mutex_unlock(&fake.lock);
+    return 0;
+}
+
+static int released;
+static void count_release(void *jobs)
+{
+    cutune__compile_job *j = jobs;
+    for (int i = 0; i < 8; i++)
+        cutune__compile_job_clear(&j[i]);
+    free(j);
+    released++;
+}
+
+/* Releases the cancelled pool's jobs, counting any that is neither
+ * compiled nor failed as NVRTC (never started: log NULL, fine too). */
+static int cancel_bad, cancel_killed;
+static void count_release_check(void *jobs)
+{
+    cutune__compile_job *j = jobs;
+    for (int i = 0; i < 8; i++) {
+        if (j[i].log && !j[i].ok && !j[i].nvrtc_failed)
+            cancel_bad++;
+        cancel_killed += j[i].nvrtc_failed;
+    }
+    count_release(jobs);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* A pool let go after its first job: the jobs it had not started are
+ * never compiled, those running finish beside the next pool (which does
+ * not wait for them: there are twice as many slots as a pool's threads),
+ * and its jobs are released once, after the last. */
+static void test_detach(void)
+{
+    const cutune__compiler fc = {fake_compile, NULL, 2, fake_acquire,
+                                 fake_release};
+    static char *opts[] = {(char *)"-DX=1"};
+    cutune__compile_job proto = {.source = "x", .source_name = "x.cu",
+                                 .options = opts, .n_options = 1};
+    cutune__compile_job *first = calloc(8, sizeof *first);
+    cutune__compile_job second[2] = {proto, proto};
+    second[0].source = second[1].source = "second";
+    for (int i = 0; i < 8; i++) {
+        first[i] = proto;
+        first[i].source = "first";
+    }
+    cutune__compile_drain *drain = cutune__compile_drain_create();
+    CHECK(drain != NULL);
+    cutune__compile_pool *p1 = cutune__compile_start(first, 8, 0, &fc);
+    CHECK(p1 != NULL);
+    cutune__compile_wait(p1, 0);
+    CHECK_INT(first[0].ok, 1);
+    cutune__compile_detach(p1, drain, count_release, first);
+    /* The next batch starts beside what is still running. */
+    double t0 = now_s();
+    cutune__compile_pool *p2 = cutune__compile_start(second, 2, 0, &fc);
+    cutune__compile_wait(p2, 0);
+    double waited = now_s() - t0;
+    cutune__compile_finish(p2);
+    CHECK(fake.first_at_second > 0);
+    CHECK_INT(second[0].ok, 1);
+    CHECK_INT(second[1].ok, 1);
+    cutune__compile_job_clear(&second[0]);
+    cutune__compile_job_clear(&second[1]);
+    cutune__compile_drain_wait(drain);
+    CHECK_INT(cutune__compile_drain_pending(drain), 0);
+    CHECK_INT(released, 1);
+    CHECK(fake.most <= PROCS);
+    /* Jobs not started when it was let go never are. */
+    CHECK(fake.compiled - 2 < 8);
+    /* A pool with nothing left to run is released on the spot. */
+    cutune__compile_job *idle = calloc(8, sizeof *idle);
+    for (int i = 0; i < 8; i++)
+        idle[i] = proto;
+    cutune__compile_pool *p3 = cutune__compile_start(idle, 1, 0, &fc);
+    cutune__compile_wait(p3, 0);
+    cutune__compile_finish(NULL);
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL); /* let its thread end */
+    cutune__compile_detach(p3, drain, count_release, idle);
+    cutune__compile_drain_destroy(drain);
+    CHECK_INT(released, 2);
+    printf("detach: next batch's first job after %.1f ms, beside %d still "
+           "running; %d compiled, at most %d at once\n", 1e3 * waited,
+           fake.first_at_second, fake.compiled, fake.most);
+}
+
+/* Compile processes shut down while compiling: the running jobs fail as
+ * NVRTC failures (not configuration results), those asking for a process
+ * fail at once, and after resume the same processes compile again. */
+static void test_cancel(const char *worker)
+{
+    cutune__compile_procs *procs = cutune__compile_procs_create(worker, 2);
+    CHECK(procs != NULL);
+    const cutune__compiler *c = cutune__compile_procs_compiler(procs);
+    static char arch[] = "--gpu-architecture=sm_90";
+    static char *opts[] = {arch};
+    /* Slow to compile: a long loop unrolled whole. */
+    static const char slow[] =
+        "extern \"C\" __global__ void k(float *x) {\n"
+        "  float a = x[0];\n"
+        "#pragma unroll\n"
+        "  for (int i = 0; i < 20000; i++) a = a * x[i % 7] + x[i % 5];\n"
+        "  x[1] = a;\n}\n";
+    cutune__compile_job *jobs = calloc(8, sizeof *jobs);
+    for (int i = 0; i < 8; i++)
+        jobs[i] = (cutune__compile_job){.source = slow,
+                                        .source_name = "c.cu",
+                                        .options = opts,
+                                        .n_options = 1};
+    cutune__compile_drain *drain = cutune__compile_drain_create();
+    cutune__compile_pool *pool = cutune__compile_start(jobs, 8, 0, c);
+    CHECK(pool != NULL);
+    cutune__compile_job *seen = jobs;
+    int before = released;
+    /* Let the processes start and NVRTC begin, so that some are killed. */
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    cutune__compile_detach(pool, drain, count_release_check, seen);
+    cutune__compile_procs_cancel(procs);
+    cutune__compile_drain_wait(drain);
+    cutune__compile_procs_resume(procs);
+    CHECK_INT(released, before + 1);
+    CHECK_INT(cancel_bad, 0);
+    printf("cancel: %d compile%s cut short\n", cancel_killed,
+           cancel_killed == 1 ? "" : "s");
+    cutune__compile_job job = {.source = cutune__compare_source,
+                               .source_name = "c.cu",
+                               .options = opts,
+                               .n_options = 1};
+    CHECK_INT(cutune__compile_with(&job, c, 0), 0);
+    CHECK_INT(job.ok, 1);
+    cutune__compile_job_clear(&job);
+    cutune__compile_drain_destroy(drain);
+    cutune__compile_procs_destroy(procs);
+}
+
 int main(void)
 {
     test_binary_cache();
     test_missing_kernel();
     test_compile_error();
     test_batch();
+    test_detach();
+    const char *worker = getenv("CUTUNE_WORKER");
+    if (worker && *worker)
+        test_cancel(worker);
+    else
+        printf("SKIP test_cancel: CUTUNE_WORKER not set\n");
     test_compare_kernels("sm_80");
     test_compare_kernels("sm_90");
     test_all_vector_add("sm_80");
