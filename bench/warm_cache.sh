@@ -28,8 +28,9 @@
 # configurations. The random strategy's choices depend on the seed alone,
 # so its repeat is exact; an adaptive strategy (default) steers by measured
 # times, and where two of them differ by less than the noise the repeat may
-# go another way and meet configurations the first run never compiled. The
-# table counts those ("compiled again").
+# go another way and meet configurations the first run never evaluated.
+# The table counts those ("new"); the first run may still have compiled
+# some of them, in batches the strategy ended early.
 #
 # Usage: bench/warm_cache.sh BUILD_DIR [ARCH]
 # Environment: CASES overrides the list: "NAME:SIZE:EVALS:STRATEGY ..."
@@ -50,7 +51,7 @@ fi
 
 now() { date +%s.%N; }
 echo
-echo "| case | evaluations | compiled again | cold (s) | warm (s) | cold / warm | GPU busy cold | GPU busy warm |"
+echo "| case | evaluations | new | cold (s) | warm (s) | cold / warm | GPU busy cold | GPU busy warm |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for c in $cases; do
     name=${c%%:*}
