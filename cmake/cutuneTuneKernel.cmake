@@ -34,8 +34,12 @@ if(TUNE)
     message(STATUS "cutune: TUNE ignored for the named device "
       "${DEVICE_NAME} (tuning runs on a GPU of this machine)")
   else()
+    # --resume: a build that tunes again what an earlier build (or an
+    # interrupted one) measured, with the same kernel, sizes, device,
+    # driver and cutune, takes those measurements instead of repeating
+    # them; any change there is a new measuring context and a full tune.
     execute_process(COMMAND "${CUTUNE}" tune "${PROBLEM}" ${device}
-                            ${common} --quiet
+                            ${common} --quiet --resume
                     RESULT_VARIABLE rc)
     if(rc EQUAL no_gpu)
       message(STATUS "cutune: no GPU here; looking ${PROBLEM} up instead")

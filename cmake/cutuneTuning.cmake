@@ -18,8 +18,9 @@
 # needs no GPU. Otherwise the GPU with ordinal DEVICE (default 0) of the
 # build machine; where there is none, the lookup goes on without a device,
 # that is, down the chain to the cross-device default. TUNE tunes first
-# when a GPU is present (and records the winner in the cache); without a
-# GPU it is skipped with a message. The cache: CACHE_DIR, else
+# when a GPU is present (and records the winner in the cache), taking what
+# an earlier build measured in the same context from the measurement log
+# (`cutune tune --resume`); without a GPU it is skipped with a message. The cache: CACHE_DIR, else
 # $CUTUNE_CACHE_DIR at build time, else ~/.cache/cutune.
 #
 # The header is added to the target's sources and its directory to the
