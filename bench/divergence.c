@@ -1,0 +1,231 @@
+/* How far a repeated tune strays from the first when the GPU's timings
+ * are noisy, by replay (no GPU): each strategy runs twice per seed against
+ * a recorded T4 file whose times are perturbed differently each run (a
+ * multiplicative shift of the whole run, as clocks give, and independent
+ * noise on each configuration's median). The figure is how many of the
+ * repeat's evaluations the first run never made: each of those is a
+ * compile that a warm binary cache cannot save (bench/warm_cache.sh
+ * measures the same on the GPU). It also prints the opt/found medians
+ * under that noise (the optimum of the noiseless record over the
+ * noiseless time of what each run found best).
+ *
+ * Usage: bench-divergence [--seeds N] [--budget B] [--noise REL]
+ *            [--shift REL] [--strategies a,b] T1:T4 ...
+ * Noise and shift are standard deviations of the logarithm (default 0.003
+ * and 0.005: two tunes on the H100 measured configurations 0.3-1.0% apart,
+ * mostly as a shift; bench/results/2026-11-23-h100-s5.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "cutune/cutune.h"
+#include "problem.h"
+#include "replay.h"
+#include "space.h"
+#include "strategy.h"
+#include "t4.h"
+
+typedef struct run_ctx {
+    const double *objective; /* this run's perturbed record */
+    unsigned char *seen;     /* evaluated in this run */
+} run_ctx;
+
+static int eval(void *user, const size_t *indices, size_t n,
+                double *objectives, size_t *done, cutune__eval_more_fn more,
+                void *more_ctx)
+{
+    run_ctx *rc = user;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double o = rc->objective[indices[i]];
+        objectives[i] = isnan(o) ? INFINITY : o;
+        rc->seen[indices[i]] = 1;
+        if (more && !more(more_ctx, i, objectives[i])) {
+            i++;
+            break;
+        }
+    }
+    *done = i;
+    return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The record of spec "T1:T4" as objectives per configuration (NaN: not
+ * recorded, INFINITY: failed). NULL with a message on failure. */
+static double *load(const char *spec, cutune_problem **problem, size_t *n)
+{
+    char t1[1024];
+    const char *colon = strchr(spec, ':');
+    if (!colon || (size_t)(colon - spec) >= sizeof t1) {
+        fprintf(stderr, "bench-divergence: '%s' is not T1:T4\n", spec);
+        return NULL;
+    }
+    memcpy(t1, spec, (size_t)(colon - spec));
+    t1[colon - spec] = '\0';
+    cutune_problem_options po = {NULL, 0, 1};
+    if (cutune_problem_load(t1, &po, problem) != CUTUNE_OK) {
+        fprintf(stderr, "bench-divergence: %s\n",
+                cutune_problem_errmsg(*problem));
+        return NULL;
+    }
+    cutune__t4 *t4;
+    char err[512];
+    if (cutune__t4_load(colon + 1, *problem, &t4, err, sizeof err) !=
+        CUTUNE_OK) {
+        fprintf(stderr, "bench-divergence: %s\n", err);
+        return NULL;
+    }
+    *n = cutune__space_size((*problem)->space);
+    double *o = malloc((*n ? *n : 1) * sizeof *o);
+    for (size_t i = 0; o && i < *n; i++)
+        o[i] = NAN;
+    for (size_t e = 0; o && e < t4->n_entries; e++) {
+        const cutune__t4_entry *en = &t4->entries[e];
+        if (en->config_index >= *n)
+            continue;
+        double v = en->outcome == CUTUNE_OUTCOME_CORRECT ? en->time_ms
+                                                         : INFINITY;
+        if (isnan(o[en->config_index]) || v < o[en->config_index])
+            o[en->config_index] = v;
+    }
+    cutune__t4_free(t4);
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    size_t seeds = 100, budget = 100;
+    double noise = 0.003, shift = 0.005;
+    const char *strategies = "default,local,random";
+    int first = 1;
+    for (; first < argc && strncmp(argv[first], "--", 2) == 0; first += 2) {
+        if (first + 1 >= argc) {
+            fprintf(stderr, "bench-divergence: %s needs a value\n",
+                    argv[first]);
+            return 2;
+        }
+        const char *v = argv[first + 1];
+        if (!strcmp(argv[first], "--seeds"))
+            seeds = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[first], "--budget"))
+            budget = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[first], "--noise"))
+            noise = strtod(v, NULL);
+        else if (!strcmp(argv[first], "--shift"))
+            shift = strtod(v, NULL);
+        else if (!strcmp(argv[first], "--strategies"))
+            strategies = v;
+        else {
+            fprintf(stderr, "bench-divergence: unknown option %s\n",
+                    argv[first]);
+            return 2;
+        }
+    }
+    if (first >= argc || seeds == 0 || budget == 0) {
+        fprintf(stderr, "usage: bench-divergence [--seeds N] [--budget B] "
+                "[--noise REL] [--shift REL] [--strategies a,b] T1:T4 ...\n");
+        return 2;
+    }
+    printf("Repeated tunes under noise: %zu seeds, %zu evaluations, noise "
+           "%.2f%%, shift %.2f%% (standard deviations of log time).\n\n",
+           seeds, budget, 100 * noise, 100 * shift);
+    printf("| file | strategy | new in the repeat: median | mean | seeds "
+           "with none | opt/found, first / repeat |\n");
+    printf("|---|---|---:|---:|---:|---:|\n");
+    gsl_rng *noise_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int f = first; f < argc; f++) {
+        cutune_problem *problem = NULL;
+        size_t n = 0;
+        double *record = load(argv[f], &problem, &n);
+        if (!record) {
+            cutune_problem_destroy(problem);
+            return 1;
+        }
+        double optimum = cutune__replay_optimum(record, n, NULL);
+        const char *name = strrchr(argv[f], '/');
+        name = name ? name + 1 : argv[f];
+        double *perturbed = malloc(n * sizeof *perturbed);
+        unsigned char *seen[2] = {calloc(n, 1), calloc(n, 1)};
+        double *news = malloc(seeds * sizeof *news);
+        double *found[2] = {malloc(seeds * sizeof(double)),
+                            malloc(seeds * sizeof(double))};
+        char list[256];
+        snprintf(list, sizeof list, "%s", strategies);
+        for (char *save = NULL, *sname = strtok_r(list, ",", &save); sname;
+             sname = strtok_r(NULL, ",", &save)) {
+            const cutune__strategy_type *type = cutune__strategy_find(sname);
+            if (!type) {
+                fprintf(stderr, "bench-divergence: no strategy '%s'\n",
+                        sname);
+                return 2;
+            }
+            double sum = 0;
+            size_t none = 0;
+            for (size_t s = 0; s < seeds; s++) {
+                for (int r = 0; r < 2; r++) {
+                    /* Noise depends on (seed, run) only, so every strategy
+                     * meets the same perturbed records. */
+                    gsl_rng_set(noise_rng, 1 + 2 * s + (unsigned long)r);
+                    double k = exp(gsl_ran_gaussian(noise_rng, shift));
+                    for (size_t i = 0; i < n; i++)
+                        perturbed[i] =
+                            isfinite(record[i])
+                                ? record[i] * k *
+                                      exp(gsl_ran_gaussian(noise_rng, noise))
+                                : record[i];
+                    memset(seen[r], 0, n);
+                    run_ctx rc = {perturbed, seen[r]};
+                    cutune__search_options so;
+                    memset(&so, 0, sizeof so);
+                    so.max_evals = budget;
+                    so.seed = s + 1;
+                    so.start = SIZE_MAX;
+                    cutune__search_result res;
+                    cutune__search_run(type, problem->space, &so, eval, &rc,
+                                       &res);
+                    found[r][s] = res.best == SIZE_MAX
+                                      ? 0.0
+                                      : optimum / record[res.best];
+                }
+                size_t fresh = 0;
+                for (size_t i = 0; i < n; i++)
+                    fresh += seen[1][i] && !seen[0][i];
+                news[s] = (double)fresh;
+                sum += (double)fresh;
+                none += fresh == 0;
+            }
+            printf("| %s | %s | %.0f | %.1f | %.2f | %.3f / %.3f |\n", name,
+                   sname, median(news, seeds), sum / (double)seeds,
+                   (double)none / (double)seeds, median(found[0], seeds),
+                   median(found[1], seeds));
+        }
+        free(found[0]);
+        free(found[1]);
+        free(news);
+        free(seen[0]);
+        free(seen[1]);
+        free(perturbed);
+        free(record);
+        cutune_problem_destroy(problem);
+    }
+    gsl_rng_free(noise_rng);
+    return 0;
+}
