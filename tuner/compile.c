@@ -62,8 +62,23 @@ int cutune__compile(cutune__compile_job *job)
     return cutune__compile_with(job, NULL, 0);
 }
 
+static int pool_let_go(cutune__compile_pool *pl);
+
+/* cutune__compile_with for a job of pool `pl` (NULL: none): a job whose
+ * pool was let go while it waited for a process is not compiled. */
+static int compile_for(cutune__compile_job *job,
+                       const cutune__compiler *remote, int slot,
+                       cutune__compile_pool *pl);
+
 int cutune__compile_with(cutune__compile_job *job,
                          const cutune__compiler *remote, int slot)
+{
+    return compile_for(job, remote, slot, NULL);
+}
+
+static int compile_for(cutune__compile_job *job,
+                       const cutune__compiler *remote, int slot,
+                       cutune__compile_pool *pl)
 {
     double t0 = cutune__now();
     job->ok = 0;
@@ -97,6 +112,10 @@ int cutune__compile_with(cutune__compile_job *job,
         rc = compile_uncached(job);
     } else if (remote->acquire) {
         int shared = remote->acquire(remote->ctx);
+        if (shared >= 0 && pl && pool_let_go(pl)) {
+            remote->release(remote->ctx, shared);
+            shared = -1;
+        }
         if (shared < 0) {
             job->nvrtc_failed = 1;
             job->log = dup_text("compilation cancelled");
@@ -236,10 +255,21 @@ struct cutune__compile_pool {
     } *slots;
     /* Set by cutune__compile_detach: the last thread to end frees. */
     int detached;
+    int let_go;         /* detach has begun: jobs waiting for a process
+                           are no longer compiled */
     cutune__compile_drain *drain;
     void (*release)(void *ctx);
     void *release_ctx;
 };
+
+/* Whether the pool was let go (its jobs are no longer wanted). */
+static int pool_let_go(cutune__compile_pool *pl)
+{
+    pthread_mutex_lock(&pl->lock);
+    int gone = pl->next >= pl->n && pl->let_go;
+    pthread_mutex_unlock(&pl->lock);
+    return gone;
+}
 
 static void pool_free(cutune__compile_pool *pl)
 {
@@ -282,7 +312,7 @@ static void *pool_thread(void *arg)
             return NULL;
         }
         pthread_mutex_unlock(&pl->lock);
-        int rc = cutune__compile_with(&pl->jobs[i], pl->remote, me->slot);
+        int rc = compile_for(&pl->jobs[i], pl->remote, me->slot, pl);
         pthread_mutex_lock(&pl->lock);
         pl->done[i] = 1;
         if (rc != 0)
@@ -371,7 +401,10 @@ void cutune__compile_detach(cutune__compile_pool *pl,
                             cutune__compile_drain *drain,
                             void (*release)(void *ctx), void *ctx)
 {
-    if (!pl) {
+    /* Slots of a compiler without acquire belong to the threads of one
+     * pool at a time: this pool's must end before another's start. */
+    if (!pl || (pl->remote && !pl->remote->acquire)) {
+        cutune__compile_finish(pl);
         if (release)
             release(ctx);
         return;
@@ -383,6 +416,7 @@ void cutune__compile_detach(cutune__compile_pool *pl,
     }
     pthread_mutex_lock(&pl->lock);
     pl->next = pl->n;
+    pl->let_go = 1;
     pl->drain = drain;
     pl->release = release;
     pl->release_ctx = ctx;

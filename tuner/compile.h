@@ -93,9 +93,11 @@ void cutune__compile_drain_destroy(cutune__compile_drain *drain);
 
 /* Like cutune__compile_finish, but returns at once: jobs already running
  * finish in the background (into the binary cache, for a later request
- * to find), then `release(ctx)` is called (by the last pool thread, or
- * here when none is running) and the pool is freed. The caller must not
- * touch the jobs after this; release is where they are freed. */
+ * to find), jobs still waiting for a process are not compiled, then
+ * `release(ctx)` is called (by the last pool thread, or here when none is
+ * running) and the pool is freed. The caller must not touch the jobs
+ * after this; release is where they are freed. With a compiler that has
+ * slots but no acquire, this waits like cutune__compile_finish. */
 void cutune__compile_detach(cutune__compile_pool *pool,
                             cutune__compile_drain *drain,
                             void (*release)(void *ctx), void *ctx);

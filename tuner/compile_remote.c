@@ -1,9 +1,12 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 
 #include "compile_remote.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,9 @@ struct cutune__compile_procs {
     cutune__worker_client *workers;
     int n_workers;           /* processes: twice the threads of a pool */
     unsigned char *busy;     /* per process: a compile in progress */
+    int *pidfd;              /* per process: a pidfd of it, or -1 */
+    pid_t *pidfd_of;         /* the pid each pidfd was opened for */
+    unsigned char *doomed;   /* per process: killed by a cancel */
     int cancelled;           /* cutune__compile_procs_cancel until resume */
     pthread_mutex_t lock;
     pthread_cond_t freed;
@@ -67,14 +73,65 @@ static void fail_job(cutune__compile_job *job, const char *why)
     job->log = cutune__strdup_printf("NVRTC compile process: %s", why);
 }
 
-static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
+/* A cancel kills a busy slot's process through a pidfd, which names that
+ * process even once it is reaped (a pid could by then be another
+ * process's). Only the slot's own thread opens, closes or reaps, and
+ * always under the lock or before anyone else can see the slot busy with
+ * that process. Where the kernel has no pidfds, a cancel cannot kill and
+ * the compile runs to its end. */
+static void forget_pidfd(cutune__compile_procs *p, int slot)
 {
-    cutune__compile_procs *p = ctx;
+    pthread_mutex_lock(&p->lock);
+    if (p->pidfd[slot] >= 0)
+        close(p->pidfd[slot]);
+    p->pidfd[slot] = -1;
+    p->pidfd_of[slot] = 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Makes sure the slot's process runs and can be killed by a cancel.
+ * Returns 0, or -1 (the job failed) when it could not start or a cancel
+ * came first. */
+static int ready(cutune__compile_procs *p, int slot, cutune__compile_job *job)
+{
     cutune__worker_client *w = &p->workers[slot];
+    pthread_mutex_lock(&p->lock);
+    int cancelled = p->cancelled;
+    pthread_mutex_unlock(&p->lock);
+    if (cancelled) {
+        fail_job(job, "compilation cancelled");
+        return -1;
+    }
     if (w->pid == 0 && cutune__worker_start(w, p->worker_path) != 0) {
         fail_job(job, w->message);
         return -1;
     }
+    if (p->pidfd_of[slot] == w->pid)
+        return 0;
+    forget_pidfd(p, slot);
+    int fd = (int)syscall(SYS_pidfd_open, w->pid, 0);
+    pthread_mutex_lock(&p->lock);
+    p->pidfd[slot] = fd;
+    p->pidfd_of[slot] = w->pid;
+    cancelled = p->cancelled;
+    pthread_mutex_unlock(&p->lock);
+    if (cancelled) {
+        /* The cancel did not see this process: end it here. */
+        kill(w->pid, SIGKILL);
+        cutune__worker_stop(w);
+        forget_pidfd(p, slot);
+        fail_job(job, "compilation cancelled");
+        return -1;
+    }
+    return 0;
+}
+
+static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
+{
+    cutune__compile_procs *p = ctx;
+    cutune__worker_client *w = &p->workers[slot];
+    if (ready(p, slot, job) != 0)
+        return -1;
     size_t src_len = strlen(job->source), name_len = strlen(job->source_name);
     size_t opt_len = 0;
     for (size_t i = 0; i < job->n_options; i++)
@@ -107,6 +164,19 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
         cutune__worker_call(w, CUTUNE__MSG_COMPILE, &q, sizeof q, block, blen,
                             &reply, &size, COMPILE_TIMEOUT_S);
     free(block);
+    pthread_mutex_lock(&p->lock);
+    int doomed = p->doomed[slot];
+    p->doomed[slot] = 0;
+    pthread_mutex_unlock(&p->lock);
+    if (w->pid == 0) {
+        /* The call failed and reaped the process. */
+        forget_pidfd(p, slot);
+    } else if (doomed) {
+        /* Killed by a cancel after it replied: reap it now, so that the
+         * slot's next job starts a new process. */
+        cutune__worker_stop(w);
+        forget_pidfd(p, slot);
+    }
     const cutune__compile_reply *r = reply;
     if (cr != CUTUNE__CALL_OK || size < sizeof *r ||
         size != sizeof *r + r->cubin_size + r->log_size + r->lowered_size) {
@@ -157,14 +227,20 @@ cutune__compile_procs *cutune__compile_procs_create(const char *worker_path,
     p->worker_path = strdup(worker_path);
     p->workers = calloc((size_t)p->n_workers, sizeof *p->workers);
     p->busy = calloc((size_t)p->n_workers, 1);
+    p->doomed = calloc((size_t)p->n_workers, 1);
+    p->pidfd = malloc((size_t)p->n_workers * sizeof *p->pidfd);
+    p->pidfd_of = calloc((size_t)p->n_workers, sizeof *p->pidfd_of);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL);
-    if (!p->worker_path || !p->workers || !p->busy) {
+    if (!p->worker_path || !p->workers || !p->busy || !p->doomed ||
+        !p->pidfd || !p->pidfd_of) {
         cutune__compile_procs_destroy(p);
         return NULL;
     }
-    for (int i = 0; i < p->n_workers; i++)
+    for (int i = 0; i < p->n_workers; i++) {
         p->workers[i].fd = -1;
+        p->pidfd[i] = -1;
+    }
     p->compiler.compile = compile_in_process;
     p->compiler.ctx = p;
     p->compiler.slots = n;
@@ -177,11 +253,17 @@ void cutune__compile_procs_destroy(cutune__compile_procs *p)
 {
     if (!p)
         return;
-    for (int i = 0; p->workers && i < p->n_workers; i++)
+    for (int i = 0; p->workers && i < p->n_workers; i++) {
         cutune__worker_stop(&p->workers[i]);
+        if (p->pidfd && p->pidfd[i] >= 0)
+            close(p->pidfd[i]);
+    }
     pthread_cond_destroy(&p->freed);
     pthread_mutex_destroy(&p->lock);
     free(p->busy);
+    free(p->doomed);
+    free(p->pidfd);
+    free(p->pidfd_of);
     free(p->workers);
     free(p->worker_path);
     free(p);
@@ -191,13 +273,12 @@ void cutune__compile_procs_cancel(cutune__compile_procs *p)
 {
     if (!p)
         return;
-    /* A busy slot's thread is inside its compile, where only a failed
-     * call reaps the process; the thread itself kills and reaps on the
-     * reply that never comes. */
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < p->n_workers; i++)
-        if (p->busy[i] && p->workers[i].pid > 0)
-            kill(p->workers[i].pid, SIGKILL);
+        if (p->busy[i] && p->pidfd[i] >= 0 &&
+            syscall(SYS_pidfd_send_signal, p->pidfd[i], SIGKILL, NULL, 0) ==
+                0)
+            p->doomed[i] = 1;
     p->cancelled = 1;
     pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->lock);

@@ -110,6 +110,7 @@ struct cutune_session {
     char *ref_lowered;
     char *compare_cubin;            /* the worker's comparison kernels */
     size_t compare_cubin_size;
+    int compare_from_worker;        /* the cached ones failed to load */
     cutune__wire_arg *wire_args;
     eval_record *evals;
     size_t n_evals, cap_evals;
@@ -249,6 +250,7 @@ static void clear_tune(cutune_session *s)
     free(s->compare_cubin);
     s->compare_cubin = NULL;
     s->compare_cubin_size = 0;
+    s->compare_from_worker = 0;
     free(s->wire_args);
     s->wire_args = NULL;
     free(s->best_values);
@@ -597,7 +599,7 @@ static cutune_status send_references(cutune_session *s)
  * own. */
 static void compile_compare(cutune_session *s)
 {
-    if (s->compare_cubin)
+    if (s->compare_cubin || s->compare_from_worker)
         return;
     char arch[48];
     snprintf(arch, sizeof arch, "--gpu-architecture=%s", s->arch);
@@ -631,6 +633,20 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     if (cr != CUTUNE__CALL_OK)
         return fail(s, CUTUNE_ERR_WORKER, "starting the GPU worker: %s",
                     s->worker.message);
+    if (ir->head.cuda_error && s->compare_cubin_size > 0) {
+        /* The comparison kernels from the binary cache did not load (a
+         * damaged entry): a worker that compiles its own. */
+        logf_(s, CUTUNE_LOG_WARN, "the cached comparison kernels did not "
+              "load (%s); compiling them in the worker", ir->head.message);
+        free(ir);
+        ir = NULL;
+        cutune__worker_stop(&s->worker);
+        free(s->compare_cubin);
+        s->compare_cubin = NULL;
+        s->compare_cubin_size = 0;
+        s->compare_from_worker = 1;
+        return bring_up(s, keep_reference);
+    }
     if (ir->head.cuda_error) {
         st = fail(s, CUTUNE_ERR_CUDA, "device %d: %s", s->opt.device,
                   ir->head.message);
@@ -1162,9 +1178,11 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
         s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
     /* Compiles still running (the batch ended early) go on into the
      * binary cache without holding up the next batch: a later proposal
-     * may well be one of them. */
+     * may well be one of them. (Without a binary cache nothing could
+     * find their results, so the batch waits for them instead.) */
     double t_finish = cutune__now();
-    job_set *left = pool && s->drain ? malloc(sizeof *left) : NULL;
+    job_set *left = pool && s->drain && s->binaries ? malloc(sizeof *left)
+                                                    : NULL;
     if (left) {
         *left = js;
         memset(&js, 0, sizeof js);
@@ -1311,10 +1329,14 @@ static cutune_status final_round(cutune_session *s)
             measure(s, &t, job, 1);
             if (s->fatal) {
                 /* No worker could be brought back: that says nothing of
-                 * the finalist. */
+                 * the finalist, and the search's results still stand. */
+                logf_(s, CUTUNE_LOG_WARN, "final round cut short, the "
+                      "winner is chosen on what was measured: %s",
+                      t.pub.message ? t.pub.message : "");
                 free((char *)t.pub.message);
                 free(t.runtimes);
-                st = s->fatal_status;
+                pass = FINAL_PASSES;
+                break;
             } else if (merge_final(e, &t) != 0) {
                 st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
             }
@@ -1322,12 +1344,13 @@ static cutune_status final_round(cutune_session *s)
     /* What the final round measured goes to the log (the last line of a
      * configuration wins there), also when the round was cut short. */
     for (size_t k = 0; k < n_todo; k++) {
-        if (fin[k]->final_runs == 0 && contender(fin[k]))
-            continue;
         char cfg[512];
         int whole = describe(s->problem, fin[k]->pub.config_index, cfg,
                              sizeof cfg);
-        if (whole)
+        /* A finalist that failed now keeps the search's line in the log,
+         * so that a resumed tune steers as this one did (and measures it
+         * again in its final round). */
+        if (whole && fin[k]->final_runs > 0 && contender(fin[k]))
             log_measurement(s, fin[k], cfg);
         if (contender(fin[k]))
             logf_(s, CUTUNE_LOG_INFO, "[final] %s: %.4f ms (median of %zu "

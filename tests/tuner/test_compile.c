@@ -169,8 +169,9 @@ static void test_binary_cache(void)
     cutune__binary_cache_close(c);
 }
 
-/* A stand-in compiler: each compile takes 30 ms on one of PROCS shared
- * slots; it counts how many run at once and how many ran. */
+/* A stand-in compiler: a compile takes 10, 30 or 200 ms (by its source)
+ * on one of PROCS shared slots; it counts how many run at once and how
+ * many ran. */
 enum { PROCS = 4 };
 static struct fake {
     pthread_mutex_t lock;
@@ -210,7 +211,9 @@ static int fake_compile(void *ctx, int slot, cutune__compile_job *job)
 {
     (void)ctx;
     (void)slot;
-    int first = strcmp(job->source, "first") == 0;
+    int first = strncmp(job->source, "first", 5) == 0;
+    /* "first-short" is done while the other "first" jobs still run. */
+    long ms = !first ? 30 : strcmp(job->source, "first-short") ? 200 : 10;
     pthread_mutex_lock(&fake.lock);
     if (++fake.running > fake.most)
         fake.most = fake.running;
@@ -218,7 +221,7 @@ static int fake_compile(void *ctx, int slot, cutune__compile_job *job)
     if (!first && fake.first_at_second < 0)
         fake.first_at_second = fake.first_running;
     pthread_mutex_unlock(&fake.lock);
-    struct timespec ts = {0, 30 * 1000 * 1000};
+    struct timespec ts = {0, ms * 1000 * 1000};
     nanosleep(&ts, NULL);
     job->ok = 1;
     job->cubin = malloc(4);
@@ -279,7 +282,7 @@ static void test_detach(void)
     second[0].source = second[1].source = "second";
     for (int i = 0; i < 8; i++) {
         first[i] = proto;
-        first[i].source = "first";
+        first[i].source = i == 0 ? "first-short" : "first";
     }
     cutune__compile_drain *drain = cutune__compile_drain_create();
     CHECK(drain != NULL);
@@ -361,13 +364,32 @@ static void test_cancel(const char *worker)
     CHECK_INT(cancel_bad, 0);
     printf("cancel: %d compile%s cut short\n", cancel_killed,
            cancel_killed == 1 ? "" : "s");
-    cutune__compile_job job = {.source = cutune__compare_source,
-                               .source_name = "c.cu",
-                               .options = opts,
-                               .n_options = 1};
-    CHECK_INT(cutune__compile_with(&job, c, 0), 0);
-    CHECK_INT(job.ok, 1);
-    cutune__compile_job_clear(&job);
+    /* Every process slot compiles again, the killed ones included: hold
+     * the others so that compile_with gets the one wanted. */
+    for (int want = 0; want < 4; want++) {
+        int all[4], held[4], n_held = 0;
+        for (int k = 0; k < 4; k++)
+            all[k] = c->acquire(c->ctx);
+        for (int k = 0; k < 4; k++) {
+            if (all[k] == want)
+                c->release(c->ctx, all[k]);
+            else
+                held[n_held++] = all[k];
+        }
+        CHECK_INT(n_held, 3);
+        cutune__compile_job job = {.source = cutune__compare_source,
+                                   .source_name = "c.cu",
+                                   .options = opts,
+                                   .n_options = 1};
+        CHECK_INT(cutune__compile_with(&job, c, 0), 0);
+        CHECK_INT(job.ok, 1);
+        if (!job.ok)
+            fprintf(stderr, "slot %d after cancel: %s\n", want,
+                    job.log ? job.log : "");
+        cutune__compile_job_clear(&job);
+        for (int k = 0; k < n_held; k++)
+            c->release(c->ctx, held[k]);
+    }
     cutune__compile_drain_destroy(drain);
     cutune__compile_procs_destroy(procs);
 }
