@@ -23,6 +23,7 @@ struct cutune__compile_procs {
     int *pidfd;              /* per process: a pidfd of it, or -1 */
     pid_t *pidfd_of;         /* the pid each pidfd was opened for */
     unsigned char *doomed;   /* per process: killed by a cancel */
+    unsigned char *in_call;  /* per process: a COMPILE request out */
     int cancelled;           /* cutune__compile_procs_cancel until resume */
     pthread_mutex_t lock;
     pthread_cond_t freed;
@@ -73,12 +74,33 @@ static void fail_job(cutune__compile_job *job, const char *why)
     job->log = cutune__strdup_printf("NVRTC compile process: %s", why);
 }
 
-/* A cancel kills a busy slot's process through a pidfd, which names that
- * process even once it is reaped (a pid could by then be another
- * process's). Only the slot's own thread opens, closes or reaps, and
- * always under the lock or before anyone else can see the slot busy with
- * that process. Where the kernel has no pidfds, a cancel cannot kill and
- * the compile runs to its end. */
+/* A cancel kills the process of a slot whose COMPILE request is out
+ * (in_call, set and cleared under the lock with the check for a cancel),
+ * through a pidfd: it names that process even once it is reaped, where a
+ * pid could by then be another process's. Only the slot's own thread
+ * opens, closes or reaps. Where the kernel gives no pidfd (before Linux
+ * 5.3, or a sandbox that forbids it), a cancel cannot kill and the
+ * compile runs to its end. */
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+static int signal_pidfd(int fd)
+{
+#ifdef SYS_pidfd_send_signal
+    return (int)syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+#else
+    (void)fd;
+    return -1;
+#endif
+}
+
 static void forget_pidfd(cutune__compile_procs *p, int slot)
 {
     pthread_mutex_lock(&p->lock);
@@ -109,21 +131,29 @@ static int ready(cutune__compile_procs *p, int slot, cutune__compile_job *job)
     if (p->pidfd_of[slot] == w->pid)
         return 0;
     forget_pidfd(p, slot);
-    int fd = (int)syscall(SYS_pidfd_open, w->pid, 0);
-    pthread_mutex_lock(&p->lock);
-    p->pidfd[slot] = fd;
-    p->pidfd_of[slot] = w->pid;
-    cancelled = p->cancelled;
-    pthread_mutex_unlock(&p->lock);
-    if (cancelled) {
-        /* The cancel did not see this process: end it here. */
-        kill(w->pid, SIGKILL);
-        cutune__worker_stop(w);
-        forget_pidfd(p, slot);
-        fail_job(job, "compilation cancelled");
-        return -1;
+    int fd = open_pidfd(w->pid);
+    if (fd >= 0) {
+        pthread_mutex_lock(&p->lock);
+        p->pidfd[slot] = fd;
+        p->pidfd_of[slot] = w->pid;
+        pthread_mutex_unlock(&p->lock);
     }
     return 0;
+}
+
+/* Marks the slot's request as out, unless a cancel came first (then the
+ * job fails and 0 is returned). */
+static int begin_call(cutune__compile_procs *p, int slot,
+                      cutune__compile_job *job)
+{
+    pthread_mutex_lock(&p->lock);
+    int cancelled = p->cancelled;
+    if (!cancelled)
+        p->in_call[slot] = 1;
+    pthread_mutex_unlock(&p->lock);
+    if (cancelled)
+        fail_job(job, "compilation cancelled");
+    return !cancelled;
 }
 
 static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
@@ -160,6 +190,10 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
     memcpy(at, kernel, kernel_len + 1);
     void *reply = NULL;
     size_t size = 0;
+    if (!begin_call(p, slot, job)) {
+        free(block);
+        return -1;
+    }
     cutune__call_result cr =
         cutune__worker_call(w, CUTUNE__MSG_COMPILE, &q, sizeof q, block, blen,
                             &reply, &size, COMPILE_TIMEOUT_S);
@@ -167,6 +201,7 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
     pthread_mutex_lock(&p->lock);
     int doomed = p->doomed[slot];
     p->doomed[slot] = 0;
+    p->in_call[slot] = 0;
     pthread_mutex_unlock(&p->lock);
     if (w->pid == 0) {
         /* The call failed and reaped the process. */
@@ -228,19 +263,20 @@ cutune__compile_procs *cutune__compile_procs_create(const char *worker_path,
     p->workers = calloc((size_t)p->n_workers, sizeof *p->workers);
     p->busy = calloc((size_t)p->n_workers, 1);
     p->doomed = calloc((size_t)p->n_workers, 1);
+    p->in_call = calloc((size_t)p->n_workers, 1);
     p->pidfd = malloc((size_t)p->n_workers * sizeof *p->pidfd);
+    for (int i = 0; p->pidfd && i < p->n_workers; i++)
+        p->pidfd[i] = -1;
     p->pidfd_of = calloc((size_t)p->n_workers, sizeof *p->pidfd_of);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->freed, NULL);
     if (!p->worker_path || !p->workers || !p->busy || !p->doomed ||
-        !p->pidfd || !p->pidfd_of) {
+        !p->in_call || !p->pidfd || !p->pidfd_of) {
         cutune__compile_procs_destroy(p);
         return NULL;
     }
-    for (int i = 0; i < p->n_workers; i++) {
+    for (int i = 0; i < p->n_workers; i++)
         p->workers[i].fd = -1;
-        p->pidfd[i] = -1;
-    }
     p->compiler.compile = compile_in_process;
     p->compiler.ctx = p;
     p->compiler.slots = n;
@@ -262,6 +298,7 @@ void cutune__compile_procs_destroy(cutune__compile_procs *p)
     pthread_mutex_destroy(&p->lock);
     free(p->busy);
     free(p->doomed);
+    free(p->in_call);
     free(p->pidfd);
     free(p->pidfd_of);
     free(p->workers);
@@ -275,9 +312,8 @@ void cutune__compile_procs_cancel(cutune__compile_procs *p)
         return;
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < p->n_workers; i++)
-        if (p->busy[i] && p->pidfd[i] >= 0 &&
-            syscall(SYS_pidfd_send_signal, p->pidfd[i], SIGKILL, NULL, 0) ==
-                0)
+        if (p->in_call[i] && p->pidfd[i] >= 0 &&
+            signal_pidfd(p->pidfd[i]) == 0)
             p->doomed[i] = 1;
     p->cancelled = 1;
     pthread_cond_broadcast(&p->freed);

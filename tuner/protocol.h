@@ -77,6 +77,9 @@ typedef struct cutune__init_request {
 typedef struct cutune__init_reply {
     cutune__reply head;
     cutune__device_props props;
+    int32_t cubin_rejected;    /* the comparison kernels sent would not
+                                  load (the error is in head) */
+    int32_t reserved;
 } cutune__init_reply;
 
 typedef struct cutune__wire_arg {

@@ -110,7 +110,8 @@ struct cutune_session {
     char *ref_lowered;
     char *compare_cubin;            /* the worker's comparison kernels */
     size_t compare_cubin_size;
-    int compare_from_worker;        /* the cached ones failed to load */
+    int compare_from_worker;        /* the cached ones failed to load
+                                       (for the session) */
     cutune__wire_arg *wire_args;
     eval_record *evals;
     size_t n_evals, cap_evals;
@@ -250,7 +251,6 @@ static void clear_tune(cutune_session *s)
     free(s->compare_cubin);
     s->compare_cubin = NULL;
     s->compare_cubin_size = 0;
-    s->compare_from_worker = 0;
     free(s->wire_args);
     s->wire_args = NULL;
     free(s->best_values);
@@ -633,9 +633,10 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     if (cr != CUTUNE__CALL_OK)
         return fail(s, CUTUNE_ERR_WORKER, "starting the GPU worker: %s",
                     s->worker.message);
-    if (ir->head.cuda_error && s->compare_cubin_size > 0) {
+    if (ir->head.cuda_error && ir->cubin_rejected) {
         /* The comparison kernels from the binary cache did not load (a
-         * damaged entry): a worker that compiles its own. */
+         * damaged entry): a worker that compiles its own, for the rest of
+         * the session. */
         logf_(s, CUTUNE_LOG_WARN, "the cached comparison kernels did not "
               "load (%s); compiling them in the worker", ir->head.message);
         free(ir);
@@ -1310,8 +1311,9 @@ static cutune_status final_round(cutune_session *s)
     for (size_t k = n_todo; k < n_fin && !st; k++)
         if (summarize(fin[k], fin[k]->runs) != 0)
             st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (int pass = 0; pass < FINAL_PASSES && !st; pass++)
-        for (size_t j = 0; j < n_todo && !st; j++) {
+    int passes_done = 0, cut = 0;
+    for (int pass = 0; pass < FINAL_PASSES && !st && !cut; pass++) {
+        for (size_t j = 0; j < n_todo && !st && !cut; j++) {
             size_t k = pass % 2 ? n_todo - 1 - j : j;
             eval_record *e = fin[k];
             const cutune__compile_job *job = &js.jobs[k];
@@ -1335,14 +1337,18 @@ static cutune_status final_round(cutune_session *s)
                       t.pub.message ? t.pub.message : "");
                 free((char *)t.pub.message);
                 free(t.runtimes);
-                pass = FINAL_PASSES;
+                cut = 1;
                 break;
             } else if (merge_final(e, &t) != 0) {
                 st = fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
             }
         }
-    /* What the final round measured goes to the log (the last line of a
-     * configuration wins there), also when the round was cut short. */
+        if (!st && !cut)
+            passes_done++;
+    }
+    /* What a whole final round measured goes to the log (the last line
+     * of a configuration wins there). A round cut short is not logged:
+     * a resumed tune measures it again. */
     for (size_t k = 0; k < n_todo; k++) {
         char cfg[512];
         int whole = describe(s->problem, fin[k]->pub.config_index, cfg,
@@ -1350,7 +1356,8 @@ static cutune_status final_round(cutune_session *s)
         /* A finalist that failed now keeps the search's line in the log,
          * so that a resumed tune steers as this one did (and measures it
          * again in its final round). */
-        if (whole && fin[k]->final_runs > 0 && contender(fin[k]))
+        if (whole && fin[k]->final_runs > 0 && contender(fin[k]) &&
+            passes_done == FINAL_PASSES)
             log_measurement(s, fin[k], cfg);
         if (contender(fin[k]))
             logf_(s, CUTUNE_LOG_INFO, "[final] %s: %.4f ms (median of %zu "

@@ -166,14 +166,20 @@ static int compare_kernels(worker *w, cutune__reply *r);
 /* Loads the comparison and fill kernels: `cubin` when the session sent
  * one, else compiled here with NVRTC. */
 static int build_compare(worker *w, cutune__reply *r, const void *given,
-                         size_t given_size)
+                         size_t given_size, int32_t *rejected)
 {
     cudaError_t e;
     if (given_size > 0) {
         if ((e = cudaLibraryLoadData(&w->compare_library, given, NULL, NULL,
-                                     0, NULL, NULL, 0)) != cudaSuccess)
-            return reply_error(r, e, "loading the comparison kernels");
-        return compare_kernels(w, r);
+                                     0, NULL, NULL, 0)) != cudaSuccess) {
+            *rejected = 1;
+            return reply_error(r, e, "loading the comparison kernels sent");
+        }
+        if (compare_kernels(w, r) != 0) {
+            *rejected = 1;
+            return -1;
+        }
+        return 0;
     }
     char arch[32];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d",
@@ -253,7 +259,8 @@ static void handle_init(worker *w, const void *payload, size_t size)
                         w->device);
         else if ((e = read_props(w->device, &w->props)) != cudaSuccess)
             reply_error(&r.head, e, "cudaGetDeviceProperties");
-        else if (build_compare(w, &r.head, q + 1, q->cubin_size) == 0) {
+        else if (build_compare(w, &r.head, q + 1, q->cubin_size,
+                               &r.cubin_rejected) == 0) {
             /* Twice the L2, so that writing it evicts every line a
              * previous launch left. */
             w->flush_bytes = 2 * (size_t)w->props.fingerprint.l2_bytes;

@@ -180,13 +180,19 @@ static struct fake {
     int running, most, compiled;
     int first_running;      /* compiles of "first" jobs running now */
     int first_at_second;    /* of them, running when a "second" began */
+    int hold, waiting;      /* while hold, acquire waits (counted) */
 } fake = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0,
-          0, -1};
+          0, -1, 0, 0};
 
 static int fake_acquire(void *ctx)
 {
     (void)ctx;
     pthread_mutex_lock(&fake.lock);
+    while (fake.hold) {
+        fake.waiting++;
+        pthread_cond_wait(&fake.freed, &fake.lock);
+        fake.waiting--;
+    }
     for (;;)
         for (int i = 0; i < PROCS; i++)
             if (!fake.busy[i]) {
@@ -325,6 +331,75 @@ static void test_detach(void)
            fake.first_at_second, fake.compiled, fake.most);
 }
 
+/* Jobs of a pool let go while they wait for a process are not compiled
+ * once they get one. */
+static void test_let_go_waiting(void)
+{
+    const cutune__compiler fc = {fake_compile, NULL, 2, fake_acquire,
+                                 fake_release};
+    static char *opts[] = {(char *)"-DX=1"};
+    cutune__compile_job *jobs = calloc(8, sizeof *jobs);
+    for (int i = 0; i < 8; i++)
+        jobs[i] = (cutune__compile_job){.source = "first", .source_name =
+                                        "x.cu", .options = opts,
+                                        .n_options = 1};
+    cutune__compile_drain *drain = cutune__compile_drain_create();
+    pthread_mutex_lock(&fake.lock);
+    fake.hold = 1;
+    pthread_mutex_unlock(&fake.lock);
+    cutune__compile_pool *pool = cutune__compile_start(jobs, 8, 0, &fc);
+    CHECK(pool != NULL);
+    /* Both threads have a job and wait for a process. */
+    int waiting = 0;
+    for (int t = 0; t < 500 && waiting < 2; t++) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&fake.lock);
+        waiting = fake.waiting;
+        pthread_mutex_unlock(&fake.lock);
+    }
+    CHECK_INT(waiting, 2);
+    int before = fake.compiled, released_before = released;
+    cutune__compile_detach(pool, drain, count_release, jobs);
+    pthread_mutex_lock(&fake.lock);
+    fake.hold = 0;
+    pthread_cond_broadcast(&fake.freed);
+    pthread_mutex_unlock(&fake.lock);
+    cutune__compile_drain_destroy(drain);
+    CHECK_INT(fake.compiled, before);
+    CHECK_INT(released, released_before + 1);
+}
+
+/* Compiles on each of the 4 process slots in turn (the others held, so
+ * that compile_with gets the one wanted): each must succeed. */
+static void every_slot_compiles(const cutune__compiler *c, char **opts)
+{
+    for (int want = 0; want < 4; want++) {
+        int all[4], held[4], n_held = 0;
+        for (int k = 0; k < 4; k++)
+            all[k] = c->acquire(c->ctx);
+        for (int k = 0; k < 4; k++) {
+            if (all[k] == want)
+                c->release(c->ctx, all[k]);
+            else
+                held[n_held++] = all[k];
+        }
+        CHECK_INT(n_held, 3);
+        cutune__compile_job job = {.source = cutune__compare_source,
+                                   .source_name = "c.cu",
+                                   .options = opts,
+                                   .n_options = 1};
+        CHECK_INT(cutune__compile_with(&job, c, 0), 0);
+        CHECK_INT(job.ok, 1);
+        if (!job.ok)
+            fprintf(stderr, "slot %d after cancel: %s\n", want,
+                    job.log ? job.log : "");
+        cutune__compile_job_clear(&job);
+        for (int k = 0; k < n_held; k++)
+            c->release(c->ctx, held[k]);
+    }
+}
+
 /* Compile processes shut down while compiling: the running jobs fail as
  * NVRTC failures (not configuration results), those asking for a process
  * fail at once, and after resume the same processes compile again. */
@@ -364,32 +439,17 @@ static void test_cancel(const char *worker)
     CHECK_INT(cancel_bad, 0);
     printf("cancel: %d compile%s cut short\n", cancel_killed,
            cancel_killed == 1 ? "" : "s");
-    /* Every process slot compiles again, the killed ones included: hold
-     * the others so that compile_with gets the one wanted. */
-    for (int want = 0; want < 4; want++) {
-        int all[4], held[4], n_held = 0;
-        for (int k = 0; k < 4; k++)
-            all[k] = c->acquire(c->ctx);
-        for (int k = 0; k < 4; k++) {
-            if (all[k] == want)
-                c->release(c->ctx, all[k]);
-            else
-                held[n_held++] = all[k];
-        }
-        CHECK_INT(n_held, 3);
-        cutune__compile_job job = {.source = cutune__compare_source,
-                                   .source_name = "c.cu",
-                                   .options = opts,
-                                   .n_options = 1};
-        CHECK_INT(cutune__compile_with(&job, c, 0), 0);
-        CHECK_INT(job.ok, 1);
-        if (!job.ok)
-            fprintf(stderr, "slot %d after cancel: %s\n", want,
-                    job.log ? job.log : "");
-        cutune__compile_job_clear(&job);
-        for (int k = 0; k < n_held; k++)
-            c->release(c->ctx, held[k]);
-    }
+    every_slot_compiles(c, opts);
+    /* Processes idle in slots taken but with no request out are not
+     * killed by a cancel: they compile again after it. */
+    int all[4];
+    for (int k = 0; k < 4; k++)
+        all[k] = c->acquire(c->ctx);
+    cutune__compile_procs_cancel(procs);
+    for (int k = 0; k < 4; k++)
+        c->release(c->ctx, all[k]);
+    cutune__compile_procs_resume(procs);
+    every_slot_compiles(c, opts);
     cutune__compile_drain_destroy(drain);
     cutune__compile_procs_destroy(procs);
 }
@@ -401,6 +461,7 @@ int main(void)
     test_compile_error();
     test_batch();
     test_detach();
+    test_let_go_waiting();
     const char *worker = getenv("CUTUNE_WORKER");
     if (worker && *worker)
         test_cancel(worker);
