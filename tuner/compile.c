@@ -266,7 +266,7 @@ struct cutune__compile_pool {
 static int pool_let_go(cutune__compile_pool *pl)
 {
     pthread_mutex_lock(&pl->lock);
-    int gone = pl->next >= pl->n && pl->let_go;
+    int gone = pl->let_go;
     pthread_mutex_unlock(&pl->lock);
     return gone;
 }

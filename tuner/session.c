@@ -50,8 +50,8 @@
  * final round: FINAL_PASSES passes over them, in opposite orders so that a
  * drift weighs on all of them alike, each pass at least FINAL_SECONDS of
  * kernel time per finalist. The winner is decided on all of a finalist's
- * launches. Measuring every candidate that long instead (20 ms each, until
- * the fourth session) made a repeated tune measuring-bound: see the
+ * launches. Measuring every candidate that long instead (a 20 ms floor,
+ * the earlier protocol) made a repeated tune measuring-bound: see the
  * README's "Measuring". */
 #define WARMUP_LAUNCHES 3
 #define MIN_REPS 10
@@ -766,6 +766,23 @@ static int describe(const cutune_problem *p, size_t config, char *buf,
     return 1;
 }
 
+/* Median, minimum, standard deviation and interval of the first n of e's
+ * runtimes. Returns -1 when memory ran out. */
+static int summarize(eval_record *e, size_t n)
+{
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d)
+        return -1;
+    memcpy(d, e->runtimes, n * sizeof *d);
+    gsl_sort(d, 1, n);
+    e->pub.time_ms = gsl_stats_median_from_sorted_data(d, 1, n);
+    e->min_ms = d[0];
+    e->stddev_ms = n > 1 ? gsl_stats_sd(d, 1, n) : 0.0;
+    cutune__median_ci(d, n, CI_LEVEL, &e->ci_lo_ms, &e->ci_hi_ms);
+    free(d);
+    return 0;
+}
+
 /* Measures one compiled configuration on the worker, restarting the
  * worker first when a previous candidate killed it. In the final round
  * (`final`) nothing stops early and each finalist gets FINAL_SECONDS. */
@@ -845,31 +862,20 @@ static void measure(cutune_session *s, eval_record *e,
     set_message(e, rr->head.message);
     e->gpu_ms = rr->gpu_ms;
     s->span_ms += rr->span_ms;
-    e->ci_lo_ms = rr->ci_lo;
-    e->ci_hi_ms = rr->ci_hi;
     e->pub.stopped_early = rr->stopped_early;
     s->gpu_ms += rr->gpu_ms;
     if (rr->head.fatal)
         cutune__worker_stop(&s->worker);
     if (rr->outcome == CUTUNE_OUTCOME_CORRECT && rr->n_times > 0) {
         const float *t = (const float *)(rr + 1);
-        double *d = malloc(rr->n_times * sizeof *d);
         e->runtimes = malloc(rr->n_times * sizeof *e->runtimes);
-        if (d && e->runtimes) {
-            for (uint32_t i = 0; i < rr->n_times; i++)
-                d[i] = e->runtimes[i] = t[i];
-            gsl_sort(d, 1, rr->n_times);
-            e->pub.time_ms = gsl_stats_median_from_sorted_data(d, 1,
-                                                               rr->n_times);
-            e->min_ms = d[0];
-            e->stddev_ms = rr->n_times > 1 ? gsl_stats_sd(d, 1, rr->n_times)
-                                           : 0.0;
-            e->runs = rr->n_times;
-            free(d);
-        } else {
-            free(d);
+        for (uint32_t i = 0; e->runtimes && i < rr->n_times; i++)
+            e->runtimes[i] = t[i];
+        e->runs = e->runtimes ? rr->n_times : 0;
+        if (!e->runtimes || summarize(e, e->runs) != 0) {
             free(e->runtimes);
             e->runtimes = NULL;
+            e->runs = 0;
             e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
             set_message(e, "out of memory");
         }
@@ -959,23 +965,6 @@ static const cutune__measured *earlier(const cutune_session *s,
         memcmp(block, m->block, sizeof block) != 0)
         return NULL;
     return m;
-}
-
-/* Median, minimum, standard deviation and interval of the first n of e's
- * runtimes. Returns -1 when memory ran out. */
-static int summarize(eval_record *e, size_t n)
-{
-    double *d = malloc((n ? n : 1) * sizeof *d);
-    if (!d)
-        return -1;
-    memcpy(d, e->runtimes, n * sizeof *d);
-    gsl_sort(d, 1, n);
-    e->pub.time_ms = gsl_stats_median_from_sorted_data(d, 1, n);
-    e->min_ms = d[0];
-    e->stddev_ms = n > 1 ? gsl_stats_sd(d, 1, n) : 0.0;
-    cutune__median_ci(d, n, CI_LEVEL, &e->ci_lo_ms, &e->ci_hi_ms);
-    free(d);
-    return 0;
 }
 
 /* Fills `e` from an earlier measurement. -1 when memory ran out. */
@@ -1749,11 +1738,16 @@ cutune_status cutune_session_tune(cutune_session *s,
              s->props[s->opt.device].fingerprint.cc_major,
              s->props[s->opt.device].fingerprint.cc_minor);
     size_t ref = cutune__problem_default_config(problem);
-    double t_devices = cutune__now(), t_ref, t_up, t_bw;
-    if ((st = compile_reference(s, ref)) || (t_ref = cutune__now(), 0) ||
-        (st = bring_up(s, 1)) || (t_up = cutune__now(), 0) ||
-        (st = measure_bandwidth(s)) || (t_bw = cutune__now(), 0))
+    double t_devices = cutune__now();
+    if ((st = compile_reference(s, ref)))
         goto out;
+    double t_ref = cutune__now();
+    if ((st = bring_up(s, 1)))
+        goto out;
+    double t_up = cutune__now();
+    if ((st = measure_bandwidth(s)))
+        goto out;
+    double t_bw = cutune__now();
     int occ_block = 0;
     if ((st = query_occupancy(s, &occ_block)))
         goto out;
