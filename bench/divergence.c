@@ -35,7 +35,41 @@
 typedef struct run_ctx {
     const double *objective; /* this run's perturbed record */
     unsigned char *seen;     /* evaluated in this run */
+    /* Speculation model (first run only; top_k 0: off): after each result
+     * the neighbours of the top_k fastest so far count as compiled. */
+    const cutune__space *space;
+    size_t top_k;
+    int any;                 /* ANY neighbours instead of ADJACENT */
+    size_t *top;             /* indices of the fastest so far */
+    size_t n_top;
+    unsigned char *spec;     /* compiled ahead, not evaluated */
+    size_t *nb;
+    size_t nb_cap;
 } run_ctx;
+
+static void speculate(run_ctx *rc, size_t index, double o)
+{
+    if (!rc->top_k || !isfinite(o))
+        return;
+    size_t pos = rc->n_top;
+    while (pos > 0 && rc->objective[rc->top[pos - 1]] > o)
+        pos--;
+    if (pos >= rc->top_k)
+        return;
+    if (rc->n_top < rc->top_k)
+        rc->n_top++;
+    memmove(rc->top + pos + 1, rc->top + pos,
+            (rc->n_top - 1 - pos) * sizeof *rc->top);
+    rc->top[pos] = index;
+    for (size_t t = 0; t < rc->n_top; t++) {
+        size_t m = cutune__space_neighbours(
+            rc->space, rc->top[t],
+            rc->any ? CUTUNE__NEIGHBOUR_ANY : CUTUNE__NEIGHBOUR_ADJACENT,
+            rc->nb, rc->nb_cap);
+        for (size_t j = 0; j < m && j < rc->nb_cap; j++)
+            rc->spec[rc->nb[j]] = 1;
+    }
+}
 
 static int eval(void *user, const size_t *indices, size_t n,
                 double *objectives, size_t *done, cutune__eval_more_fn more,
@@ -47,6 +81,7 @@ static int eval(void *user, const size_t *indices, size_t n,
         double o = rc->objective[indices[i]];
         objectives[i] = isnan(o) ? INFINITY : o;
         rc->seen[indices[i]] = 1;
+        speculate(rc, indices[i], objectives[i]);
         if (more && !more(more_ctx, i, objectives[i])) {
             i++;
             break;
@@ -115,6 +150,8 @@ int main(int argc, char **argv)
     size_t seeds = 100, budget = 100;
     double noise = 0.003, shift = 0.005;
     const char *strategies = "default,local,random";
+    size_t top_k = 0;
+    int any = 0;
     int first = 1;
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first += 2) {
         if (first + 1 >= argc) {
@@ -133,6 +170,10 @@ int main(int argc, char **argv)
             shift = strtod(v, NULL);
         else if (!strcmp(argv[first], "--strategies"))
             strategies = v;
+        else if (!strcmp(argv[first], "--speculate"))
+            top_k = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[first], "--speculate-kind"))
+            any = !strcmp(v, "any");
         else {
             fprintf(stderr, "bench-divergence: unknown option %s\n",
                     argv[first]);
@@ -163,6 +204,9 @@ int main(int argc, char **argv)
         const char *name = strrchr(argv[f], '/');
         name = name ? name + 1 : argv[f];
         double *perturbed = malloc(n * sizeof *perturbed);
+        unsigned char *spec = calloc(n, 1);
+        size_t *top = malloc((top_k + 1) * sizeof *top);
+        size_t *nb = malloc(n * sizeof *nb);
         unsigned char *seen[2] = {calloc(n, 1), calloc(n, 1)};
         double *news = malloc(seeds * sizeof *news);
         double *found[2] = {malloc(seeds * sizeof(double)),
@@ -178,7 +222,7 @@ int main(int argc, char **argv)
                 return 2;
             }
             double sum = 0;
-            size_t none = 0;
+            size_t none = 0, extra = 0;
             for (size_t s = 0; s < seeds; s++) {
                 for (int r = 0; r < 2; r++) {
                     /* Noise depends on (seed, run) only, so every strategy
@@ -192,7 +236,17 @@ int main(int argc, char **argv)
                                       exp(gsl_ran_gaussian(noise_rng, noise))
                                 : record[i];
                     memset(seen[r], 0, n);
-                    run_ctx rc = {perturbed, seen[r]};
+                    run_ctx rc = {.objective = perturbed, .seen = seen[r]};
+                    if (r == 0 && top_k) {
+                        memset(spec, 0, n);
+                        rc.space = problem->space;
+                        rc.top_k = top_k;
+                        rc.any = any;
+                        rc.top = top;
+                        rc.spec = spec;
+                        rc.nb = nb;
+                        rc.nb_cap = n;
+                    }
                     cutune__search_options so;
                     memset(&so, 0, sizeof so);
                     so.max_evals = budget;
@@ -206,16 +260,22 @@ int main(int argc, char **argv)
                                       : optimum / record[res.best];
                 }
                 size_t fresh = 0;
-                for (size_t i = 0; i < n; i++)
-                    fresh += seen[1][i] && !seen[0][i];
+                for (size_t i = 0; i < n; i++) {
+                    fresh += seen[1][i] && !seen[0][i] &&
+                             !(top_k && spec[i]);
+                    extra += top_k && spec[i] && !seen[0][i];
+                }
                 news[s] = (double)fresh;
                 sum += (double)fresh;
                 none += fresh == 0;
             }
-            printf("| %s | %s | %.0f | %.1f | %.2f | %.3f / %.3f |\n", name,
+            printf("| %s | %s | %.0f | %.1f | %.2f | %.3f / %.3f |", name,
                    sname, median(news, seeds), sum / (double)seeds,
                    (double)none / (double)seeds, median(found[0], seeds),
                    median(found[1], seeds));
+            if (top_k)
+                printf(" %.1f |", (double)extra / (double)seeds);
+            printf("\n");
         }
         free(found[0]);
         free(found[1]);
@@ -223,6 +283,9 @@ int main(int argc, char **argv)
         free(seen[0]);
         free(seen[1]);
         free(perturbed);
+        free(spec);
+        free(top);
+        free(nb);
         free(record);
         cutune_problem_destroy(problem);
     }

@@ -289,11 +289,11 @@ void cutune__compile_procs_destroy(cutune__compile_procs *p)
 {
     if (!p)
         return;
-    for (int i = 0; p->workers && i < p->n_workers; i++) {
-        cutune__worker_stop(&p->workers[i]);
-        if (p->pidfd && p->pidfd[i] >= 0)
+    if (p->workers)
+        cutune__worker_stop_all(p->workers, (size_t)p->n_workers);
+    for (int i = 0; p->pidfd && i < p->n_workers; i++)
+        if (p->pidfd[i] >= 0)
             close(p->pidfd[i]);
-    }
     pthread_cond_destroy(&p->freed);
     pthread_mutex_destroy(&p->lock);
     free(p->busy);

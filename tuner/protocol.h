@@ -15,7 +15,7 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE__PROTO_MAGIC 0x43555457u /* "CUTW" */
-#define CUTUNE__PROTO_VERSION 2u
+#define CUTUNE__PROTO_VERSION 3u
 #define CUTUNE__PROTO_MAX_PAYLOAD ((uint64_t)1 << 32)
 
 /* The fd on which an exec'ed worker finds its socket. */
@@ -161,6 +161,9 @@ typedef struct cutune__run_request {
     uint32_t reserved2;
     double early_margin;       /* the fastest is slower than best_ms by
                                   more than this fraction */
+    double race_margin;        /* after min_reps, stop when the interval
+                                  of the median lies above best_ms by more
+                                  than this fraction (0: never) */
 } cutune__run_request;
 
 typedef struct cutune__run_reply {

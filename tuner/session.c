@@ -38,9 +38,13 @@
 /* Measurement protocol: a validated first launch, two more warm-up
  * launches, then timed launches until at least 10 and 2 ms of kernel time
  * are measured and the 95% confidence interval of the median is within 1%
- * of it, at most 1000 launches or 1 s. A candidate whose fastest of its
- * first 5 launches is more than 10% slower than the best median so far is
- * dropped early: it cannot win.
+ * of it, at most 1000 launches or 1 s. A candidate is dropped early, as
+ * one that cannot win, when the fastest of its first 5 launches is more
+ * than 10% slower than the best median so far, or when from its 10th
+ * launch on the interval of its median lies wholly more than RACE_MARGIN
+ * above that best (racing: it could not even be a finalist, below, and
+ * its further launches would only pin down a loser's time; on kernels of
+ * a few µs most of a tune's measuring went there).
  *
  * That is enough to steer the search, not to name the winner: on a short
  * window slow drifts of the GPU (clocks, temperature) and the luck of the
@@ -66,6 +70,10 @@
 #define FINAL_MARGIN 0.03
 #define FINAL_PASSES 2
 #define FINAL_SECONDS 0.01
+/* A pass's cap on launches for a finalist: 10 ms of a 6 µs kernel would
+ * be 1,600 launches, each after an L2 flush several times its length. */
+#define FINAL_MAX_REPS 300
+#define RACE_MARGIN FINAL_MARGIN
 #define DEFAULT_LAUNCH_TIMEOUT 10.0
 /* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
 #define ATOL 1e-6
@@ -320,7 +328,7 @@ static void open_binaries(cutune_session *s)
  * configuration: the device as the fingerprint describes it (this GPU, its
  * driver, NVRTC and cutune versions), the kernel, the options every
  * configuration is compiled with, the arguments as resolved for the
- * problem size, the reference data and the measuring options. The "v1"
+ * problem size, the reference data and the measuring options. The version
  * names the measurement protocol: change it with the protocol. */
 static uint64_t measure_key(const cutune_session *s)
 {
@@ -328,7 +336,7 @@ static uint64_t measure_key(const cutune_session *s)
     const cutune_device *d = &s->device.fingerprint;
     char head[1024];
     int n = snprintf(head, sizeof head,
-                     "cutune measurements v2\n%s\n%s\n%d.%d %d %lld %lld %d "
+                     "cutune measurements v3\n%s\n%s\n%d.%d %d %lld %lld %d "
                      "%s %s\n%s\nwarm %d shared %u\n",
                      d->name, d->uuid, d->cc_major, d->cc_minor, d->sm_count,
                      d->l2_bytes, d->memory_bytes, d->driver_version,
@@ -531,6 +539,7 @@ static void fill_run_request(cutune__run_request *q, const unsigned grid[3],
     q->ci_rel = CI_REL;
     q->early_reps = EARLY_REPS;
     q->early_margin = EARLY_MARGIN;
+    q->race_margin = RACE_MARGIN;
 }
 
 /* Loads a cubin into the worker. Returns the call result; a CUDA error in
@@ -824,8 +833,10 @@ static void measure(cutune_session *s, eval_record *e,
     cutune__run_request rq;
     fill_run_request(&rq, grid, block, p->shared_memory, CUTUNE__RUN_MEASURE);
     rq.best_ms = final ? 0.0 : s->best_ms;
-    if (final)
+    if (final) {
         rq.min_seconds = FINAL_SECONDS;
+        rq.max_reps = FINAL_MAX_REPS;
+    }
     if (s->opt.warm_cache)
         rq.flush_l2 = 0;
     /* Conditions of the measurement, where NVML can tell them. */

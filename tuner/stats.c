@@ -30,3 +30,39 @@ int cutune__ci_within(double median, double lo, double hi, double rel)
 {
     return lo >= median * (1.0 - rel) && hi <= median * (1.0 + rel);
 }
+
+cutune__timing_verdict cutune__timing_next(const cutune__timing_rule *rule,
+                                           const double *sorted, size_t n,
+                                           double total_s, double *lo,
+                                           double *hi)
+{
+    const double best = rule->best_ms;
+    if (n == 0)
+        return CUTUNE__TIMING_MORE;
+    if (best > 0 && rule->early_margin > 0 && n >= rule->early_reps &&
+        sorted[0] > best * (1.0 + rule->early_margin))
+        return CUTUNE__TIMING_DROP;
+    if (total_s >= rule->max_seconds)
+        return CUTUNE__TIMING_DONE;
+    if (n < rule->min_reps)
+        return CUTUNE__TIMING_MORE;
+    double l, h;
+    int have = cutune__median_ci(sorted, n, rule->ci_level, &l, &h) == 0;
+    if (have) {
+        *lo = l;
+        *hi = h;
+    }
+    /* Racing: once the median is surely slower than the best by the
+     * margin, more launches would only pin down a loser's time. */
+    if (have && best > 0 && rule->race_margin > 0 &&
+        l > best * (1.0 + rule->race_margin))
+        return CUTUNE__TIMING_DROP;
+    if (total_s < rule->min_seconds)
+        return CUTUNE__TIMING_MORE;
+    double median = n % 2 ? sorted[n / 2]
+                          : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    if (have && (rule->ci_rel <= 0 || cutune__ci_within(median, l, h,
+                                                        rule->ci_rel)))
+        return CUTUNE__TIMING_DONE;
+    return CUTUNE__TIMING_MORE;
+}

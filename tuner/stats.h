@@ -17,4 +17,37 @@ int cutune__median_ci(const double *sorted, size_t n, double level,
 /* Whether the interval is within `rel` of the median on both sides. */
 int cutune__ci_within(double median, double lo, double hi, double rel);
 
+/* When a candidate's timed launches stop (the worker's measuring loop;
+ * here so that it can be tested without a GPU). best_ms 0: no best yet;
+ * a margin of 0 turns its check off. */
+typedef struct cutune__timing_rule {
+    size_t min_reps;       /* launches before any interval is looked at */
+    double min_seconds;    /* kernel time before the interval can end it */
+    double max_seconds;    /* kernel time that ends it whatever else */
+    double ci_level;
+    double ci_rel;         /* done once the interval is within this */
+    double best_ms;        /* best median so far */
+    size_t early_reps;     /* after this many launches, dropped when */
+    double early_margin;   /* even the fastest is slower than best_ms by
+                              more than this fraction */
+    double race_margin;    /* after min_reps, dropped when the interval's
+                              lower end is slower than best_ms by more
+                              than this fraction */
+} cutune__timing_rule;
+
+typedef enum cutune__timing_verdict {
+    CUTUNE__TIMING_MORE = 0, /* time more launches */
+    CUTUNE__TIMING_DONE,     /* measured well enough, or a cap was hit */
+    CUTUNE__TIMING_DROP      /* clearly slower than the best: stop early */
+} cutune__timing_verdict;
+
+/* The verdict after n launches, `sorted` ascending, total_s seconds of
+ * kernel time together. Sets *lo and *hi to the interval of the median
+ * when it was computed (left alone otherwise). The caller stops at its
+ * own cap on count. */
+cutune__timing_verdict cutune__timing_next(const cutune__timing_rule *rule,
+                                           const double *sorted, size_t n,
+                                           double total_s, double *lo,
+                                           double *hi);
+
 #endif

@@ -606,11 +606,10 @@ static int ensure_events(worker *w, size_t n)
 }
 
 /* Warm-up, then launches timed one by one with an event pair each, the L2
- * overwritten before each outside the timed region. Repeats until the
- * minimum count and kernel time are reached and the confidence interval of
- * the median is within ci_rel of it, or a cap on count or time; stops
- * early when, after early_reps launches, even the fastest is clearly
- * slower than the best configuration so far. */
+ * overwritten before each outside the timed region, in batches; after
+ * each batch cutune__timing_next() says whether to go on, stop (measured
+ * well enough, or a cap) or drop the candidate as clearly slower than the
+ * best so far. */
 static cudaError_t time_launches(worker *w, const cutune__run_request *q,
                                  cutune__run_reply *r, float **times_out)
 {
@@ -637,9 +636,19 @@ static cudaError_t time_launches(worker *w, const cutune__run_request *q,
             cudaEventElapsedTime(&ms, warm[0], warm[1]) == cudaSuccess)
             r->gpu_ms += ms;
     }
+    const cutune__timing_rule rule = {
+        .min_reps = q->min_reps,
+        .min_seconds = q->min_seconds,
+        .max_seconds = q->max_seconds,
+        .ci_level = q->ci_level,
+        .ci_rel = q->ci_rel,
+        .best_ms = q->best_ms,
+        .early_reps = q->early_reps,
+        .early_margin = q->early_margin,
+        .race_margin = q->race_margin,
+    };
     uint32_t done = 0;
     double total_s = 0.0;
-    float fastest = INFINITY;
     while (e == cudaSuccess && done < cap) {
         /* Batches keep the GPU fed between host synchronizations. */
         uint32_t batch = done < q->early_reps   ? q->early_reps - done
@@ -667,39 +676,24 @@ static cudaError_t time_launches(worker *w, const cutune__run_request *q,
             times[done + k] = ms;
             total_s += ms * 1e-3;
             r->gpu_ms += ms;
-            if (ms < fastest)
-                fastest = ms;
         }
         if (e != cudaSuccess)
             break;
         done += batch;
-        if (q->best_ms > 0 && done >= q->early_reps &&
-            fastest > q->best_ms * (1.0 + q->early_margin)) {
+        for (uint32_t k = 0; k < done; k++)
+            sorted[k] = times[k];
+        qsort(sorted, done, sizeof *sorted, cmp_double);
+        cutune__timing_verdict v = cutune__timing_next(
+            &rule, sorted, done, total_s, &r->ci_lo, &r->ci_hi);
+        if (v == CUTUNE__TIMING_DROP)
             r->stopped_early = 1;
-            break;
-        }
-        if (total_s >= q->max_seconds)
-            break;
-        if (done < q->min_reps || total_s < q->min_seconds)
-            continue;
-        for (uint32_t k = 0; k < done; k++)
-            sorted[k] = times[k];
-        qsort(sorted, done, sizeof *sorted, cmp_double);
-        double median = done % 2 ? sorted[done / 2]
-                                 : 0.5 * (sorted[done / 2 - 1] +
-                                          sorted[done / 2]);
-        if (cutune__median_ci(sorted, done, q->ci_level, &r->ci_lo,
-                              &r->ci_hi) == 0 &&
-            (q->ci_rel <= 0 ||
-             cutune__ci_within(median, r->ci_lo, r->ci_hi, q->ci_rel)))
+        if (v != CUTUNE__TIMING_MORE)
             break;
     }
-    if (e == cudaSuccess && done > 0) {
-        for (uint32_t k = 0; k < done; k++)
-            sorted[k] = times[k];
-        qsort(sorted, done, sizeof *sorted, cmp_double);
+    /* `sorted` holds all `done` launches here: the interval of them all,
+     * also for a candidate dropped before min_reps. */
+    if (e == cudaSuccess && done > 0)
         cutune__median_ci(sorted, done, q->ci_level, &r->ci_lo, &r->ci_hi);
-    }
     free(sorted);
     *times_out = times;
     r->n_times = done;

@@ -177,14 +177,31 @@ cutune__call_result cutune__worker_call(cutune__worker_client *w,
     return CUTUNE__CALL_DIED;
 }
 
-void cutune__worker_stop(cutune__worker_client *w)
+static void ask_quit(cutune__worker_client *w)
 {
-    if (w->pid == 0)
-        return;
-    char how[160];
     cutune__msg_send(w->fd, CUTUNE__MSG_QUIT, NULL, 0, NULL, 0);
     shutdown(w->fd, SHUT_WR);
+}
+
+static void wait_quit(cutune__worker_client *w)
+{
+    char how[160];
     if (reap(w, 5.0, how, sizeof how) != 0)
         kill_and_reap(w, how, sizeof how);
     closed(w);
+}
+
+void cutune__worker_stop(cutune__worker_client *w)
+{
+    cutune__worker_stop_all(w, 1);
+}
+
+void cutune__worker_stop_all(cutune__worker_client *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i].pid != 0)
+            ask_quit(&w[i]);
+    for (size_t i = 0; i < n; i++)
+        if (w[i].pid != 0)
+            wait_quit(&w[i]);
 }

@@ -36,6 +36,11 @@ cutune__call_result cutune__worker_call(cutune__worker_client *w,
 /* Asks the worker to quit, then kills it if it does not. */
 void cutune__worker_stop(cutune__worker_client *w);
 
+/* Stops n workers together: all are asked to quit before any is waited
+ * for, so that they exit side by side (one by one, 32 compile processes
+ * took 0.15 s). */
+void cutune__worker_stop_all(cutune__worker_client *w, size_t n);
+
 /* The worker program to run: `configured` when given, else $CUTUNE_WORKER,
  * else cutune-worker beside the running executable, else the installed
  * one. Returns a malloc'ed path. */
