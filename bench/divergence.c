@@ -10,10 +10,27 @@
  * noiseless time of what each run found best).
  *
  * Usage: bench-divergence [--seeds N] [--budget B] [--noise REL]
- *            [--shift REL] [--strategies a,b] T1:T4 ...
+ *            [--shift REL] [--far-noise REL [--far-at X]]
+ *            [--speculate K [--speculate-kind any]] [--lookahead K]
+ *            [--strategies a,b] T1:T4 ...
  * Noise and shift are standard deviations of the logarithm (default 0.003
  * and 0.005: two tunes on the H100 measured configurations 0.3-1.0% apart,
  * mostly as a shift; bench/results/2026-11-23-h100-s5.md).
+ *
+ * Three questions the options answer (bench/results/divergence.md):
+ * - Where does noise matter? --far-noise gives configurations more than
+ *   --far-at (default 1.03) times the optimum their own noise, as racing
+ *   (measuring a clear loser less) does.
+ * - Would compiling ahead in the first run help the repeat? --speculate K:
+ *   after each result of the first run the neighbours (adjacent, or any
+ *   value with --speculate-kind any) of its K fastest configurations count
+ *   as compiled; the table then counts only new configurations that were
+ *   not, and prints how many extra compiles that took per seed.
+ * - Would compiling ahead in the repeat itself help? --lookahead K: after
+ *   each of the repeat's results the untaken neighbours of its K fastest
+ *   open nodes are noted; the table prints the share of the new
+ *   configurations noted at least 1, 5, 10 and 20 evaluations before they
+ *   were evaluated (a compile needs tens of a warm run's evaluations).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -45,7 +62,60 @@ typedef struct run_ctx {
     unsigned char *spec;     /* compiled ahead, not evaluated */
     size_t *nb;
     size_t nb_cap;
+    /* Look-ahead model (repeat only; ahead_k 0: off): after each result
+     * the untaken neighbours of the ahead_k fastest nodes that still have
+     * one are noted with the evaluation count (first_ahead), to see how
+     * long before its evaluation a compile could have started. */
+    size_t ahead_k;
+    size_t count;            /* evaluations so far */
+    size_t *eval_at;         /* evaluation number of each configuration */
+    size_t *first_ahead;     /* SIZE_MAX: never looked ahead to */
+    size_t *order;           /* evaluated configurations, in order */
+    unsigned char *picked;   /* scratch: nodes picked this round */
 } run_ctx;
+
+/* The adjacent neighbours of configuration i not evaluated yet, left in
+ * rc->nb; returns how many. */
+static size_t untaken_neighbours(run_ctx *rc, size_t i)
+{
+    size_t m = cutune__space_neighbours(rc->space, i,
+                                        CUTUNE__NEIGHBOUR_ADJACENT, rc->nb,
+                                        rc->nb_cap);
+    size_t k = 0;
+    for (size_t j = 0; j < m && j < rc->nb_cap; j++)
+        if (!rc->seen[rc->nb[j]])
+            rc->nb[k++] = rc->nb[j];
+    return k;
+}
+
+static void look_ahead(run_ctx *rc, size_t index)
+{
+    rc->eval_at[index] = rc->count;
+    rc->order[rc->count++] = index;
+    if (!rc->ahead_k)
+        return;
+    /* The ahead_k fastest open nodes, by selection: counts are small. */
+    for (size_t t = 0; t < rc->ahead_k; t++) {
+        size_t best = SIZE_MAX;
+        for (size_t e = 0; e < rc->count; e++) {
+            size_t i = rc->order[e];
+            if (!isfinite(rc->objective[i]) || rc->picked[i])
+                continue;
+            if (best == SIZE_MAX || rc->objective[i] < rc->objective[best])
+                if (untaken_neighbours(rc, i) > 0)
+                    best = i;
+        }
+        if (best == SIZE_MAX)
+            break;
+        rc->picked[best] = 1;
+        size_t k = untaken_neighbours(rc, best);
+        for (size_t j = 0; j < k; j++)
+            if (rc->first_ahead[rc->nb[j]] == SIZE_MAX)
+                rc->first_ahead[rc->nb[j]] = rc->count;
+    }
+    for (size_t e = 0; e < rc->count; e++)
+        rc->picked[rc->order[e]] = 0;
+}
 
 static void speculate(run_ctx *rc, size_t index, double o)
 {
@@ -82,6 +152,8 @@ static int eval(void *user, const size_t *indices, size_t n,
         objectives[i] = isnan(o) ? INFINITY : o;
         rc->seen[indices[i]] = 1;
         speculate(rc, indices[i], objectives[i]);
+        if (rc->eval_at)
+            look_ahead(rc, indices[i]);
         if (more && !more(more_ctx, i, objectives[i])) {
             i++;
             break;
@@ -148,9 +220,9 @@ static double *load(const char *spec, cutune_problem **problem, size_t *n)
 int main(int argc, char **argv)
 {
     size_t seeds = 100, budget = 100;
-    double noise = 0.003, shift = 0.005;
+    double noise = 0.003, shift = 0.005, far_noise = 0, far_at = 1.03;
     const char *strategies = "default,local,random";
-    size_t top_k = 0;
+    size_t top_k = 0, ahead_k = 0;
     int any = 0;
     int first = 1;
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first += 2) {
@@ -172,6 +244,12 @@ int main(int argc, char **argv)
             strategies = v;
         else if (!strcmp(argv[first], "--speculate"))
             top_k = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[first], "--far-noise"))
+            far_noise = strtod(v, NULL);
+        else if (!strcmp(argv[first], "--far-at"))
+            far_at = strtod(v, NULL);
+        else if (!strcmp(argv[first], "--lookahead"))
+            ahead_k = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--speculate-kind"))
             any = !strcmp(v, "any");
         else {
@@ -204,9 +282,13 @@ int main(int argc, char **argv)
         const char *name = strrchr(argv[f], '/');
         name = name ? name + 1 : argv[f];
         double *perturbed = malloc(n * sizeof *perturbed);
-        unsigned char *spec = calloc(n, 1);
+        unsigned char *spec = calloc(n, 1), *picked = calloc(n, 1);
         size_t *top = malloc((top_k + 1) * sizeof *top);
         size_t *nb = malloc(n * sizeof *nb);
+        size_t *eval_at = malloc(n * sizeof *eval_at);
+        size_t *first_ahead = malloc(n * sizeof *first_ahead);
+        size_t *order = malloc(n * sizeof *order);
+        size_t lead_hist[4] = {0}, lead_total = 0;
         unsigned char *seen[2] = {calloc(n, 1), calloc(n, 1)};
         double *news = malloc(seeds * sizeof *news);
         double *found[2] = {malloc(seeds * sizeof(double)),
@@ -233,7 +315,12 @@ int main(int argc, char **argv)
                         perturbed[i] =
                             isfinite(record[i])
                                 ? record[i] * k *
-                                      exp(gsl_ran_gaussian(noise_rng, noise))
+                                      exp(gsl_ran_gaussian(
+                                          noise_rng,
+                                          far_noise > 0 &&
+                                                  record[i] > far_at * optimum
+                                              ? far_noise
+                                              : noise))
                                 : record[i];
                     memset(seen[r], 0, n);
                     run_ctx rc = {.objective = perturbed, .seen = seen[r]};
@@ -246,6 +333,19 @@ int main(int argc, char **argv)
                         rc.spec = spec;
                         rc.nb = nb;
                         rc.nb_cap = n;
+                    }
+                    if (r == 1 && ahead_k) {
+                        memset(picked, 0, n);
+                        for (size_t i = 0; i < n; i++)
+                            first_ahead[i] = SIZE_MAX;
+                        rc.space = problem->space;
+                        rc.picked = picked;
+                        rc.nb = nb;
+                        rc.nb_cap = n;
+                        rc.ahead_k = ahead_k;
+                        rc.eval_at = eval_at;
+                        rc.first_ahead = first_ahead;
+                        rc.order = order;
                     }
                     cutune__search_options so;
                     memset(&so, 0, sizeof so);
@@ -265,6 +365,15 @@ int main(int argc, char **argv)
                              !(top_k && spec[i]);
                     extra += top_k && spec[i] && !seen[0][i];
                 }
+                for (size_t i = 0; ahead_k && i < n; i++) {
+                    if (!seen[1][i] || seen[0][i])
+                        continue;
+                    static const size_t leads[4] = {1, 5, 10, 20};
+                    lead_total++;
+                    for (int l = 0; l < 4; l++)
+                        lead_hist[l] += first_ahead[i] != SIZE_MAX &&
+                                        eval_at[i] >= first_ahead[i] + leads[l];
+                }
                 news[s] = (double)fresh;
                 sum += (double)fresh;
                 none += fresh == 0;
@@ -275,6 +384,14 @@ int main(int argc, char **argv)
                    median(found[1], seeds));
             if (top_k)
                 printf(" %.1f |", (double)extra / (double)seeds);
+            if (ahead_k)
+                printf(" ahead by 1/5/10/20: %.2f %.2f %.2f %.2f |",
+                       (double)lead_hist[0] / (double)(lead_total + !lead_total),
+                       (double)lead_hist[1] / (double)(lead_total + !lead_total),
+                       (double)lead_hist[2] / (double)(lead_total + !lead_total),
+                       (double)lead_hist[3] / (double)(lead_total + !lead_total));
+            memset(lead_hist, 0, sizeof lead_hist);
+            lead_total = 0;
             printf("\n");
         }
         free(found[0]);
@@ -284,8 +401,12 @@ int main(int argc, char **argv)
         free(seen[1]);
         free(perturbed);
         free(spec);
+        free(picked);
         free(top);
         free(nb);
+        free(eval_at);
+        free(first_ahead);
+        free(order);
         free(record);
         cutune_problem_destroy(problem);
     }

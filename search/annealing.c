@@ -233,6 +233,7 @@ const cutune__strategy_type cutune__strategy_annealing_type = {
     "annealing", sizeof(annealing_state), annealing_init,
     annealing_next, annealing_report, annealing_destroy,
     NULL, NULL, /* never stops a batch short */
+    0,
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

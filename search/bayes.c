@@ -513,6 +513,7 @@ const cutune__strategy_type cutune__strategy_bayes_type = {
     "bayes", sizeof(bayes_state), bayes_init,
     bayes_next, bayes_report, bayes_destroy,
     NULL, NULL, /* never stops a batch short */
+    0,
 };
 
 const cutune__strategy_type *cutune__strategy_bayes =

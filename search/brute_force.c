@@ -57,6 +57,7 @@ const cutune__strategy_type cutune__strategy_brute_force_type = {
     brute_force_destroy,
     NULL, /* never stops a batch short */
     NULL,
+    1, /* oblivious: proposals never depend on results */
 };
 
 const cutune__strategy_type *cutune__strategy_brute_force =

@@ -650,6 +650,7 @@ static void default_withdraw(void *state, size_t index)
 const cutune__strategy_type cutune__strategy_default_type = {
     "default",      sizeof(default_state), default_init,   default_next,
     default_report, default_destroy,       default_enough, default_withdraw,
+    0,
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

@@ -177,6 +177,7 @@ const cutune__strategy_type cutune__strategy_diff_evo_type = {
     "diff_evo", sizeof(diff_evo_state), diff_evo_init,
     diff_evo_next, diff_evo_report, diff_evo_destroy,
     NULL, NULL, /* never stops a batch short */
+    0,
 };
 
 const cutune__strategy_type *cutune__strategy_diff_evo =

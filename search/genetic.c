@@ -179,6 +179,7 @@ const cutune__strategy_type cutune__strategy_genetic_type = {
     "genetic", sizeof(genetic_state), genetic_init,
     genetic_next, genetic_report, genetic_destroy,
     NULL, NULL, /* never stops a batch short */
+    0,
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

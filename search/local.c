@@ -322,6 +322,7 @@ const cutune__strategy_type cutune__strategy_local_type = {
     local_destroy,
     local_enough,
     NULL,
+    0,
 };
 
 const cutune__strategy_type *cutune__strategy_local =

@@ -56,6 +56,7 @@ const cutune__strategy_type cutune__strategy_random_type = {
     "random", sizeof(random_state), random_init,
     random_next, random_report, random_destroy,
     NULL, NULL, /* never stops a batch short */
+    1, /* oblivious: proposals never depend on results */
 };
 
 const cutune__strategy_type *cutune__strategy_random =

@@ -144,6 +144,7 @@ const cutune__strategy_type cutune__strategy_sobol_type = {
     "sobol", sizeof(sobol_state), sobol_init,
     sobol_next, sobol_report, sobol_destroy,
     NULL, NULL, /* never stops a batch short */
+    1, /* oblivious: proposals never depend on results */
 };
 
 const cutune__strategy_type *cutune__strategy_sobol =

@@ -52,6 +52,11 @@ typedef struct cutune__strategy_type {
     /* Optional: a proposal that was not evaluated (the strategy had
      * enough, or the budget ran out); the strategy may propose it again. */
     void (*withdraw)(void *state, size_t index);
+    /* Nonzero when the proposals never depend on the results (brute force,
+     * random, Sobol). The tuner then asks for long batches: the compile
+     * pool works ahead over a whole batch, and the GPU waits for NVRTC
+     * only at a batch's first job. */
+    int oblivious;
 } cutune__strategy_type;
 
 extern const cutune__strategy_type *cutune__strategy_default;

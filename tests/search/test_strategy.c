@@ -24,6 +24,7 @@ typedef struct evaluator {
     size_t short_at_call;   /* evaluate only part of this call's batch */
     int unimodal;           /* no failures */
     int all_at_once;        /* never hands results over one at a time */
+    int negate;             /* the objective turned upside down */
 } evaluator;
 
 /* Minimum at bx = 128, by = 2, unroll = 3, flag = 1. */
@@ -55,6 +56,8 @@ static int eval_cb(void *user, const size_t *indices, size_t n,
         n = n / 2;
     for (size_t i = 0; i < n; i++) {
         objectives[i] = objective_of(ev, indices[i]);
+        if (ev->negate && isfinite(objectives[i]))
+            objectives[i] = 100.0 - objectives[i];
         ev->count[indices[i]]++;
         if (ev->n_log < MAX_LOG)
             ev->log[ev->n_log++] = indices[i];
@@ -288,6 +291,36 @@ static void test_deterministic(const cutune__space *s)
     evaluator_free(c);
 }
 
+/* A strategy marked oblivious proposes the same configurations whatever
+ * the results say (here: the objective turned upside down), so the tuner
+ * may ask it for long batches. */
+static void test_oblivious(const cutune__space *s)
+{
+    for (const cutune__strategy_type *const *t = cutune__strategies; *t;
+         t++) {
+        if (!(*t)->oblivious)
+            continue;
+        evaluator *a = evaluator_new(s), *b = evaluator_new(s);
+        cutune__search_options o = opts(60, 4, 777, SIZE_MAX);
+        cutune__search_result ra, rb;
+        CHECK_INT(cutune__search_run(*t, s, &o, eval_cb, a, &ra), 0);
+        b->negate = 1;
+        o.batch = 32;
+        CHECK_INT(cutune__search_run(*t, s, &o, eval_cb, b, &rb), 0);
+        CHECK_INT(a->n_log, 60);
+        CHECK(a->n_log == b->n_log &&
+              memcmp(a->log, b->log, a->n_log * sizeof a->log[0]) == 0);
+        evaluator_free(a);
+        evaluator_free(b);
+    }
+    /* The adaptive ones are not marked: they do steer by results. */
+    CHECK(!cutune__strategy_default->oblivious);
+    CHECK(!cutune__strategy_local->oblivious);
+    CHECK(cutune__strategy_brute_force->oblivious &&
+          cutune__strategy_random->oblivious &&
+          cutune__strategy_sobol->oblivious);
+}
+
 static void test_start_first(const cutune__space *s)
 {
     size_t n = cutune__space_size(s);
@@ -395,6 +428,7 @@ static const cutune__strategy_type script_type = {
     "script", sizeof(script_state), script_init, script_next,
     script_report, script_destroy,
     NULL, NULL, /* never stops a batch short */
+    0,
 };
 
 /* A strategy that proposes batches of 4 consecutive indices and has
@@ -461,6 +495,7 @@ static const cutune__strategy_type stopper_type = {
     "stopper",     sizeof(stopper_state), stopper_init,
     stopper_next,  stopper_report,        stopper_destroy,
     stopper_enough, stopper_withdraw,
+    0,
 };
 
 static void test_enough(const cutune__space *s)
@@ -603,6 +638,7 @@ int main(void)
     test_local_exhausts_once(s);
     test_budget_exact(s);
     test_deterministic(s);
+    test_oblivious(s);
     test_start_first(s);
     test_abort_and_short(s);
     test_driver(s);
