@@ -101,7 +101,7 @@ static int compile_for(cutune__compile_job *job,
                                            base)
                    : NULL;
         free(base);
-        if (from_cache(job, key)) {
+        if (!job->refresh && from_cache(job, key)) {
             free(key);
             job->seconds = cutune__now() - t0;
             return 0;

@@ -17,6 +17,9 @@ typedef struct cutune__compile_job {
                                     stored there */
     const char *kernel_name;     /* optional: the kernel as the source names
                                     it ("k", "k<3>"), to lower */
+    int refresh;                 /* 1: do not look the cache up; compile
+                                    and replace the entry (one whose binary
+                                    would not load) */
     /* results */
     int ok;            /* 1: cubin holds the binary */
     int nvrtc_failed;  /* 1: NVRTC itself failed, not the program */

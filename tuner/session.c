@@ -119,8 +119,10 @@ struct cutune_session {
     char *ref_cubin;
     size_t ref_cubin_size;
     char *ref_lowered;
+    int ref_from_cache;             /* the reference binary came from disk */
     char *compare_cubin;            /* the worker's comparison kernels */
     size_t compare_cubin_size;
+    int compare_refreshed;          /* compiled again after a rejection */
     int compare_from_worker;        /* the cached ones failed to load
                                        (for the session) */
     cutune__wire_arg *wire_args;
@@ -609,7 +611,7 @@ static cutune_status send_references(cutune_session *s)
  * the binary cache: compiling them is most of a worker's start-up
  * otherwise. Without them (NVRTC failing here) the worker compiles its
  * own. */
-static void compile_compare(cutune_session *s)
+static void compile_compare(cutune_session *s, int refresh)
 {
     if (s->compare_cubin || s->compare_from_worker)
         return;
@@ -620,14 +622,20 @@ static void compile_compare(cutune_session *s)
                                .source_name = "cutune_compare.cu",
                                .options = opts,
                                .n_options = 1,
-                               .cache = s->binaries};
+                               .cache = s->binaries,
+                               .refresh = refresh};
     if (cutune__compile(&job) == 0 && job.ok) {
         s->compare_cubin = job.cubin;
         s->compare_cubin_size = job.cubin_size;
         job.cubin = NULL;
+    } else if (refresh) {
+        s->compare_from_worker = 1;
     }
     cutune__compile_job_clear(&job);
 }
+
+static cutune_status compile_reference(cutune_session *s, size_t config,
+                                       int refresh);
 
 /* Starts a worker ready to measure: device, arguments, reference output.
  * Used at the start of a tune and again after a worker died. */
@@ -636,7 +644,7 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     cutune_status st = start_worker(s);
     if (st)
         return st;
-    compile_compare(s);
+    compile_compare(s, 0);
     cutune__init_request iq = {s->opt.device, 0, s->compare_cubin_size};
     cutune__init_reply *ir = NULL;
     cutune__call_result cr = call(s, CUTUNE__MSG_INIT, &iq, sizeof iq,
@@ -646,18 +654,27 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
         return fail(s, CUTUNE_ERR_WORKER, "starting the GPU worker: %s",
                     s->worker.message);
     if (ir->head.cuda_error && ir->cubin_rejected) {
-        /* The comparison kernels from the binary cache did not load (a
-         * damaged entry): a worker that compiles its own, for the rest of
-         * the session. */
-        logf_(s, CUTUNE_LOG_WARN, "the cached comparison kernels did not "
-              "load (%s); compiling them in the worker", ir->head.message);
+        /* The comparison kernels did not load. From the binary cache (a
+         * damaged entry, a changed driver): compiled again, which replaces
+         * the entry. Compiled just now and still rejected: the worker
+         * compiles its own, for the rest of the session. */
+        int again = !s->compare_refreshed;
+        logf_(s, CUTUNE_LOG_WARN, "the comparison kernels did not load "
+              "(%s); %s", ir->head.message,
+              again ? "compiling them again"
+                    : "compiling them in the worker");
         free(ir);
         ir = NULL;
         cutune__worker_stop(&s->worker);
         free(s->compare_cubin);
         s->compare_cubin = NULL;
         s->compare_cubin_size = 0;
-        s->compare_from_worker = 1;
+        if (again) {
+            s->compare_refreshed = 1;
+            compile_compare(s, 1);
+        } else {
+            s->compare_from_worker = 1;
+        }
         return bring_up(s, keep_reference);
     }
     if (ir->head.cuda_error) {
@@ -698,6 +715,16 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     char msg[1024];
     cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered, &cerr,
                     msg, sizeof msg);
+    if (cr == CUTUNE__CALL_OK && cerr && s->ref_from_cache) {
+        /* As for any configuration (reload_fresh): compiled again. */
+        logf_(s, CUTUNE_LOG_WARN, "the cached binary of the default "
+              "configuration did not load (%s); compiling it again", msg);
+        st = compile_reference(s, cutune__problem_default_config(p), 1);
+        if (st)
+            return st;
+        cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered,
+                        &cerr, msg, sizeof msg);
+    }
     if (cr != CUTUNE__CALL_OK || cerr)
         return fail(s, CUTUNE_ERR_CUDA, "loading the reference "
                     "configuration: %s", cr ? s->worker.message : msg);
@@ -795,6 +822,37 @@ static int summarize(eval_record *e, size_t n)
     return 0;
 }
 
+/* A binary from the cache that the driver would not load (a damaged
+ * entry, or one a changed driver cannot use) is not the configuration's
+ * fault: it is compiled again, which also replaces the entry, and loaded
+ * once more. Returns the second load's result. */
+static cutune__call_result reload_fresh(cutune_session *s,
+                                        const eval_record *e,
+                                        const cutune__compile_job *job,
+                                        int *cerr, char *msg, size_t msglen)
+{
+    char cfg[512];
+    describe(s->problem, e->pub.config_index, cfg, sizeof cfg);
+    logf_(s, CUTUNE_LOG_WARN, "the cached binary of %s did not load (%s); "
+          "compiling it again", cfg, msg);
+    cutune__compile_job fresh = {.source = job->source,
+                                 .source_name = job->source_name,
+                                 .options = job->options,
+                                 .n_options = job->n_options,
+                                 .cache = job->cache,
+                                 .kernel_name = job->kernel_name,
+                                 .refresh = 1};
+    cutune__call_result cr = CUTUNE__CALL_OK;
+    if (cutune__compile_with(&fresh, compilers(s), 0) == 0 && fresh.ok)
+        cr = load_cubin(s, fresh.cubin, fresh.cubin_size,
+                        fresh.lowered_name, cerr, msg, msglen);
+    else
+        snprintf(msg, msglen, "compiling again after the cached binary did "
+                 "not load: %s", fresh.log ? fresh.log : "failed");
+    cutune__compile_job_clear(&fresh);
+    return cr;
+}
+
 /* Measures one compiled configuration on the worker, restarting the
  * worker first when a previous candidate killed it. In the final round
  * (`final`) nothing stops early and each finalist gets FINAL_SECONDS. */
@@ -826,6 +884,8 @@ static void measure(cutune_session *s, eval_record *e,
     cutune__call_result cr = load_cubin(s, job->cubin, job->cubin_size,
                                         job->lowered_name,
                                         &cerr, msg, sizeof msg);
+    if (cr == CUTUNE__CALL_OK && cerr && job->from_cache)
+        cr = reload_fresh(s, e, job, &cerr, msg, sizeof msg);
     t_load = cutune__now() - t_load;
     if (cr != CUTUNE__CALL_OK || cerr) {
         e->pub.outcome = cr == CUTUNE__CALL_TIMEOUT ? CUTUNE_OUTCOME_TIMEOUT
@@ -1507,7 +1567,8 @@ static cutune_status prepare_args(cutune_session *s)
     return CUTUNE_OK;
 }
 
-static cutune_status compile_reference(cutune_session *s, size_t config)
+static cutune_status compile_reference(cutune_session *s, size_t config,
+                                       int refresh)
 {
     size_t n;
     char **opts = cutune__problem_options(s->problem, config, s->arch, &n);
@@ -1518,7 +1579,8 @@ static cutune_status compile_reference(cutune_session *s, size_t config)
                                .options = opts,
                                .n_options = n,
                                .cache = s->binaries,
-                               .kernel_name = s->problem->kernel_name};
+                               .kernel_name = s->problem->kernel_name,
+                               .refresh = refresh};
     int rc = cutune__compile(&job);
     cutune__free_strings(opts, n);
     cutune_status st = CUTUNE_OK;
@@ -1532,9 +1594,12 @@ static cutune_status compile_reference(cutune_session *s, size_t config)
         cutune__compile_job_clear(&job);
         return st;
     }
+    free(s->ref_cubin);
+    free(s->ref_lowered);
     s->ref_cubin = job.cubin;
     s->ref_cubin_size = job.cubin_size;
     s->ref_lowered = job.lowered_name;
+    s->ref_from_cache = job.from_cache;
     job.cubin = NULL;
     job.lowered_name = NULL;
     cutune__compile_job_clear(&job);
@@ -1753,7 +1818,7 @@ cutune_status cutune_session_tune(cutune_session *s,
              s->props[s->opt.device].fingerprint.cc_minor);
     size_t ref = cutune__problem_default_config(problem);
     double t_devices = cutune__now();
-    if ((st = compile_reference(s, ref)))
+    if ((st = compile_reference(s, ref, 0)))
         goto out;
     double t_ref = cutune__now();
     if ((st = bring_up(s, 1)))

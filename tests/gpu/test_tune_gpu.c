@@ -4,7 +4,8 @@
  * - the faulty fixture: an out-of-bounds writer, a wrong answer, a kernel
  *   that never finishes, one that does not compile and one whose launch
  *   would be rejected for resources are each recorded with their outcome,
- *   and the tune still ends with the right winner. */
+ *   and the tune still ends with the right winner;
+ * - a binary cache whose cubins are damaged is compiled again. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "damage.h"
 #include "cutune/cutune.h"
 
 static char cache_dir[] = "/tmp/cutune-gpu-test-XXXXXX";
@@ -292,6 +294,51 @@ static void tune_reference(void)
     cutune_problem_destroy(p);
 }
 
+/* A binary cache whose cubins are all damaged (the ELF magic overwritten:
+ * a bad disk, or a driver that cannot load what was cached): the tune
+ * still measures every configuration, compiling again what does not load
+ * (the configurations, the reference, the comparison kernels), and the
+ * entries are good again afterwards. */
+static void tune_damaged_cache(void)
+{
+    char dir[] = "/tmp/cutune-gpu-damaged-XXXXXX", bins[64];
+    if (!mkdtemp(dir))
+        return;
+    snprintf(bins, sizeof bins, "%s/binaries", dir);
+    char path[4096];
+    const char *src = getenv("CUTUNE_SOURCE_DIR");
+    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/constmem.json",
+             src ? src : ".");
+    cutune_problem *p = NULL;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "brute_force";
+    o.cache_dir = dir;
+    for (int run = 0; run < 2 && p; run++) {
+        cutune_session *s = NULL;
+        CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+        const cutune_tune_result *r = NULL;
+        cutune_status st = cutune_session_tune(s, p, &r);
+        CHECK_INT(st, CUTUNE_OK);
+        if (st)
+            fprintf(stderr, "damaged cache, run %d: %s\n", run,
+                    cutune_session_errmsg(s));
+        if (r) {
+            CHECK_INT(r->evaluations, 3);
+            CHECK_INT(r->failures, 0);
+        }
+        cutune_session_destroy(s);
+        /* Three configurations (the default among them) and the
+         * comparison kernels. */
+        if (run == 0)
+            CHECK(damage_cubins(bins) >= 4);
+        else
+            CHECK(count_cubins(bins) >= 4);
+    }
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(cache_dir)) {
@@ -304,5 +351,6 @@ int main(void)
     tune_resume();
     tune_constmem();
     tune_reference();
+    tune_damaged_cache();
     return check_finish();
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "damage.h"
 #include "compare_kernels.h"
 #include "compile.h"
 #include "compile_remote.h"
@@ -166,6 +167,47 @@ static void test_binary_cache(void)
         cutune__compile_job_clear(&first);
         cutune__compile_job_clear(&again);
     }
+    cutune__binary_cache_close(c);
+}
+
+/* A cached binary that turned out damaged is compiled again with
+ * `refresh`, which skips the lookup and replaces the entry. */
+static void test_refresh(void)
+{
+    char dir[] = "/tmp/cutune-compile-refresh-XXXXXX";
+    if (!mkdtemp(dir))
+        return;
+    cutune__binary_cache *c = cutune__binary_cache_open(dir, 0);
+    char *opts[] = {(char *)"--gpu-architecture=sm_90"};
+    cutune__compile_job first = {.source = "extern \"C\" __global__ void "
+                                           "k(int *x) { x[0] = 2; }\n",
+                                 .source_name = "k.cu",
+                                 .options = opts,
+                                 .n_options = 1,
+                                 .cache = c,
+                                 .kernel_name = "k"};
+    cutune__compile_job damaged = first, fresh = first, after = first;
+    fresh.refresh = 1;
+    CHECK_INT(cutune__compile(&first), 0);
+    CHECK(first.ok && !first.from_cache);
+    CHECK_INT(damage_cubins(dir), 1);
+    CHECK_INT(cutune__compile(&damaged), 0);
+    CHECK(damaged.from_cache && damaged.cubin_size == first.cubin_size);
+    CHECK(damaged.cubin && first.cubin &&
+          memcmp(damaged.cubin, first.cubin, first.cubin_size) != 0);
+    CHECK_INT(cutune__compile(&fresh), 0);
+    CHECK(fresh.ok && !fresh.from_cache);
+    CHECK(fresh.cubin && first.cubin && fresh.cubin_size == first.cubin_size &&
+          memcmp(fresh.cubin, first.cubin, first.cubin_size) == 0);
+    /* The entry was replaced: the next lookup finds the good binary. */
+    CHECK_INT(cutune__compile(&after), 0);
+    CHECK(after.from_cache && after.cubin && first.cubin &&
+          after.cubin_size == first.cubin_size &&
+          memcmp(after.cubin, first.cubin, first.cubin_size) == 0);
+    cutune__compile_job_clear(&first);
+    cutune__compile_job_clear(&damaged);
+    cutune__compile_job_clear(&fresh);
+    cutune__compile_job_clear(&after);
     cutune__binary_cache_close(c);
 }
 
@@ -457,6 +499,7 @@ static void test_cancel(const char *worker)
 int main(void)
 {
     test_binary_cache();
+    test_refresh();
     test_missing_kernel();
     test_compile_error();
     test_batch();
