@@ -135,6 +135,7 @@ struct cutune_session {
     cutune__compile_drain *drain;   /* batches ended early, still compiling */
     cutune__measure_log *measured;  /* this context's measurements, or NULL */
     size_t reused;                  /* evaluations taken from it */
+    size_t recompiled;              /* cached binaries that did not load */
     int warned_other_processes;
     double best_ms;                 /* best median so far, for early stops */
     size_t max_evals;               /* this tune's budget: the caller's, */
@@ -244,6 +245,7 @@ static void clear_tune(cutune_session *s)
     cutune__measure_log_close(s->measured);
     s->measured = NULL;
     s->reused = 0;
+    s->recompiled = 0;
     s->warned_other_processes = 0;
     s->best_ms = 0;
     s->gpu_ms = 0;
@@ -833,8 +835,11 @@ static cutune__call_result reload_fresh(cutune_session *s,
 {
     char cfg[512];
     describe(s->problem, e->pub.config_index, cfg, sizeof cfg);
-    logf_(s, CUTUNE_LOG_WARN, "the cached binary of %s did not load (%s); "
-          "compiling it again", cfg, msg);
+    /* The first in full; a damaged cache usually holds many more, which
+     * the end of the tune counts. */
+    logf_(s, s->recompiled++ ? CUTUNE_LOG_DEBUG : CUTUNE_LOG_WARN,
+          "the cached binary of %s did not load (%s); compiling it again",
+          cfg, msg);
     cutune__compile_job fresh = {.source = job->source,
                                  .source_name = job->source_name,
                                  .options = job->options,
@@ -1888,6 +1893,10 @@ cutune_status cutune_session_tune(cutune_session *s,
     }
     if (sr.best != SIZE_MAX && (st = final_round(s)))
         goto out;
+    if (s->recompiled > 1)
+        logf_(s, CUTUNE_LOG_WARN, "%zu cached binaries did not load and were "
+              "compiled again (the binary cache was damaged, or written for "
+              "another driver)", s->recompiled);
     logf_(s, CUTUNE_LOG_DEBUG, "wall time: %.3f s to start (devices, the "
           "reference, bandwidth, occupancy), %.3f s searching (%zu batches; "
           "%.3f s waiting for a compile to measure, %.3f s for the "
