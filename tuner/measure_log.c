@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock */
 
 #include "measure_log.h"
 
@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -17,6 +19,7 @@
 #define LOG_VERSION 1
 
 struct cutune__measure_log {
+    char *path;
     int fd;
     cutune__measured *records;
     size_t n, cap;
@@ -189,12 +192,234 @@ static int load(cutune__measure_log *log, FILE *f)
     return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Compaction                                                          */
+
+/* PATH.size: the log's size after its last compaction. */
+static char *size_path(const char *path)
+{
+    return cutune__strdup_printf("%s.size", path);
+}
+
+static long long recorded_size(const char *path)
+{
+    char *sp = size_path(path);
+    FILE *f = sp ? fopen(sp, "r") : NULL;
+    long long v = 0;
+    if (f && fscanf(f, "%lld", &v) != 1)
+        v = 0;
+    if (f)
+        fclose(f);
+    free(sp);
+    return v;
+}
+
+/* Written to a temporary file and renamed, like the log itself. */
+static void record_size(const char *path, long long size)
+{
+    char *sp = size_path(path);
+    char *tmp = sp ? cutune__strdup_printf("%s.XXXXXX", sp) : NULL;
+    int fd = tmp ? mkstemp(tmp) : -1;
+    if (fd >= 0) {
+        char text[32];
+        int n = snprintf(text, sizeof text, "%lld\n", size);
+        int ok = write(fd, text, (size_t)n) == n;
+        close(fd);
+        if (!ok || rename(tmp, sp) != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(sp);
+}
+
+/* The configuration a log line records, or NULL for a line that is not a
+ * record. */
+static char *line_config(const char *line, size_t len)
+{
+    json_t *o = json_loadb(line, len, 0, NULL);
+    const char *c = json_string_value(json_object_get(o, "config"));
+    char *r = c ? strdup(c) : NULL;
+    json_decref(o);
+    return r;
+}
+
+typedef struct log_line {
+    size_t at, len;  /* in the file, the newline included */
+    char *config;    /* NULL: not a record, dropped */
+    int keep;
+} log_line;
+
+/* Marks the last line of each configuration to keep (open addressing over
+ * the lines, by config text). Returns how many are kept, or SIZE_MAX when
+ * memory ran out. */
+static size_t mark_last(log_line *lines, size_t n)
+{
+    size_t n_slots = 16;
+    while (n_slots < 2 * n)
+        n_slots *= 2;
+    size_t *slot = malloc(n_slots * sizeof *slot);
+    if (!slot)
+        return SIZE_MAX;
+    for (size_t i = 0; i < n_slots; i++)
+        slot[i] = SIZE_MAX;
+    size_t kept = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (!lines[i].config)
+            continue;
+        size_t h = (size_t)text_hash(lines[i].config) & (n_slots - 1);
+        while (slot[h] != SIZE_MAX &&
+               strcmp(lines[slot[h]].config, lines[i].config) != 0)
+            h = (h + 1) & (n_slots - 1);
+        if (slot[h] == SIZE_MAX) {
+            slot[h] = i;
+            lines[i].keep = 1;
+            kept++;
+        }
+    }
+    free(slot);
+    return kept;
+}
+
+/* Reads the whole of fd; NULL when it could not. */
+static char *read_all(int fd, size_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return NULL;
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        ssize_t r = pread(fd, buf + n, cap - n, (off_t)n);
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+        if (n == cap) {
+            char *b = realloc(buf, cap * 2);
+            if (!b)
+                free(buf);
+            buf = b;
+            cap *= 2;
+        }
+    }
+    *size = n;
+    return buf;
+}
+
+/* Writes the kept lines to a new file beside `path` and renames it over
+ * `path`. Returns its size, or -1. */
+static long long rewrite(const char *path, const char *buf,
+                         const log_line *lines, size_t n)
+{
+    char *tmp = cutune__strdup_printf("%s.XXXXXX", path);
+    int fd = tmp ? mkstemp(tmp) : -1;
+    if (fd < 0) {
+        free(tmp);
+        return -1;
+    }
+    long long total = 0;
+    int ok = fchmod(fd, 0644) == 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (!lines[i].keep)
+            continue;
+        ok = write(fd, buf + lines[i].at, lines[i].len) ==
+             (ssize_t)lines[i].len;
+        total += (long long)lines[i].len;
+    }
+    ok = ok && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        total = -1;
+    }
+    free(tmp);
+    return total;
+}
+
+int cutune__measure_log_compact(const char *path, long long min_bytes,
+                                size_t *dropped, char *err, size_t errlen)
+{
+    *dropped = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st, now;
+    if (fstat(fd, &st) != 0 || st.st_size <= min_bytes ||
+        st.st_size <= 2 * recorded_size(path)) {
+        close(fd);
+        return 0;
+    }
+    /* Appends wait while this holds the lock. Another compaction may have
+     * replaced the file while this one waited for it: then nothing to do. */
+    if (flock(fd, LOCK_EX) != 0 || stat(path, &now) != 0 ||
+        now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+        close(fd);
+        return 0;
+    }
+    size_t size = 0, n = 0, cap = 0;
+    char *buf = read_all(fd, &size);
+    log_line *lines = NULL;
+    int rc = buf ? 0 : -1;
+    for (size_t at = 0; rc == 0 && at < size;) {
+        const char *nl = memchr(buf + at, '\n', size - at);
+        /* A last line without its newline is torn: dropped. */
+        size_t len = nl ? (size_t)(nl - (buf + at)) + 1 : size - at;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            log_line *l = realloc(lines, cap * sizeof *l);
+            if (!l) {
+                rc = -1;
+                break;
+            }
+            lines = l;
+        }
+        lines[n] = (log_line){at, len, nl ? line_config(buf + at, len - 1)
+                                          : NULL, 0};
+        n++;
+        at += len;
+    }
+    size_t kept = rc == 0 ? mark_last(lines, n) : SIZE_MAX;
+    if (kept == SIZE_MAX) {
+        rc = -1;
+        snprintf(err, errlen, "compacting %s: out of memory", path);
+    } else if (2 * kept > n) {
+        /* Mostly distinct configurations: not worth a rewrite; looked at
+         * again once the file has doubled. */
+        record_size(path, (long long)size);
+    } else {
+        long long written = rewrite(path, buf, lines, n);
+        if (written < 0) {
+            rc = -1;
+            snprintf(err, errlen, "compacting %s: %s", path,
+                     strerror(errno));
+        } else {
+            record_size(path, written);
+            *dropped = n - kept;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(lines[i].config);
+    free(lines);
+    free(buf);
+    close(fd);
+    return rc;
+}
+
 cutune__measure_log *cutune__measure_log_open(const char *path, int load_it,
                                               char *err, size_t errlen)
 {
     cutune__measure_log *log = calloc(1, sizeof *log);
     char *dir = strdup(path);
-    if (!log || !dir) {
+    if (!log || !dir || !(log->path = strdup(path))) {
+        if (log)
+            free(log->path);
         free(log);
         free(dir);
         snprintf(err, errlen, "out of memory");
@@ -213,9 +438,15 @@ cutune__measure_log *cutune__measure_log_open(const char *path, int load_it,
         }
     }
     free(dir);
+    /* A failed compaction leaves the log as it was: still usable. */
+    size_t dropped;
+    char cerr[256];
+    cutune__measure_log_compact(path, CUTUNE__MEASURE_LOG_COMPACT_BYTES,
+                                &dropped, cerr, sizeof cerr);
     log->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (log->fd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        free(log->path);
         free(log);
         return NULL;
     }
@@ -245,6 +476,7 @@ void cutune__measure_log_close(cutune__measure_log *log)
         return;
     if (log->fd >= 0)
         close(log->fd);
+    free(log->path);
     for (size_t i = 0; i < log->n; i++)
         measured_clear(&log->records[i]);
     free(log->records);
@@ -281,6 +513,32 @@ static json_t *dims(const unsigned d[3])
 {
     return json_pack("[I,I,I]", (json_int_t)d[0], (json_int_t)d[1],
                      (json_int_t)d[2]);
+}
+
+/* Takes the shared lock that keeps a compaction out while a line is
+ * written, on the file the path names now: one compacted while this log
+ * was open was renamed away, so the path is opened again. Returns 1 when
+ * locked; 0 without a lock (a file system without flock: the line is
+ * written anyway, as before there was compaction). */
+static int lock_current(cutune__measure_log *log)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        if (flock(log->fd, LOCK_SH) != 0)
+            return 0;
+        struct stat a, b;
+        if (fstat(log->fd, &a) == 0 && stat(log->path, &b) == 0 &&
+            a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+            return 1;
+        int fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+                      0644);
+        if (fd < 0) {
+            flock(log->fd, LOCK_UN);
+            return 0;
+        }
+        close(log->fd);
+        log->fd = fd;
+    }
+    return 0;
 }
 
 int cutune__measure_log_append(cutune__measure_log *log,
@@ -324,7 +582,10 @@ int cutune__measure_log_append(cutune__measure_log *log,
     line[len + 1] = '\0';
     /* One write of the whole line: O_APPEND places it after every line
      * already there, whoever wrote them. */
-    ssize_t w = write(log->fd, line, len + 1);
+    int locked = lock_current(log);
+    ssize_t w = log->fd >= 0 ? write(log->fd, line, len + 1) : -1;
+    if (locked)
+        flock(log->fd, LOCK_UN);
     free(line);
     return w == (ssize_t)(len + 1) ? 0 : -1;
 }

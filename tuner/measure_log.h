@@ -17,6 +17,15 @@
  * than once, the last line wins. Each record also keeps the launch
  * geometry it was measured with, so a record is used only while the
  * problem still launches that configuration the same way.
+ *
+ * The file would grow with every tune, so opening it compacts it once it
+ * is past CUTUNE__MEASURE_LOG_COMPACT_BYTES and twice its size at the last
+ * compaction (kept beside it in PATH.size): the last line of each
+ * configuration is kept, in order, and the rest dropped, by writing a new
+ * file and renaming it over the old one. A compaction holds an exclusive
+ * flock on the file; an append holds a shared one and, when it finds the
+ * path renamed under it, reopens the path, so no line is lost to a
+ * compaction running beside it.
  */
 #ifndef CUTUNE_TUNER_MEASURE_LOG_H
 #define CUTUNE_TUNER_MEASURE_LOG_H
@@ -65,6 +74,15 @@ const cutune__measured *cutune__measure_log_find(
 /* Records read, and lines skipped as torn or unreadable, when loading. */
 size_t cutune__measure_log_count(const cutune__measure_log *log);
 size_t cutune__measure_log_skipped(const cutune__measure_log *log);
+
+/* Compacts the log at `path` when it is larger than `min_bytes` and than
+ * twice the size recorded at its last compaction (as open does with
+ * CUTUNE__MEASURE_LOG_COMPACT_BYTES). Sets *dropped to the lines dropped
+ * (0 when it did not rewrite the file). Returns 0, or -1 with `err` set;
+ * a failure leaves the log as it was. */
+#define CUTUNE__MEASURE_LOG_COMPACT_BYTES ((long long)16 << 20)
+int cutune__measure_log_compact(const char *path, long long min_bytes,
+                                size_t *dropped, char *err, size_t errlen);
 
 /* Appends a record (the log keeps no copy). Returns 0, or -1 when it could
  * not be written; a failure loses only this line. */

@@ -221,6 +221,139 @@ static void test_concurrent_appends(void)
     free(path);
 }
 
+/* Lines in the file at `path`. */
+static size_t lines_in(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        n += c == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Compaction keeps the last line of each configuration, and only rewrites
+ * a log that has doubled since and is mostly superseded lines. */
+static void test_compact(void)
+{
+    char *path = path_of("compact.jsonl");
+    char err[256];
+    cutune__measure_log *log = cutune__measure_log_open(path, 0, err,
+                                                        sizeof err);
+    CHECK(log != NULL);
+    for (int k = 0; log && k < 30; k++)
+        for (int c = 0; c < 10; c++) {
+            char cfg[32];
+            snprintf(cfg, sizeof cfg, "C=%d", c);
+            cutune__measured m = sample(cfg, 100.0 * c + k);
+            CHECK_INT(cutune__measure_log_append(log, &m), 0);
+        }
+    /* A line torn by a killed writer, at the end. */
+    FILE *f = fopen(path, "a");
+    fputs("{\"v\":1,\"config\":\"C=3\",\"tim", f);
+    fclose(f);
+    size_t dropped = 99;
+    /* Under the size threshold: nothing happens. */
+    CHECK_INT(cutune__measure_log_compact(path, 1 << 30, &dropped, err,
+                                          sizeof err), 0);
+    CHECK_INT(dropped, 0);
+    CHECK_INT(lines_in(path), 300);
+    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
+                                          sizeof err), 0);
+    CHECK_INT(dropped, 291);
+    CHECK_INT(lines_in(path), 10);
+    /* The log still open appends to the compacted file. */
+    cutune__measured late = sample("C=late", 7.0);
+    CHECK_INT(cutune__measure_log_append(log, &late), 0);
+    cutune__measure_log_close(log);
+    log = cutune__measure_log_open(path, 1, err, sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_count(log), 11);
+    CHECK_INT(cutune__measure_log_skipped(log), 0);
+    for (int c = 0; log && c < 10; c++) {
+        char cfg[32];
+        snprintf(cfg, sizeof cfg, "C=%d", c);
+        const cutune__measured *m = cutune__measure_log_find(log, cfg);
+        CHECK(m && m->time_ms == 100.0 * c + 29 && m->runs == 3);
+    }
+    CHECK(cutune__measure_log_find(log, "C=late") != NULL);
+    cutune__measure_log_close(log);
+    /* Not twice its compacted size yet: left alone. */
+    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
+                                          sizeof err), 0);
+    CHECK_INT(dropped, 0);
+    CHECK_INT(lines_in(path), 11);
+    free(path);
+
+    /* Distinct configurations only: nothing to drop, no rewrite. */
+    path = path_of("distinct.jsonl");
+    log = cutune__measure_log_open(path, 0, err, sizeof err);
+    for (int c = 0; log && c < 50; c++) {
+        char cfg[32];
+        snprintf(cfg, sizeof cfg, "D=%d", c);
+        cutune__measured m = sample(cfg, 1.0 + c);
+        cutune__measure_log_append(log, &m);
+    }
+    cutune__measure_log_close(log);
+    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
+                                          sizeof err), 0);
+    CHECK_INT(dropped, 0);
+    CHECK_INT(lines_in(path), 50);
+    free(path);
+}
+
+/* Compactions running while other processes append lose no line: every
+ * configuration's last line survives. */
+static void test_compact_concurrent(void)
+{
+    char *path = path_of("compact-concurrent.jsonl");
+    enum { PROCS = 4, LINES = 400, CONFIGS = 20 };
+    for (int p = 0; p < PROCS; p++) {
+        if (fork() == 0) {
+            char err[256];
+            cutune__measure_log *log =
+                cutune__measure_log_open(path, 0, err, sizeof err);
+            for (int i = 0; i < LINES; i++) {
+                char cfg[32];
+                snprintf(cfg, sizeof cfg, "P=%d C=%d", p, i % CONFIGS);
+                cutune__measured m = sample(cfg, (double)i);
+                cutune__measure_log_append(log, &m);
+            }
+            cutune__measure_log_close(log);
+            _exit(0);
+        }
+    }
+    int compactions = 0, running = PROCS;
+    char err[256];
+    while (running > 0) {
+        size_t dropped = 0;
+        CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
+                                              sizeof err), 0);
+        compactions += dropped > 0;
+        if (waitpid(-1, NULL, WNOHANG) > 0)
+            running--;
+    }
+    CHECK(compactions >= 1);
+    cutune__measure_log *log = cutune__measure_log_open(path, 1, err,
+                                                        sizeof err);
+    CHECK(log != NULL);
+    CHECK_INT(cutune__measure_log_skipped(log), 0);
+    int last = 0;
+    for (int p = 0; p < PROCS; p++)
+        for (int c = 0; c < CONFIGS; c++) {
+            char cfg[32];
+            snprintf(cfg, sizeof cfg, "P=%d C=%d", p, c);
+            const cutune__measured *m = cutune__measure_log_find(log, cfg);
+            last += m && m->time_ms == (double)(LINES - CONFIGS + c);
+        }
+    CHECK_INT(last, PROCS * CONFIGS);
+    printf("compact-concurrent: %d compactions beside %d writers\n",
+           compactions, PROCS);
+    cutune__measure_log_close(log);
+    free(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -231,6 +364,8 @@ int main(void)
     test_bad_lines();
     test_unwritable();
     test_concurrent_appends();
+    test_compact();
+    test_compact_concurrent();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
