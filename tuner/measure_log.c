@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,16 +102,19 @@ static int parse_outcome(const char *s, cutune_outcome *out)
     return -1;
 }
 
-/* One line into *m. Returns 0, or -1 when the line is not a whole record
- * of this version. */
+/* One line into *m. Returns 0, -1 when the line is not a whole record of
+ * this version, or -2 when memory ran out (so the line may be good). */
 static int parse_line(const char *line, size_t len, cutune__measured *m)
 {
     memset(m, 0, sizeof *m);
-    json_t *o = json_loadb(line, len, 0, NULL);
+    json_error_t jerr;
+    json_t *o = json_loadb(line, len, 0, &jerr);
     if (!json_is_object(o)) {
         json_decref(o);
-        return -1;
+        return !o && json_error_code(&jerr) == json_error_out_of_memory ? -2
+                                                                        : -1;
     }
+    int rc = -1;
     const char *config = json_string_value(json_object_get(o, "config"));
     const char *outcome = json_string_value(json_object_get(o, "outcome"));
     const json_t *rt = json_object_get(o, "runtimes");
@@ -124,8 +128,10 @@ static int parse_line(const char *line, size_t len, cutune__measured *m)
     m->message = strdup(msg ? msg : "");
     m->runs = json_array_size(rt);
     m->runtimes = malloc((m->runs ? m->runs : 1) * sizeof *m->runtimes);
-    if (!m->config || !m->message || !m->runtimes)
+    if (!m->config || !m->message || !m->runtimes) {
+        rc = -2;
         goto bad;
+    }
     for (size_t i = 0; i < m->runs; i++) {
         const json_t *v = json_array_get(rt, i);
         if (!json_is_number(v))
@@ -156,7 +162,7 @@ static int parse_line(const char *line, size_t len, cutune__measured *m)
 bad:
     json_decref(o);
     measured_clear(m);
-    return -1;
+    return rc;
 }
 
 static int load(cutune__measure_log *log, FILE *f)
@@ -171,7 +177,12 @@ static int load(cutune__measure_log *log, FILE *f)
             break;
         }
         cutune__measured m;
-        if (parse_line(line, (size_t)len - 1, &m) != 0) {
+        int rc = parse_line(line, (size_t)len - 1, &m);
+        if (rc == -2) {
+            free(line);
+            return -1;
+        }
+        if (rc != 0) {
             log->skipped++;
             continue;
         }
@@ -232,15 +243,22 @@ static void record_size(const char *path, long long size)
     free(sp);
 }
 
-/* The configuration a log line records, or NULL for a line that is not a
- * record. */
-static char *line_config(const char *line, size_t len)
+/* The configuration a log line records, as load() would read it: 0 with
+ * *config (malloc'ed), or NULL for a line load() skips; -1 when memory ran
+ * out. */
+static int line_config(const char *line, size_t len, char **config)
 {
-    json_t *o = json_loadb(line, len, 0, NULL);
-    const char *c = json_string_value(json_object_get(o, "config"));
-    char *r = c ? strdup(c) : NULL;
-    json_decref(o);
-    return r;
+    cutune__measured m;
+    *config = NULL;
+    int rc = parse_line(line, len, &m);
+    if (rc == -2)
+        return -1;
+    if (rc == 0) {
+        *config = m.config;
+        m.config = NULL;
+        measured_clear(&m);
+    }
+    return 0;
 }
 
 typedef struct log_line {
@@ -311,8 +329,8 @@ static char *read_all(int fd, size_t *size)
 
 /* Writes the kept lines to a new file beside `path` and renames it over
  * `path`. Returns its size, or -1. */
-static long long rewrite(const char *path, const char *buf,
-                         const log_line *lines, size_t n)
+static long long rewrite(const char *path, const struct stat *was,
+                         const char *buf, const log_line *lines, size_t n)
 {
     char *tmp = cutune__strdup_printf("%s.XXXXXX", path);
     int fd = tmp ? mkstemp(tmp) : -1;
@@ -321,12 +339,19 @@ static long long rewrite(const char *path, const char *buf,
         return -1;
     }
     long long total = 0;
-    int ok = fchmod(fd, 0644) == 0;
+    /* The old file's mode and owner (a shared cache may be group
+     * writable); the owner only where this user may give it. */
+    int ok = fchmod(fd, was->st_mode & 07777) == 0;
+    if (fchown(fd, was->st_uid, was->st_gid) != 0) {
+        /* Not permitted for another user's file: this user owns it now. */
+    }
     for (size_t i = 0; ok && i < n; i++) {
         if (!lines[i].keep)
             continue;
-        ok = write(fd, buf + lines[i].at, lines[i].len) ==
-             (ssize_t)lines[i].len;
+        ssize_t w = write(fd, buf + lines[i].at, lines[i].len);
+        ok = w == (ssize_t)lines[i].len;
+        if (!ok && w >= 0)
+            errno = ENOSPC;
         total += (long long)lines[i].len;
     }
     ok = ok && fsync(fd) == 0;
@@ -343,22 +368,29 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
                                 size_t *dropped, char *err, size_t errlen)
 {
     *dropped = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Writable: an exclusive lock on NFS (fcntl locks underneath) needs
+     * it, and a log this user cannot write is not this user's to rewrite. */
+    int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT)
+        if (errno == ENOENT || errno == EACCES || errno == EROFS)
             return 0;
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st, now;
+    long long last = recorded_size(path);
+    if (last < 0 || last > LLONG_MAX / 2)
+        last = 0;
     if (fstat(fd, &st) != 0 || st.st_size <= min_bytes ||
-        st.st_size <= 2 * recorded_size(path)) {
+        st.st_size <= 2 * last) {
         close(fd);
         return 0;
     }
-    /* Appends wait while this holds the lock. Another compaction may have
-     * replaced the file while this one waited for it: then nothing to do. */
-    if (flock(fd, LOCK_EX) != 0 || stat(path, &now) != 0 ||
+    /* Appends wait while this holds the lock; an append under way (or one
+     * stopped mid-write) makes this compaction wait for the next tune
+     * rather than hold up this one's start. Another compaction may have
+     * replaced the file since it was opened: then nothing to do. */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || stat(path, &now) != 0 ||
         now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
         close(fd);
         return 0;
@@ -380,11 +412,16 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
             }
             lines = l;
         }
-        lines[n] = (log_line){at, len, nl ? line_config(buf + at, len - 1)
-                                          : NULL, 0};
+        lines[n] = (log_line){at, len, NULL, 0};
+        if (nl && line_config(buf + at, len - 1, &lines[n].config) != 0) {
+            rc = -1;
+            break;
+        }
         n++;
         at += len;
     }
+    /* Out of memory anywhere: a line could not be read, and dropping it
+     * might drop a configuration's last record. */
     size_t kept = rc == 0 ? mark_last(lines, n) : SIZE_MAX;
     if (kept == SIZE_MAX) {
         rc = -1;
@@ -394,7 +431,7 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
          * again once the file has doubled. */
         record_size(path, (long long)size);
     } else {
-        long long written = rewrite(path, buf, lines, n);
+        long long written = rewrite(path, &st, buf, lines, n);
         if (written < 0) {
             rc = -1;
             snprintf(err, errlen, "compacting %s: %s", path,
@@ -433,6 +470,7 @@ cutune__measure_log *cutune__measure_log_open(const char *path, int load_it,
             snprintf(err, errlen, "cannot create %s: %s", dir,
                      strerror(errno));
             free(dir);
+            free(log->path);
             free(log);
             return NULL;
         }
@@ -515,30 +553,31 @@ static json_t *dims(const unsigned d[3])
                      (json_int_t)d[2]);
 }
 
-/* Takes the shared lock that keeps a compaction out while a line is
- * written, on the file the path names now: one compacted while this log
- * was open was renamed away, so the path is opened again. Returns 1 when
- * locked; 0 without a lock (a file system without flock: the line is
- * written anyway, as before there was compaction). */
+/* Makes log->fd the file the path names now, holding the shared lock that
+ * keeps a compaction out while a line is written: a file compacted while
+ * this log was open was renamed away, so the path is opened again.
+ * Returns 1 when locked, 0 when the file system gives no lock (the line
+ * is written unlocked, as before there was compaction), or -1 when the
+ * file the path names could not be opened (the line would be lost in the
+ * old one). */
 static int lock_current(cutune__measure_log *log)
 {
     for (int tries = 0; tries < 16; tries++) {
-        if (flock(log->fd, LOCK_SH) != 0)
-            return 0;
+        int locked = flock(log->fd, LOCK_SH) == 0;
         struct stat a, b;
         if (fstat(log->fd, &a) == 0 && stat(log->path, &b) == 0 &&
             a.st_ino == b.st_ino && a.st_dev == b.st_dev)
-            return 1;
+            return locked;
         int fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
                       0644);
-        if (fd < 0) {
+        if (locked)
             flock(log->fd, LOCK_UN);
-            return 0;
-        }
+        if (fd < 0)
+            return -1;
         close(log->fd);
         log->fd = fd;
     }
-    return 0;
+    return -1;
 }
 
 int cutune__measure_log_append(cutune__measure_log *log,
@@ -583,8 +622,8 @@ int cutune__measure_log_append(cutune__measure_log *log,
     /* One write of the whole line: O_APPEND places it after every line
      * already there, whoever wrote them. */
     int locked = lock_current(log);
-    ssize_t w = log->fd >= 0 ? write(log->fd, line, len + 1) : -1;
-    if (locked)
+    ssize_t w = locked >= 0 ? write(log->fd, line, len + 1) : -1;
+    if (locked > 0)
         flock(log->fd, LOCK_UN);
     free(line);
     return w == (ssize_t)(len + 1) ? 0 : -1;

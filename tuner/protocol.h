@@ -122,6 +122,10 @@ typedef struct cutune__load_reply {
     int32_t const_bytes;
     int32_t local_bytes;
     int32_t max_threads_per_block;
+    int32_t image_rejected;    /* the driver would not take the cubin as an
+                                  image (damaged, or built for another
+                                  driver): compiling it again may help */
+    int32_t reserved;
 } cutune__load_reply;
 
 typedef struct cutune__occupancy_request {

@@ -550,12 +550,14 @@ static void fill_run_request(cutune__run_request *q, const unsigned grid[3],
 }
 
 /* Loads a cubin into the worker. Returns the call result; a CUDA error in
- * the reply is returned as *cuda_error with the message in `msg`. */
+ * the reply is returned as *cuda_error with the message in `msg`, and
+ * *rejected says whether the driver refused the image itself. */
 static cutune__call_result load_cubin(cutune_session *s, const char *cubin,
                                       size_t size, const char *lowered,
-                                      int *cuda_error, char *msg,
-                                      size_t msglen)
+                                      int *cuda_error, int *rejected,
+                                      char *msg, size_t msglen)
 {
+    *rejected = 0;
     /* The kernel by its name in the cubin (mangled for C++ kernels). */
     const char *name = lowered ? lowered : s->problem->kernel_name;
     cutune__load_request q = {(uint32_t)strlen(name), size};
@@ -573,6 +575,7 @@ static cutune__call_result load_cubin(cutune_session *s, const char *cubin,
     if (cr != CUTUNE__CALL_OK)
         return cr;
     *cuda_error = r->head.cuda_error;
+    *rejected = r->head.cuda_error && r->image_rejected;
     snprintf(msg, msglen, "%s", r->head.message);
     if (r->head.fatal)
         cutune__worker_stop(&s->worker);
@@ -713,11 +716,12 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     if (!keep_reference)
         return CUTUNE_OK;
 
-    int cerr = 0;
+    int cerr = 0, rejected = 0;
     char msg[1024];
     cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered, &cerr,
-                    msg, sizeof msg);
-    if (cr == CUTUNE__CALL_OK && cerr && s->ref_from_cache) {
+                    &rejected, msg, sizeof msg);
+    if (cr == CUTUNE__CALL_OK && rejected && s->ref_from_cache &&
+        s->worker.pid != 0) {
         /* As for any configuration (reload_fresh): compiled again. */
         logf_(s, CUTUNE_LOG_WARN, "the cached binary of the default "
               "configuration did not load (%s); compiling it again", msg);
@@ -725,7 +729,7 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
         if (st)
             return st;
         cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered,
-                        &cerr, msg, sizeof msg);
+                        &cerr, &rejected, msg, sizeof msg);
     }
     if (cr != CUTUNE__CALL_OK || cerr)
         return fail(s, CUTUNE_ERR_CUDA, "loading the reference "
@@ -830,7 +834,7 @@ static int summarize(eval_record *e, size_t n)
  * once more. Returns the second load's result. */
 static cutune__call_result reload_fresh(cutune_session *s,
                                         const eval_record *e,
-                                        const cutune__compile_job *job,
+                                        cutune__compile_job *job,
                                         int *cerr, char *msg, size_t msglen)
 {
     char cfg[512];
@@ -848,21 +852,42 @@ static cutune__call_result reload_fresh(cutune_session *s,
                                  .kernel_name = job->kernel_name,
                                  .refresh = 1};
     cutune__call_result cr = CUTUNE__CALL_OK;
-    if (cutune__compile_with(&fresh, compilers(s), 0) == 0 && fresh.ok)
-        cr = load_cubin(s, fresh.cubin, fresh.cubin_size,
-                        fresh.lowered_name, cerr, msg, msglen);
-    else
+    int rejected;
+    if (cutune__compile_with(&fresh, compilers(s), 0) != 0 || !fresh.ok) {
         snprintf(msg, msglen, "compiling again after the cached binary did "
                  "not load: %s", fresh.log ? fresh.log : "failed");
+        cutune__compile_job_clear(&fresh);
+        return cr;
+    }
+    /* The job takes the fresh binary, so that the final round (which
+     * loads it again) does not meet the damaged one a second time. */
+    char *cubin = job->cubin, *lowered = job->lowered_name;
+    job->cubin = fresh.cubin;
+    job->cubin_size = fresh.cubin_size;
+    job->lowered_name = fresh.lowered_name;
+    job->from_cache = 0;
+    fresh.cubin = cubin;
+    fresh.lowered_name = lowered;
     cutune__compile_job_clear(&fresh);
-    return cr;
+    /* A worker the rejected image took down is brought back first. */
+    if (s->worker.pid == 0) {
+        cutune_status st = bring_up(s, 1);
+        if (st) {
+            s->fatal = 1;
+            s->fatal_status = st;
+            snprintf(msg, msglen, "%s", s->errmsg);
+            return CUTUNE__CALL_DIED;
+        }
+    }
+    return load_cubin(s, job->cubin, job->cubin_size, job->lowered_name,
+                      cerr, &rejected, msg, msglen);
 }
 
 /* Measures one compiled configuration on the worker, restarting the
  * worker first when a previous candidate killed it. In the final round
  * (`final`) nothing stops early and each finalist gets FINAL_SECONDS. */
 static void measure(cutune_session *s, eval_record *e,
-                    const cutune__compile_job *job, int final)
+                    cutune__compile_job *job, int final)
 {
     const cutune_problem *p = s->problem;
     unsigned grid[3], block[3];
@@ -884,12 +909,12 @@ static void measure(cutune_session *s, eval_record *e,
             return;
         }
     }
-    int cerr = 0;
+    int cerr = 0, rejected = 0;
     double t_load = cutune__now();
     cutune__call_result cr = load_cubin(s, job->cubin, job->cubin_size,
-                                        job->lowered_name,
-                                        &cerr, msg, sizeof msg);
-    if (cr == CUTUNE__CALL_OK && cerr && job->from_cache)
+                                        job->lowered_name, &cerr, &rejected,
+                                        msg, sizeof msg);
+    if (cr == CUTUNE__CALL_OK && rejected && job->from_cache)
         cr = reload_fresh(s, e, job, &cerr, msg, sizeof msg);
     t_load = cutune__now() - t_load;
     if (cr != CUTUNE__CALL_OK || cerr) {
@@ -1191,7 +1216,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
                 cutune__compile_wait(pool, job_of[i]);
                 s->wait_compile_s += cutune__now() - t0;
             }
-            const cutune__compile_job *job = &js.jobs[job_of[i]];
+            cutune__compile_job *job = &js.jobs[job_of[i]];
             e->pub.compile_ms = job->seconds * 1e3;
             if (!job->ok) {
                 e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
@@ -1384,7 +1409,7 @@ static cutune_status final_round(cutune_session *s)
         for (size_t j = 0; j < n_todo && !st && !cut; j++) {
             size_t k = pass % 2 ? n_todo - 1 - j : j;
             eval_record *e = fin[k];
-            const cutune__compile_job *job = &js.jobs[k];
+            cutune__compile_job *job = &js.jobs[k];
             if (!contender(e))
                 continue;    /* failed in an earlier pass */
             if (!job->ok) {  /* NVRTC disagrees with itself: keep what the

@@ -412,6 +412,18 @@ static void handle_args(worker *w, const void *payload, size_t size)
     cutune__msg_send(w->fd, CUTUNE__MSG_ARGS, &r, sizeof r, NULL, 0);
 }
 
+/* Errors that say the image itself is unusable, rather than anything
+ * about the kernel or its arguments. With lazy loading the driver reports
+ * them at cudaLibraryGetKernel as often as at cudaLibraryLoadData. */
+static int image_error(cudaError_t e)
+{
+    return e == cudaErrorInvalidKernelImage ||
+           e == cudaErrorNoKernelImageForDevice ||
+           e == cudaErrorInvalidPtx || e == cudaErrorUnsupportedPtxVersion ||
+           e == cudaErrorSharedObjectInitFailed ||
+           e == cudaErrorInvalidSource;
+}
+
 static void handle_load(worker *w, const void *payload, size_t size)
 {
     cutune__load_reply r;
@@ -435,12 +447,14 @@ static void handle_load(worker *w, const void *payload, size_t size)
     if ((e = cudaLibraryLoadData(&w->library, cubin, NULL, NULL, 0, NULL,
                                  NULL, 0)) != cudaSuccess) {
         reply_error(&r.head, e, "cudaLibraryLoadData");
+        r.image_rejected = image_error(e);
         goto send;
     }
     w->loaded = 1;
     if ((e = cudaLibraryGetKernel(&w->kernel, w->library, name)) !=
         cudaSuccess) {
         reply_error(&r.head, e, "kernel '%s' not found in the module", name);
+        r.image_rejected = image_error(e);
         goto send;
     }
     /* Constant-memory arguments live in the module: fill them anew in

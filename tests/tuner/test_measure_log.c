@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -249,20 +250,26 @@ static void test_compact(void)
             cutune__measured m = sample(cfg, 100.0 * c + k);
             CHECK_INT(cutune__measure_log_append(log, &m), 0);
         }
-    /* A line torn by a killed writer, at the end. */
+    /* A line load() skips (no such outcome) after C=9's last good one,
+     * and a line torn by a killed writer, at the end. */
     FILE *f = fopen(path, "a");
+    fputs("{\"v\":1,\"config\":\"C=9\",\"outcome\":\"bogus\"}\n", f);
     fputs("{\"v\":1,\"config\":\"C=3\",\"tim", f);
     fclose(f);
+    chmod(path, 0600);
     size_t dropped = 99;
     /* Under the size threshold: nothing happens. */
     CHECK_INT(cutune__measure_log_compact(path, 1 << 30, &dropped, err,
                                           sizeof err), 0);
     CHECK_INT(dropped, 0);
-    CHECK_INT(lines_in(path), 300);
+    CHECK_INT(lines_in(path), 301);
     CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
                                           sizeof err), 0);
-    CHECK_INT(dropped, 291);
+    CHECK_INT(dropped, 292);
     CHECK_INT(lines_in(path), 10);
+    /* The rewritten file keeps the old one's mode. */
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
     /* The log still open appends to the compacted file. */
     cutune__measured late = sample("C=late", 7.0);
     CHECK_INT(cutune__measure_log_append(log, &late), 0);
