@@ -137,7 +137,9 @@ struct cutune_session {
     size_t reused;                  /* evaluations taken from it */
     size_t recompiled;              /* cached binaries that did not load */
     int warned_other_processes;
-    double best_ms;                 /* best median so far, for early stops */
+    double best_ms;                 /* best median measured so far in this
+                                       session, for early stops, racing and
+                                       time limits */
     size_t max_evals;               /* this tune's budget: the caller's, */
     double max_seconds;             /* else the T1 file's */
     double max_fraction;
@@ -1240,7 +1242,11 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
         objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
                             ? e->pub.time_ms
                             : INFINITY;
-        if (isfinite(objectives[i]) &&
+        /* Early stops and racing compare with what this session measured:
+         * a time taken from the log was measured under other conditions
+         * (clocks, temperature), and a GPU a few % slower now would drop
+         * true contenders. */
+        if (isfinite(objectives[i]) && !prior[i] &&
             (s->best_ms == 0 || objectives[i] < s->best_ms))
             s->best_ms = objectives[i];
         *done = i + 1;
