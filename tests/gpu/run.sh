@@ -17,4 +17,11 @@ for t in test_occupancy test_fill_gpu test_tune_gpu test_t4_gpu test_templates_g
         *) echo "== $t: FAILED ($rc)"; status=1 ;;
     esac
 done
+echo "== tune_kernel_gpu"
+sh "$src/tests/gpu/run_tune_kernel.sh" "$build" "$src"
+case $? in
+    0) echo "== tune_kernel_gpu: passed" ;;
+    77) echo "== tune_kernel_gpu: skipped" ;;
+    *) echo "== tune_kernel_gpu: FAILED"; status=1 ;;
+esac
 exit $status
