@@ -1739,6 +1739,8 @@ static cutune_status publish(cutune_session *s,
         return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < s->n_evals; i++) {
         s->pub_evals[i] = s->evals[i].pub;
+        s->pub_evals[i].runs = s->evals[i].runs;
+        s->pub_evals[i].final_runs = s->evals[i].final_runs;
         if (s->evals[i].pub.outcome != CUTUNE_OUTCOME_CORRECT)
             r->failures++;
     }

@@ -208,6 +208,9 @@ typedef struct cutune_eval {
                                      clearly slower than the best */
     int sm_clock_mhz;             /* when it was measured, from NVML; */
     int temperature_c;            /* -1 when unknown */
+    size_t runs;                  /* timed launches (all in the T4 output) */
+    size_t final_runs;            /* the last of them that were the final
+                                     round's (0: not a finalist) */
 } cutune_eval;
 
 typedef struct cutune_tune_result {

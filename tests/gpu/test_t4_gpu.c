@@ -1,6 +1,7 @@
 /* T4 output of a real tune: every evaluation is written with all its
- * timed runtimes and reads back onto the same space. Needs a GPU; skips
- * (exit 77) without one. */
+ * timed runtimes and reads back onto the same space, and the runtimes
+ * bear out the early stops and racing. Needs a GPU; skips (exit 77)
+ * without one. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -15,6 +16,27 @@
 
 static char dir[] = "/tmp/cutune-t4-gpu-XXXXXX";
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of the first n runtimes (as the session sums them up). */
+static double search_median(const double *runtimes, size_t n)
+{
+    if (n == 0)
+        return INFINITY;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return INFINITY;
+    memcpy(v, runtimes, n * sizeof *v);
+    qsort(v, n, sizeof *v, by_value);
+    double m = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    free(v);
+    return m;
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -27,8 +49,8 @@ int main(void)
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     cutune_session_options o;
     cutune_session_options_init(&o);
-    o.strategy = "local";
-    o.max_evals = 12;
+    o.strategy = "random";
+    o.max_evals = 40;
     o.write_cache = 0;
     cutune_session *s;
     CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
@@ -52,6 +74,37 @@ int main(void)
         if (t4) {
             CHECK_INT(t4->n_entries, r->n_evals);
             CHECK_INT(t4->n_outside, 0);
+            /* The stops, from the runtimes kept: a candidate dropped after
+             * 5 launches had even its fastest more than 10% slower than
+             * the best median before it; one dropped later (racing) had
+             * its median more than 3% slower. The best is taken as the
+             * search saw it: a finalist's median without its final round
+             * (its last final_runs launches). */
+            double best = INFINITY;
+            size_t early = 0, raced = 0;
+            for (size_t i = 0; i < t4->n_entries && i < r->n_evals; i++) {
+                const cutune__t4_entry *e = &t4->entries[i];
+                if (e->outcome != CUTUNE_OUTCOME_CORRECT)
+                    continue;
+                if (r->evals[i].stopped_early && e->n_runtimes == 5) {
+                    double fastest = INFINITY;
+                    for (size_t k = 0; k < e->n_runtimes; k++)
+                        fastest = fmin(fastest, e->runtimes[k]);
+                    CHECK(fastest > 1.10 * best);
+                    early++;
+                } else if (r->evals[i].stopped_early) {
+                    CHECK(e->n_runtimes >= 10);
+                    CHECK(e->time_ms > 1.03 * best);
+                    raced++;
+                }
+                CHECK_INT(e->n_runtimes, r->evals[i].runs);
+                best = fmin(best, search_median(e->runtimes,
+                                                e->n_runtimes -
+                                                    r->evals[i].final_runs));
+            }
+            printf("vector_add 2^20, random, 40: %zu dropped after 5 "
+                   "launches, %zu raced out later\n", early, raced);
+            CHECK(early + raced > 0);
             for (size_t i = 0; i < t4->n_entries && i < r->n_evals; i++) {
                 const cutune__t4_entry *e = &t4->entries[i];
                 CHECK_INT(e->config_index, r->evals[i].config_index);
