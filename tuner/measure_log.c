@@ -2,6 +2,7 @@
 
 #include "measure_log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -327,6 +329,38 @@ static char *read_all(int fd, size_t *size)
     return buf;
 }
 
+/* Removes what a compaction killed before its rename left beside `path`:
+ * files named PATH.XXXXXX or PATH.size.XXXXXX (mkstemp's six characters)
+ * untouched for an hour, so never one a compaction is writing now. */
+static void remove_leftovers(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    const char *base = slash ? slash + 1 : path;
+    size_t blen = strlen(base);
+    DIR *d = dir ? opendir(dir) : NULL;
+    time_t now = time(NULL);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        const char *n = de->d_name;
+        if (strncmp(n, base, blen) != 0 || n[blen] != '.')
+            continue;
+        const char *rest = n + blen + 1;
+        if (strncmp(rest, "size.", 5) == 0)
+            rest += 5;
+        if (strlen(rest) != 6 || strchr(rest, '.'))
+            continue;
+        char *full = cutune__strdup_printf("%s/%s", dir, n);
+        struct stat st;
+        if (full && stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+            now - st.st_mtime > 3600)
+            unlink(full);
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
 /* Writes the kept lines to a new file beside `path` and renames it over
  * `path`. Returns its size, or -1. */
 static long long rewrite(const char *path, const struct stat *was,
@@ -395,6 +429,7 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
         close(fd);
         return 0;
     }
+    remove_leftovers(path);
     size_t size = 0, n = 0, cap = 0;
     char *buf = read_all(fd, &size);
     log_line *lines = NULL;

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "check.h"
 #include "measure_log.h"
@@ -263,8 +265,29 @@ static void test_compact(void)
                                           sizeof err), 0);
     CHECK_INT(dropped, 0);
     CHECK_INT(lines_in(path), 301);
+    /* What compactions killed before their rename left: removed once an
+     * hour old; one just written (a compaction under way) is not. */
+    char stale[2][600], fresh[600];
+    snprintf(stale[0], sizeof stale[0], "%s.Ab3dE9", path);
+    snprintf(stale[1], sizeof stale[1], "%s.size.Xy12Zq", path);
+    snprintf(fresh, sizeof fresh, "%s.Fr35h0", path);
+    for (int k = 0; k < 3; k++) {
+        const char *name = k < 2 ? stale[k] : fresh;
+        FILE *t = fopen(name, "w");
+        if (t) {
+            fputs("partial\n", t);
+            fclose(t);
+        }
+        if (k < 2) {
+            struct utimbuf old = {time(NULL) - 7200, time(NULL) - 7200};
+            utime(name, &old);
+        }
+    }
     CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
                                           sizeof err), 0);
+    CHECK(access(stale[0], F_OK) != 0 && access(stale[1], F_OK) != 0);
+    CHECK(access(fresh, F_OK) == 0);
+    unlink(fresh);
     CHECK_INT(dropped, 292);
     CHECK_INT(lines_in(path), 10);
     /* The rewritten file keeps the old one's mode. */
