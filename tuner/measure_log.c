@@ -167,6 +167,24 @@ bad:
     return rc;
 }
 
+/* Appends *m to the log's records (which take its parts). Returns 0, or
+ * -1 when memory ran out (m cleared). */
+static int push_record(cutune__measure_log *log, cutune__measured *m)
+{
+    if (log->n == log->cap) {
+        size_t cap2 = log->cap ? 2 * log->cap : 64;
+        cutune__measured *r = realloc(log->records, cap2 * sizeof *r);
+        if (!r) {
+            measured_clear(m);
+            return -1;
+        }
+        log->records = r;
+        log->cap = cap2;
+    }
+    log->records[log->n++] = *m;
+    return 0;
+}
+
 static int load(cutune__measure_log *log, FILE *f)
 {
     char *line = NULL;
@@ -188,18 +206,10 @@ static int load(cutune__measure_log *log, FILE *f)
             log->skipped++;
             continue;
         }
-        if (log->n == log->cap) {
-            size_t cap2 = log->cap ? 2 * log->cap : 64;
-            cutune__measured *r = realloc(log->records, cap2 * sizeof *r);
-            if (!r) {
-                measured_clear(&m);
-                free(line);
-                return -1;
-            }
-            log->records = r;
-            log->cap = cap2;
+        if (push_record(log, &m) != 0) {
+            free(line);
+            return -1;
         }
-        log->records[log->n++] = m;
     }
     free(line);
     return 0;
@@ -245,59 +255,67 @@ static void record_size(const char *path, long long size)
     free(sp);
 }
 
-/* The configuration a log line records, as load() would read it: 0 with
- * *config (malloc'ed), or NULL for a line load() skips; -1 when memory ran
- * out. */
-static int line_config(const char *line, size_t len, char **config)
-{
-    cutune__measured m;
-    *config = NULL;
-    int rc = parse_line(line, len, &m);
-    if (rc == -2)
-        return -1;
-    if (rc == 0) {
-        *config = m.config;
-        m.config = NULL;
-        measured_clear(&m);
-    }
-    return 0;
-}
-
 typedef struct log_line {
     size_t at, len;  /* in the file, the newline included */
-    char *config;    /* NULL: not a record, dropped */
-    int keep;
+    int keep;        /* the last record of its configuration */
 } log_line;
 
-/* Marks the last line of each configuration to keep (open addressing over
- * the lines, by config text). Returns how many are kept, or SIZE_MAX when
- * memory ran out. */
-static size_t mark_last(log_line *lines, size_t n)
+/* Reads the lines of buf into `lines` and, for each that load() would
+ * take, its configuration into idx's records; then marks the lines that
+ * idx's index (the last record of each configuration, as for a lookup)
+ * points at. Returns how many are kept, or SIZE_MAX when memory ran out:
+ * a line that could not be read might have been a configuration's last
+ * record. */
+static size_t mark_last(const char *buf, size_t size, log_line **lines_out,
+                        size_t *n_out, cutune__measure_log *idx)
 {
-    size_t n_slots = 16;
-    while (n_slots < 2 * n)
-        n_slots *= 2;
-    size_t *slot = malloc(n_slots * sizeof *slot);
-    if (!slot)
-        return SIZE_MAX;
-    for (size_t i = 0; i < n_slots; i++)
-        slot[i] = SIZE_MAX;
-    size_t kept = 0;
-    for (size_t i = n; i-- > 0;) {
-        if (!lines[i].config)
-            continue;
-        size_t h = (size_t)text_hash(lines[i].config) & (n_slots - 1);
-        while (slot[h] != SIZE_MAX &&
-               strcmp(lines[slot[h]].config, lines[i].config) != 0)
-            h = (h + 1) & (n_slots - 1);
-        if (slot[h] == SIZE_MAX) {
-            slot[h] = i;
-            lines[i].keep = 1;
+    log_line *lines = NULL;
+    size_t n = 0, cap = 0, *line_of = NULL, kept = 0;
+    int oom = 0;
+    for (size_t at = 0; !oom && at < size;) {
+        const char *nl = memchr(buf + at, '\n', size - at);
+        /* A last line without its newline is torn: dropped. */
+        size_t len = nl ? (size_t)(nl - (buf + at)) + 1 : size - at;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            log_line *l = realloc(lines, cap * sizeof *l);
+            size_t *o = realloc(line_of, cap * sizeof *o);
+            if (l)
+                lines = l;
+            if (o)
+                line_of = o;
+            if (!l || !o) {
+                oom = 1;
+                break;
+            }
+        }
+        lines[n] = (log_line){at, len, 0};
+        cutune__measured m;
+        int rc = nl ? parse_line(buf + at, len - 1, &m) : -1;
+        if (rc == 0) {
+            /* Only the text is needed to find the last of each. */
+            char *config = m.config;
+            m.config = NULL;
+            measured_clear(&m);
+            m.config = config;
+            line_of[idx->n] = n;
+            oom = push_record(idx, &m) != 0;
+        }
+        oom |= rc == -2;
+        n++;
+        at += len;
+    }
+    if (!oom && build_index(idx) != 0)
+        oom = 1;
+    for (size_t j = 0; !oom && j < idx->n_slots; j++)
+        if (idx->slots[j] != SIZE_MAX) {
+            lines[line_of[idx->slots[j]]].keep = 1;
             kept++;
         }
-    }
-    free(slot);
-    return kept;
+    free(line_of);
+    *lines_out = lines;
+    *n_out = n;
+    return oom ? SIZE_MAX : kept;
 }
 
 /* Reads the whole of fd; NULL when it could not. */
@@ -430,34 +448,13 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
         return 0;
     }
     remove_leftovers(path);
-    size_t size = 0, n = 0, cap = 0;
+    size_t size = 0, n = 0;
     char *buf = read_all(fd, &size);
     log_line *lines = NULL;
-    int rc = buf ? 0 : -1;
-    for (size_t at = 0; rc == 0 && at < size;) {
-        const char *nl = memchr(buf + at, '\n', size - at);
-        /* A last line without its newline is torn: dropped. */
-        size_t len = nl ? (size_t)(nl - (buf + at)) + 1 : size - at;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            log_line *l = realloc(lines, cap * sizeof *l);
-            if (!l) {
-                rc = -1;
-                break;
-            }
-            lines = l;
-        }
-        lines[n] = (log_line){at, len, NULL, 0};
-        if (nl && line_config(buf + at, len - 1, &lines[n].config) != 0) {
-            rc = -1;
-            break;
-        }
-        n++;
-        at += len;
-    }
-    /* Out of memory anywhere: a line could not be read, and dropping it
-     * might drop a configuration's last record. */
-    size_t kept = rc == 0 ? mark_last(lines, n) : SIZE_MAX;
+    cutune__measure_log idx;
+    memset(&idx, 0, sizeof idx);
+    size_t kept = buf ? mark_last(buf, size, &lines, &n, &idx) : SIZE_MAX;
+    int rc = 0;
     if (kept == SIZE_MAX) {
         rc = -1;
         snprintf(err, errlen, "compacting %s: out of memory", path);
@@ -476,8 +473,10 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
             *dropped = n - kept;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        free(lines[i].config);
+    for (size_t i = 0; i < idx.n; i++)
+        measured_clear(&idx.records[i]);
+    free(idx.records);
+    free(idx.slots);
     free(lines);
     free(buf);
     close(fd);
