@@ -57,6 +57,81 @@ static int from_cache(cutune__compile_job *job, char *key)
 
 static int compile_uncached(cutune__compile_job *job);
 
+/* Keys being compiled in this process, per binary cache. A job that
+ * misses the cache while another compiles the same key waits for that one
+ * and takes its result from the cache, instead of compiling it a second
+ * time side by side: a batch a strategy ends early leaves its compiles
+ * running, and the next batch often proposes some of them again. */
+typedef struct inflight {
+    const cutune__binary_cache *cache;
+    char *key;
+    struct inflight *next;
+} inflight;
+static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inflight_ended = PTHREAD_COND_INITIALIZER;
+static inflight *inflight_list;
+
+static inflight **inflight_find(const cutune__binary_cache *cache,
+                                const char *key)
+{
+    inflight **at = &inflight_list;
+    while (*at && ((*at)->cache != cache || strcmp((*at)->key, key) != 0))
+        at = &(*at)->next;
+    return at;
+}
+
+/* Claims `key` for this job's compile: waits while another job holds it
+ * (unless `wait` is 0) and returns 1 when the cache then has the result
+ * (the job is filled from it), 0 when the job should compile, with `*mine`
+ * the claim to give back (NULL where memory ran out: it compiles
+ * unclaimed). */
+static int inflight_claim(cutune__compile_job *job, char *key, int wait,
+                          inflight **mine)
+{
+    *mine = NULL;
+    pthread_mutex_lock(&inflight_lock);
+    for (;;) {
+        if (!wait || !*inflight_find(job->cache, key))
+            break;
+        while (*inflight_find(job->cache, key))
+            pthread_cond_wait(&inflight_ended, &inflight_lock);
+        pthread_mutex_unlock(&inflight_lock);
+        if (from_cache(job, key)) {
+            job->waited = 1;
+            return 1;
+        }
+        /* Not stored (NVRTC itself failed, or was cancelled): ours to
+         * compile, unless someone else claimed it meanwhile. */
+        pthread_mutex_lock(&inflight_lock);
+    }
+    inflight *f = malloc(sizeof *f);
+    if (f && (f->key = dup_text(key)) != NULL) {
+        f->cache = job->cache;
+        f->next = inflight_list;
+        inflight_list = f;
+        *mine = f;
+    } else {
+        free(f);
+    }
+    pthread_mutex_unlock(&inflight_lock);
+    return 0;
+}
+
+static void inflight_release(inflight *mine)
+{
+    if (!mine)
+        return;
+    pthread_mutex_lock(&inflight_lock);
+    inflight **at = &inflight_list;
+    while (*at != mine)
+        at = &(*at)->next;
+    *at = mine->next;
+    pthread_cond_broadcast(&inflight_ended);
+    pthread_mutex_unlock(&inflight_lock);
+    free(mine->key);
+    free(mine);
+}
+
 int cutune__compile(cutune__compile_job *job)
 {
     return cutune__compile_with(job, NULL, 0);
@@ -88,7 +163,9 @@ static int compile_for(cutune__compile_job *job,
     job->from_cache = 0;
     job->nvrtc_failed = 0;
     job->lowered_name = NULL;
+    job->waited = 0;
     char *key = NULL;
+    inflight *mine = NULL;
     if (job->cache) {
         char version[16];
         cutune__nvrtc_version(version, sizeof version);
@@ -102,6 +179,21 @@ static int compile_for(cutune__compile_job *job,
                    : NULL;
         free(base);
         if (!job->refresh && from_cache(job, key)) {
+            free(key);
+            job->seconds = cutune__now() - t0;
+            return 0;
+        }
+        if (key && pl && pool_let_go(pl)) {
+            /* Not wanted any more: no claim for others to wait on. */
+            free(key);
+            job->nvrtc_failed = 1;
+            job->log = dup_text("compilation cancelled");
+            job->seconds = cutune__now() - t0;
+            return -1;
+        }
+        /* A refresh replaces an entry that would not load: it compiles
+         * whatever others are doing, and they may wait for it. */
+        if (key && inflight_claim(job, key, !job->refresh, &mine)) {
             free(key);
             job->seconds = cutune__now() - t0;
             return 0;
@@ -145,6 +237,7 @@ static int compile_for(cutune__compile_job *job,
             cutune__binary_cache_put(job->cache, key, 0, job->log,
                                      strlen(job->log) + 1);
     }
+    inflight_release(mine);
     free(key);
     job->seconds = cutune__now() - t0;
     return rc;

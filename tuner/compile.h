@@ -28,6 +28,8 @@ typedef struct cutune__compile_job {
     char *log;         /* NVRTC's log, whole; "" when it said nothing */
     double seconds;
     int from_cache;    /* 1: the result came from the binary cache */
+    int waited;        /* 1: ... after waiting for another job of this
+                          process that was compiling the same key */
     char *lowered_name; /* kernel_name as the cubin knows it (C++ names are
                            mangled; extern "C" ones are not); NULL when no
                            kernel_name was given */

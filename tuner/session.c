@@ -150,6 +150,8 @@ struct cutune_session {
     double wait_finish_s;           /* waiting for the compiles of a batch
                                        that ended early */
     size_t batches;
+    size_t shared_compiles;         /* configurations whose compile another
+                                       job was already running */
     int fatal;                      /* the tune cannot go on */
     cutune_status fatal_status;
 
@@ -253,6 +255,7 @@ static void clear_tune(cutune_session *s)
     s->gpu_ms = 0;
     s->span_ms = 0;
     s->wait_compile_s = s->wait_finish_s = 0;
+    s->shared_compiles = 0;
     s->batches = 0;
     for (size_t i = 0; i < s->n_evals; i++) {
         free((char *)s->evals[i].pub.message);
@@ -1222,6 +1225,7 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
                 s->wait_compile_s += cutune__now() - t0;
             }
             cutune__compile_job *job = &js.jobs[job_of[i]];
+            s->shared_compiles += job->waited;
             e->pub.compile_ms = job->seconds * 1e3;
             if (!job->ok) {
                 e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
@@ -1936,9 +1940,11 @@ cutune_status cutune_session_tune(cutune_session *s,
     logf_(s, CUTUNE_LOG_DEBUG, "wall time: %.3f s to start (devices, the "
           "reference, bandwidth, occupancy), %.3f s searching (%zu batches; "
           "%.3f s waiting for a compile to measure, %.3f s for the "
-          "compiles of batches that ended early), %.3f s in the final "
-          "round", t_search - s->started, t_final - t_search, s->batches,
-          s->wait_compile_s, s->wait_finish_s, cutune__now() - t_final);
+          "compiles of batches that ended early; %zu compiles shared with "
+          "an earlier batch's), %.3f s in the final round",
+          t_search - s->started, t_final - t_search, s->batches,
+          s->wait_compile_s, s->wait_finish_s, s->shared_compiles,
+          cutune__now() - t_final);
     if ((st = publish(s, &sr, start, type)))
         goto out;
     if (s->opt.write_cache)

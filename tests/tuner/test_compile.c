@@ -283,6 +283,55 @@ static int fake_compile(void *ctx, int slot, cutune__compile_job *job)
     return 0;
 }
 
+/* Jobs of one key at once (a batch ended early still compiling what the
+ * next batch proposes again): one compiles, the others wait for it and
+ * take its result from the binary cache. A refresh compiles regardless. */
+static void test_shared_compile(void)
+{
+    char dir[] = "/tmp/cutune-compile-shared-XXXXXX";
+    if (!mkdtemp(dir))
+        return;
+    cutune__binary_cache *c = cutune__binary_cache_open(dir, 0);
+    cutune__compiler fc = {fake_compile, NULL, PROCS, fake_acquire,
+                           fake_release};
+    char *opts[] = {(char *)"--gpu-architecture=sm_90"};
+    cutune__compile_job jobs[3];
+    for (int i = 0; i < 3; i++)
+        jobs[i] = (cutune__compile_job){.source = "first-same",
+                                        .source_name = "k.cu",
+                                        .options = opts,
+                                        .n_options = 1,
+                                        .cache = c};
+    pthread_mutex_lock(&fake.lock);
+    int before = fake.compiled;
+    pthread_mutex_unlock(&fake.lock);
+    CHECK_INT(cutune__compile_batch(jobs, 3, 3, &fc), 0);
+    pthread_mutex_lock(&fake.lock);
+    CHECK_INT(fake.compiled - before, 1);
+    pthread_mutex_unlock(&fake.lock);
+    int waited = 0;
+    for (int i = 0; i < 3; i++) {
+        CHECK(jobs[i].ok);
+        CHECK_INT(jobs[i].cubin_size, 4);
+        CHECK_INT(jobs[i].from_cache, jobs[i].waited);
+        waited += jobs[i].waited;
+        cutune__compile_job_clear(&jobs[i]);
+    }
+    CHECK_INT(waited, 2);
+
+    for (int i = 0; i < 2; i++)
+        jobs[i].refresh = 1;
+    CHECK_INT(cutune__compile_batch(jobs, 2, 2, &fc), 0);
+    pthread_mutex_lock(&fake.lock);
+    CHECK_INT(fake.compiled - before, 3);
+    pthread_mutex_unlock(&fake.lock);
+    for (int i = 0; i < 2; i++) {
+        CHECK(jobs[i].ok && !jobs[i].waited && !jobs[i].from_cache);
+        cutune__compile_job_clear(&jobs[i]);
+    }
+    cutune__binary_cache_close(c);
+}
+
 static int released;
 static void count_release(void *jobs)
 {
@@ -505,6 +554,7 @@ int main(void)
     test_batch();
     test_detach();
     test_let_go_waiting();
+    test_shared_compile();
     const char *worker = getenv("CUTUNE_WORKER");
     if (worker && *worker)
         test_cancel(worker);
