@@ -72,7 +72,47 @@ typedef struct run_ctx {
     size_t *first_ahead;     /* SIZE_MAX: never looked ahead to */
     size_t *order;           /* evaluated configurations, in order */
     unsigned char *picked;   /* scratch: nodes picked this round */
+    /* Compile model (cached NULL: off): the tuner's batch as jobs, each
+     * of the first ahead_p proposals followed by ahead_m configurations
+     * of the strategy's `ahead` (as tuner/session.c builds it); the first
+     * `threads` jobs not cached yet are compiled at the batch's start, and
+     * a batch whose first proposal was not cached before waits for NVRTC.
+     * `cached` outlives the first run, as the binary cache does. */
+    unsigned char *cached;
+    unsigned char *started;  /* compiled at this batch's start */
+    size_t ahead_p, ahead_m, threads;
+    size_t batches, waits, late;
 } run_ctx;
+
+/* The compile model at the start of a batch (see run_ctx). */
+static void compile_batch(run_ctx *rc, const size_t *indices, size_t n,
+                          void *more_ctx)
+{
+    size_t started = 0, next[16];
+    rc->batches++;
+    rc->waits += !rc->cached[indices[0]];
+    for (size_t i = 0; i < n; i++)
+        rc->started[indices[i]] = rc->cached[indices[i]];
+    for (size_t i = 0; i < n && started < rc->threads; i++) {
+        if (!rc->cached[indices[i]]) {
+            rc->cached[indices[i]] = rc->started[indices[i]] = 1;
+            started++;
+        }
+        if (i >= rc->ahead_p)
+            continue;
+        size_t k = cutune__search_ahead(more_ctx, indices[i], next,
+                                        rc->ahead_m < 16 ? rc->ahead_m : 16);
+        for (size_t a = 0; a < k && started < rc->threads; a++) {
+            int dup = 0;
+            for (size_t b = 0; b < n && !dup; b++)
+                dup = indices[b] == next[a];
+            if (!dup && !rc->cached[next[a]]) {
+                rc->cached[next[a]] = 1;
+                started++;
+            }
+        }
+    }
+}
 
 /* The adjacent neighbours of configuration i not evaluated yet, left in
  * rc->nb; returns how many. */
@@ -147,7 +187,17 @@ static int eval(void *user, const size_t *indices, size_t n,
 {
     run_ctx *rc = user;
     size_t i;
+    int late = 0;
+    if (rc->cached && n > 0)
+        compile_batch(rc, indices, n, more_ctx);
     for (i = 0; i < n; i++) {
+        if (rc->cached) {
+            /* Not started with the batch: its compile began when a
+             * thread came free, after the batch's first compiles (those
+             * of one batch run side by side: one wait per batch). */
+            late |= !rc->started[indices[i]];
+            rc->cached[indices[i]] = 1; /* measured, so compiled */
+        }
         double o = rc->objective[indices[i]];
         objectives[i] = isnan(o) ? INFINITY : o;
         rc->seen[indices[i]] = 1;
@@ -159,6 +209,7 @@ static int eval(void *user, const size_t *indices, size_t n,
             break;
         }
     }
+    rc->late += late;
     *done = i;
     return 0;
 }
@@ -222,7 +273,9 @@ int main(int argc, char **argv)
     size_t seeds = 100, budget = 100;
     double noise = 0.003, shift = 0.005, far_noise = 0, far_at = 1.03;
     const char *strategies = "default,local,random";
-    size_t top_k = 0, ahead_k = 0;
+    size_t top_k = 0, ahead_k = 0, batch = 1, threads = 16;
+    size_t ahead_p = 0, ahead_m = 0;
+    int model = 0;
     int any = 0;
     int first = 1;
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first += 2) {
@@ -252,13 +305,24 @@ int main(int argc, char **argv)
             ahead_k = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--speculate-kind"))
             any = !strcmp(v, "any");
+        else if (!strcmp(argv[first], "--batch"))
+            batch = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[first], "--threads"))
+            threads = strtoul(v, NULL, 10);
+        else if (!strcmp(argv[first], "--ahead")) {
+            model = sscanf(v, "%zu,%zu", &ahead_p, &ahead_m) == 2;
+            if (!model) {
+                fprintf(stderr, "bench-divergence: --ahead P,M\n");
+                return 2;
+            }
+        }
         else {
             fprintf(stderr, "bench-divergence: unknown option %s\n",
                     argv[first]);
             return 2;
         }
     }
-    if (first >= argc || seeds == 0 || budget == 0) {
+    if (first >= argc || seeds == 0 || budget == 0 || batch == 0) {
         fprintf(stderr, "usage: bench-divergence [--seeds N] [--budget B] "
                 "[--noise REL] [--shift REL] [--strategies a,b] T1:T4 ...\n");
         return 2;
@@ -283,6 +347,9 @@ int main(int argc, char **argv)
         name = name ? name + 1 : argv[f];
         double *perturbed = malloc(n * sizeof *perturbed);
         unsigned char *spec = calloc(n, 1), *picked = calloc(n, 1);
+        unsigned char *cached = model ? calloc(n, 1) : NULL;
+        unsigned char *started = model ? calloc(n, 1) : NULL;
+        size_t waits[2] = {0, 0}, batches[2] = {0, 0}, late[2] = {0, 0};
         size_t *top = malloc((top_k + 1) * sizeof *top);
         size_t *nb = malloc(n * sizeof *nb);
         size_t *eval_at = malloc(n * sizeof *eval_at);
@@ -324,6 +391,15 @@ int main(int argc, char **argv)
                                 : record[i];
                     memset(seen[r], 0, n);
                     run_ctx rc = {.objective = perturbed, .seen = seen[r]};
+                    if (cached) {
+                        if (r == 0)
+                            memset(cached, 0, n);
+                        rc.cached = cached;
+                        rc.started = started;
+                        rc.ahead_p = ahead_p;
+                        rc.ahead_m = ahead_m;
+                        rc.threads = threads;
+                    }
                     if (r == 0 && top_k) {
                         memset(spec, 0, n);
                         rc.space = problem->space;
@@ -350,11 +426,15 @@ int main(int argc, char **argv)
                     cutune__search_options so;
                     memset(&so, 0, sizeof so);
                     so.max_evals = budget;
+                    so.batch = batch;
                     so.seed = s + 1;
                     so.start = SIZE_MAX;
                     cutune__search_result res;
                     cutune__search_run(type, problem->space, &so, eval, &rc,
                                        &res);
+                    waits[r] += rc.waits;
+                    late[r] += rc.late;
+                    batches[r] += rc.batches;
                     found[r][s] = res.best == SIZE_MAX
                                       ? 0.0
                                       : optimum / record[res.best];
@@ -390,6 +470,18 @@ int main(int argc, char **argv)
                        (double)lead_hist[1] / (double)(lead_total + !lead_total),
                        (double)lead_hist[2] / (double)(lead_total + !lead_total),
                        (double)lead_hist[3] / (double)(lead_total + !lead_total));
+            if (cached)
+                printf(" batches %.1f / %.1f, starting on a compile %.1f "
+                       "/ %.1f, waiting later in the batch %.1f / %.1f |",
+                       (double)batches[0] / (double)seeds,
+                       (double)batches[1] / (double)seeds,
+                       (double)waits[0] / (double)seeds,
+                       (double)waits[1] / (double)seeds,
+                       (double)late[0] / (double)seeds,
+                       (double)late[1] / (double)seeds);
+            memset(waits, 0, sizeof waits);
+            memset(late, 0, sizeof late);
+            memset(batches, 0, sizeof batches);
             memset(lead_hist, 0, sizeof lead_hist);
             lead_total = 0;
             printf("\n");
@@ -402,6 +494,8 @@ int main(int argc, char **argv)
         free(perturbed);
         free(spec);
         free(picked);
+        free(cached);
+        free(started);
         free(top);
         free(nb);
         free(eval_at);

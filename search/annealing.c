@@ -234,6 +234,7 @@ const cutune__strategy_type cutune__strategy_annealing_type = {
     annealing_next, annealing_report, annealing_destroy,
     NULL, NULL, /* never stops a batch short */
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

@@ -514,6 +514,7 @@ const cutune__strategy_type cutune__strategy_bayes_type = {
     bayes_next, bayes_report, bayes_destroy,
     NULL, NULL, /* never stops a batch short */
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_bayes =

@@ -58,6 +58,7 @@ const cutune__strategy_type cutune__strategy_brute_force_type = {
     NULL, /* never stops a batch short */
     NULL,
     1, /* oblivious: proposals never depend on results */
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_brute_force =

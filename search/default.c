@@ -570,6 +570,50 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     return k;
 }
 
+/* What expand() would propose should `index` turn out the fastest node:
+ * its untaken one-step neighbours, best predicted first (ties in
+ * tie_order), at most AHEAD_MAX. Reads the state only (st->nbr is
+ * scratch). */
+#define AHEAD_MAX 16
+static size_t default_ahead(void *state, size_t index, size_t *out,
+                            size_t cap)
+{
+    default_state *st = state;
+    double score[AHEAD_MAX];
+    uint64_t order[AHEAD_MAX];
+    size_t k = 0;
+    if (index >= st->n)
+        return 0;
+    if (cap > AHEAD_MAX)
+        cap = AHEAD_MAX;
+    size_t m = neighbours(st, index, CUTUNE__NEIGHBOUR_ADJACENT);
+    for (size_t i = 0; i < m; i++) {
+        size_t j = st->nbr[i];
+        int known;
+        if (cutune__history_is_taken(&st->h, j))
+            continue;
+        double sc = predicted(st, index, j, 1, &known);
+        uint64_t o = tie_order(st, j);
+        size_t pos = k;
+        while (pos > 0 && (sc < score[pos - 1] ||
+                           (sc == score[pos - 1] && o < order[pos - 1])))
+            pos--;
+        if (pos >= cap)
+            continue;
+        if (k < cap)
+            k++;
+        for (size_t q = k - 1; q > pos; q--) {
+            score[q] = score[q - 1];
+            order[q] = order[q - 1];
+            out[q] = out[q - 1];
+        }
+        score[pos] = sc;
+        order[pos] = o;
+        out[pos] = j;
+    }
+    return k;
+}
+
 /* Whether proposal `pos` of the last batch of expansions is still what
  * expand() would propose now that more results are in: the proposals
  * from there on are handed back for the question, and taken again. A
@@ -650,7 +694,7 @@ static void default_withdraw(void *state, size_t index)
 const cutune__strategy_type cutune__strategy_default_type = {
     "default",      sizeof(default_state), default_init,   default_next,
     default_report, default_destroy,       default_enough, default_withdraw,
-    0,
+    0,              default_ahead,
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

@@ -178,6 +178,7 @@ const cutune__strategy_type cutune__strategy_diff_evo_type = {
     diff_evo_next, diff_evo_report, diff_evo_destroy,
     NULL, NULL, /* never stops a batch short */
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_diff_evo =

@@ -180,6 +180,7 @@ const cutune__strategy_type cutune__strategy_genetic_type = {
     genetic_next, genetic_report, genetic_destroy,
     NULL, NULL, /* never stops a batch short */
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

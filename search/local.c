@@ -323,6 +323,7 @@ const cutune__strategy_type cutune__strategy_local_type = {
     local_enough,
     NULL,
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_local =

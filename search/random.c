@@ -57,6 +57,7 @@ const cutune__strategy_type cutune__strategy_random_type = {
     random_next, random_report, random_destroy,
     NULL, NULL, /* never stops a batch short */
     1, /* oblivious: proposals never depend on results */
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_random =

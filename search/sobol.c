@@ -145,6 +145,7 @@ const cutune__strategy_type cutune__strategy_sobol_type = {
     sobol_next, sobol_report, sobol_destroy,
     NULL, NULL, /* never stops a batch short */
     1, /* oblivious: proposals never depend on results */
+    NULL, /* nothing to compile ahead */
 };
 
 const cutune__strategy_type *cutune__strategy_sobol =

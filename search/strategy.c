@@ -91,6 +91,21 @@ static int on_result(void *ctx, size_t i, double objective)
     return !rs->had_enough;
 }
 
+size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
+                            size_t cap)
+{
+    run_state *rs = more_ctx;
+    if (!rs || !rs->type->ahead || index >= rs->n || cap == 0)
+        return 0;
+    size_t k = rs->type->ahead(rs->strategy, index, out, cap), m = 0;
+    if (k > cap)
+        k = cap;
+    for (size_t i = 0; i < k; i++)
+        if (out[i] < rs->n && rs->seen[out[i]] == SEEN_NEVER)
+            out[m++] = out[i];
+    return m;
+}
+
 /* A proposal that will not be evaluated in this round. */
 static void withdraw(run_state *rs, size_t index)
 {

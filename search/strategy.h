@@ -57,6 +57,13 @@ typedef struct cutune__strategy_type {
      * pool works ahead over a whole batch, and the GPU waits for NVRTC
      * only at a batch's first job. */
     int oblivious;
+    /* Optional (NULL: none). Up to `cap` configurations, not yet taken,
+     * that the strategy would propose next should proposal `index` turn
+     * out the fastest so far, most likely first; the state is left as it
+     * was. The tuner compiles them beside the batch, so that when a
+     * result ends the batch and the next one starts around it, the GPU
+     * does not wait for NVRTC. */
+    size_t (*ahead)(void *state, size_t index, size_t *out, size_t cap);
 } cutune__strategy_type;
 
 extern const cutune__strategy_type *cutune__strategy_default;
@@ -89,6 +96,12 @@ const cutune__strategy_type *cutune__strategy_find(const char *name);
 /* Called by an evaluator after result i (in order, from 0) of a batch is
  * written; returns 0 when the search wants no more of the batch. */
 typedef int (*cutune__eval_more_fn)(void *ctx, size_t i, double objective);
+
+/* For an evaluator, with the `more_ctx` it was given: the strategy's
+ * `ahead` for proposal `index` of the batch being evaluated (0 when the
+ * strategy has none). Configurations already proposed are left out. */
+size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
+                            size_t cap);
 
 /* Evaluates a batch of distinct, never-before-seen configurations in the
  * order given and writes their objectives (INFINITY for failed ones).

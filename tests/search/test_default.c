@@ -3,10 +3,12 @@
  * block of w x h threads whose area must stay the same), so that every
  * configuration on it is a minimum of one-parameter moves. Pair moves walk
  * the valley to its lowest point; climbs and restarts alone only land on
- * it at random. */
+ * it at random. And its `ahead`, which the tuner compiles beside a batch. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -107,6 +109,121 @@ static void test_walks_the_valley(const cutune__space *s)
     CHECK(dflt > local);
 }
 
+/* An evaluator that asks for the strategy's `ahead` of every proposal it
+ * is given, as the tuner does, and keeps what it needs to judge it. */
+typedef struct ahead_eval {
+    const cutune__space *s;
+    int ask;                 /* 0: never asks (the reference run) */
+    unsigned char *taken;    /* evaluated or proposed */
+    unsigned char *hinted;   /* named by `ahead` in the previous batch */
+    size_t log[400], n_log;
+    size_t starts, covered;  /* batches, and those whose first proposal
+                                was named ahead */
+    size_t bad;              /* names not one step away, or taken */
+} ahead_eval;
+
+static int one_step(const cutune__space *s, size_t a, size_t b)
+{
+    const uint32_t *x = cutune__space_config(s, a);
+    const uint32_t *y = cutune__space_config(s, b);
+    size_t differ = 0, far = 0;
+    for (size_t p = 0; p < cutune__space_param_count(s); p++) {
+        differ += x[p] != y[p];
+        far += x[p] + 1 != y[p] && y[p] + 1 != x[p] && x[p] != y[p];
+    }
+    return differ == 1 && far == 0;
+}
+
+static int eval_ahead(void *user, const size_t *indices, size_t n,
+                      double *objectives, size_t *done,
+                      cutune__eval_more_fn more, void *more_ctx)
+{
+    ahead_eval *ev = user;
+    size_t n_space = cutune__space_size(ev->s), i;
+    for (i = 0; i < n; i++)
+        ev->taken[indices[i]] = 1;
+    if (ev->ask) {
+        ev->starts++;
+        ev->covered += ev->hinted[indices[0]];
+        memset(ev->hinted, 0, n_space);
+        for (i = 0; i < n; i++) {
+            size_t next[4];
+            size_t k = cutune__search_ahead(more_ctx, indices[i], next, 4);
+            CHECK(k <= 4);
+            for (size_t a = 0; a < k; a++) {
+                ev->bad += !one_step(ev->s, indices[i], next[a]) ||
+                           ev->taken[next[a]];
+                ev->hinted[next[a]] = 1;
+            }
+        }
+    }
+    for (i = 0; i < n; i++) {
+        objectives[i] = valley(ev->s, indices[i]);
+        if (ev->n_log < 400)
+            ev->log[ev->n_log++] = indices[i];
+        if (more && !more(more_ctx, i, objectives[i])) {
+            i++;
+            break;
+        }
+    }
+    /* What was proposed and not evaluated is proposable again. */
+    for (size_t j = i; j < n; j++)
+        ev->taken[indices[j]] = 0;
+    *done = i;
+    return 0;
+}
+
+/* `ahead` names untaken one-step neighbours, changes nothing about the
+ * search (the same evaluations, in the same order, as without asking),
+ * and usually names the proposal the next batch starts with; a strategy
+ * without it names nothing. */
+static void test_ahead(const cutune__space *s)
+{
+    size_t n = cutune__space_size(s), starts = 0, covered = 0, bad = 0;
+    ahead_eval ev[2];
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        for (int ask = 0; ask < 2; ask++) {
+            memset(&ev[ask], 0, sizeof ev[ask]);
+            ev[ask].s = s;
+            ev[ask].ask = ask;
+            ev[ask].taken = calloc(n, 1);
+            ev[ask].hinted = calloc(n, 1);
+            cutune__search_options o = {200, 8, seed, SIZE_MAX};
+            CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
+                                         eval_ahead, &ev[ask], NULL),
+                      0);
+            free(ev[ask].taken);
+            free(ev[ask].hinted);
+        }
+        CHECK_INT(ev[1].n_log, ev[0].n_log);
+        CHECK(memcmp(ev[0].log, ev[1].log,
+                     ev[0].n_log * sizeof ev[0].log[0]) == 0);
+        starts += ev[1].starts;
+        covered += ev[1].covered;
+        bad += ev[1].bad;
+    }
+    printf("ahead: %zu of %zu batches began with a configuration named "
+           "ahead in the batch before\n", covered, starts);
+    CHECK_INT(bad, 0);
+    CHECK(covered * 2 >= starts);
+
+    /* A strategy that does not steer has nothing to name. */
+    memset(&ev[0], 0, sizeof ev[0]);
+    ev[0].s = s;
+    ev[0].ask = 1;
+    ev[0].taken = calloc(n, 1);
+    ev[0].hinted = calloc(n, 1);
+    cutune__search_options o = {50, 8, 1, SIZE_MAX};
+    CHECK_INT(cutune__search_run(cutune__strategy_random, s, &o, eval_ahead,
+                                 &ev[0], NULL),
+              0);
+    CHECK_INT(ev[0].covered, 0);
+    for (size_t i = 0; i < n; i++)
+        CHECK(!ev[0].hinted[i]);
+    free(ev[0].taken);
+    free(ev[0].hinted);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -116,6 +233,7 @@ int main(void)
         return check_finish();
     CHECK_INT(cutune__space_size(s), N_SIDE * N_SIDE * N_UNROLL * 2);
     test_walks_the_valley(s);
+    test_ahead(s);
     cutune__space_free(s);
     return check_finish();
 }

@@ -429,6 +429,7 @@ static const cutune__strategy_type script_type = {
     script_report, script_destroy,
     NULL, NULL, /* never stops a batch short */
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 /* A strategy that proposes batches of 4 consecutive indices and has
@@ -496,6 +497,7 @@ static const cutune__strategy_type stopper_type = {
     stopper_next,  stopper_report,        stopper_destroy,
     stopper_enough, stopper_withdraw,
     0,
+    NULL, /* nothing to compile ahead */
 };
 
 static void test_enough(const cutune__space *s)
