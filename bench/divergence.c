@@ -12,6 +12,7 @@
  * Usage: bench-divergence [--seeds N] [--budget B] [--noise REL]
  *            [--shift REL] [--far-noise REL [--far-at X]]
  *            [--speculate K [--speculate-kind any]] [--lookahead K]
+ *            [--batch B [--threads T] --ahead P,M]
  *            [--strategies a,b] T1:T4 ...
  * Noise and shift are standard deviations of the logarithm (default 0.003
  * and 0.005: two tunes on the H100 measured configurations 0.3-1.0% apart,
@@ -31,6 +32,11 @@
  *   open nodes are noted; the table prints the share of the new
  *   configurations noted at least 1, 5, 10 and 20 evaluations before they
  *   were evaluated (a compile needs tens of a warm run's evaluations).
+ * - How often does a tune wait for NVRTC, with and without compiling
+ *   ahead? --ahead P,M models the tuner's batches (--batch B proposals,
+ *   --threads T compiles at once, default 16; see run_ctx) with the
+ *   first P proposals of each followed by M configurations of the
+ *   strategy's `ahead`; --ahead 0,0 is the tuner without it.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -331,8 +337,9 @@ int main(int argc, char **argv)
            "%.2f%%, shift %.2f%% (standard deviations of log time).\n\n",
            seeds, budget, 100 * noise, 100 * shift);
     printf("| file | strategy | new in the repeat: median | mean | seeds "
-           "with none | opt/found, first / repeat |\n");
-    printf("|---|---|---:|---:|---:|---:|\n");
+           "with none | opt/found, first / repeat |%s\n",
+           model ? " compiles, first / repeat |" : "");
+    printf("|---|---|---:|---:|---:|---:|%s\n", model ? "---|" : "");
     gsl_rng *noise_rng = gsl_rng_alloc(gsl_rng_mt19937);
     for (int f = first; f < argc; f++) {
         cutune_problem *problem = NULL;
