@@ -87,7 +87,10 @@
  * 16 threads, the batches that began by waiting for NVRTC fell from 13-16
  * to 3.6-3.8 per tune of 100 evaluations (bench-divergence --batch 16
  * --ahead 8,1; 4 x 2 did less for as many compiles, 6 x 2 made more
- * proposals compile late), and with 2 threads from 30-32 to 24-25. */
+ * proposals compile late), and with 2 threads all waits from 53-54 to 49.
+ * The replay takes every compile to be as long; on an H200, where they
+ * are not, the tuner's waits fell by 8-10% (bench/results/
+ * 2026-11-23-h200-s7.md). */
 #define AHEAD_PROPOSALS 8
 #define AHEAD_EACH 1
 /* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
