@@ -46,6 +46,9 @@
  *    batch (default_enough); the rest is handed back. So a run evaluates
  *    the same configurations, in the same order, at any batch size, and
  *    the strategy benchmark (one proposal at a time) describes the tuner.
+ *    Where a batch ends at a new best, the next starts around it: for
+ *    each proposal, default_ahead names what that next start would be,
+ *    for the tuner to compile beside the batch.
  *
  * No constant here depends on a kernel or a GPU: the limits scale with the
  * size of a configuration's neighbourhood.
