@@ -122,7 +122,7 @@ int main(void)
               CUTUNE__CALL_OK);
     CHECK(size >= sizeof(cutune__devices_reply));
     cutune__devices_reply *dr = reply;
-    if (dr->count == 0)
+    if (dr && size >= sizeof *dr && dr->count == 0)
         CHECK(dr->head.message[0] != '\0');
     free(reply);
 
