@@ -65,11 +65,6 @@ for c in $cases; do
     dir=$(mktemp -d)
     for run in cold warm; do
         driver_cache=$(mktemp -d)
-        # A tune returns before its worker's GPU context is torn down
-        # (README, "The GPU worker"); a run started at once would pay for
-        # the previous one's teardown. A repeated tune comes later than
-        # that, so each run starts on an idle GPU.
-        sleep 1
         start=$(now)
         # shellcheck disable=SC2086
         CUDA_CACHE_PATH=$driver_cache CUTUNE_CACHE_DIR=$dir \

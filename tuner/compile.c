@@ -80,13 +80,16 @@ static inflight **inflight_find(const cutune__binary_cache *cache,
     return at;
 }
 
+static int pool_let_go(cutune__compile_pool *pl);
+
 /* Claims `key` for this job's compile: waits while another job holds it
  * (unless `wait` is 0) and returns 1 when the cache then has the result
- * (the job is filled from it), 0 when the job should compile, with `*mine`
- * the claim to give back (NULL where memory ran out: it compiles
- * unclaimed). */
+ * (the job is filled from it), -1 when the job's pool `pl` was let go
+ * meanwhile (not wanted: not compiled), 0 when the job should compile,
+ * with `*mine` the claim to give back (NULL where memory ran out: it
+ * compiles unclaimed). */
 static int inflight_claim(cutune__compile_job *job, char *key, int wait,
-                          inflight **mine)
+                          cutune__compile_pool *pl, inflight **mine)
 {
     *mine = NULL;
     pthread_mutex_lock(&inflight_lock);
@@ -100,6 +103,8 @@ static int inflight_claim(cutune__compile_job *job, char *key, int wait,
             job->waited = 1;
             return 1;
         }
+        if (pl && pool_let_go(pl))
+            return -1;
         /* Not stored (NVRTC itself failed, or was cancelled): ours to
          * compile, unless someone else claimed it meanwhile. */
         pthread_mutex_lock(&inflight_lock);
@@ -136,8 +141,6 @@ int cutune__compile(cutune__compile_job *job)
 {
     return cutune__compile_with(job, NULL, 0);
 }
-
-static int pool_let_go(cutune__compile_pool *pl);
 
 /* cutune__compile_with for a job of pool `pl` (NULL: none): a job whose
  * pool was let go while it waited for a process is not compiled. */
@@ -183,17 +186,21 @@ static int compile_for(cutune__compile_job *job,
             job->seconds = cutune__now() - t0;
             return 0;
         }
-        if (key && pl && pool_let_go(pl)) {
-            /* Not wanted any more: no claim for others to wait on. */
+        /* A refresh replaces an entry that would not load: it compiles
+         * whatever others are doing (a job that finds the old entry
+         * meanwhile takes it, as it would have without the refresh). A
+         * job no longer wanted takes no claim for others to wait on. */
+        int claim = key && pl && pool_let_go(pl) ? -1
+                    : key ? inflight_claim(job, key, !job->refresh, pl, &mine)
+                          : 0;
+        if (claim < 0) {
             free(key);
             job->nvrtc_failed = 1;
             job->log = dup_text("compilation cancelled");
             job->seconds = cutune__now() - t0;
             return -1;
         }
-        /* A refresh replaces an entry that would not load: it compiles
-         * whatever others are doing, and they may wait for it. */
-        if (key && inflight_claim(job, key, !job->refresh, &mine)) {
+        if (claim > 0) {
             free(key);
             job->seconds = cutune__now() - t0;
             return 0;

@@ -304,7 +304,6 @@ void cutune_session_destroy(cutune_session *s)
     if (!s)
         return;
     cutune__worker_stop(&s->worker);
-    cutune__worker_reap_released(0); /* those that have exited by now */
     clear_tune(s);
     cutune__compile_drain_destroy(s->drain);
     cutune__binary_cache_close(s->binaries);
@@ -475,8 +474,6 @@ static cutune_status start_worker(cutune_session *s)
 {
     if (s->worker.pid != 0)
         return CUTUNE_OK;
-    /* The last tune's worker may still be releasing its GPU context. */
-    cutune__worker_reap_released(5.0);
     if (cutune__worker_start(&s->worker, s->worker_path) != 0)
         return fail(s, CUTUNE_ERR_WORKER, "%s (set CUTUNE_WORKER to the "
                     "path of cutune-worker)", s->worker.message);
@@ -2012,8 +2009,8 @@ out:;
               "that ended early", cutune__now() - t0);
     }
     double t_stop = cutune__now();
-    cutune__worker_release(&s->worker);
-    logf_(s, CUTUNE_LOG_DEBUG, "%.3f s to release the GPU worker",
+    cutune__worker_stop(&s->worker);
+    logf_(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker",
           cutune__now() - t_stop);
     return st;
 }

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -190,62 +189,6 @@ static void wait_quit(cutune__worker_client *w)
     if (reap(w, 5.0, how, sizeof how) != 0)
         kill_and_reap(w, how, sizeof how);
     closed(w);
-}
-
-/* Workers released at the end of a tune: asked to quit and not waited
- * for. A GPU worker's exit is the driver tearing its context down (0.09 s
- * on the H100, a tenth of a tune whose binaries are all cached), and
- * nothing the tune returns depends on it, so it overlaps with what the
- * caller does next: writing results, exiting. They are reaped before the
- * next GPU worker starts (a GPU in exclusive-process mode holds one
- * context at a time) and whenever another is released; a process that
- * exits first leaves them to init. */
-#define RELEASED_MAX 8
-static pthread_mutex_t released_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t released[RELEASED_MAX];
-static size_t n_released;
-
-/* Reaps the released workers, waiting up to wait_s for each (killing it
- * after that); with wait_s 0 only those already gone. Holds the lock. */
-static void reap_released_locked(double wait_s)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < n_released; i++) {
-        cutune__worker_client w = {.pid = released[i], .fd = -1};
-        char how[160];
-        if (reap(&w, wait_s, how, sizeof how) != 0) {
-            if (wait_s <= 0) {
-                released[kept++] = released[i];
-                continue;
-            }
-            kill_and_reap(&w, how, sizeof how);
-        }
-    }
-    n_released = kept;
-}
-
-void cutune__worker_reap_released(double wait_s)
-{
-    pthread_mutex_lock(&released_lock);
-    reap_released_locked(wait_s);
-    pthread_mutex_unlock(&released_lock);
-}
-
-void cutune__worker_release(cutune__worker_client *w)
-{
-    if (w->pid == 0)
-        return;
-    ask_quit(w);
-    pthread_mutex_lock(&released_lock);
-    reap_released_locked(0);
-    if (n_released < RELEASED_MAX) {
-        released[n_released++] = w->pid;
-        pthread_mutex_unlock(&released_lock);
-        closed(w);
-        return;
-    }
-    pthread_mutex_unlock(&released_lock);
-    wait_quit(w); /* no room: stopped the old way */
 }
 
 void cutune__worker_stop(cutune__worker_client *w)

@@ -41,16 +41,6 @@ void cutune__worker_stop(cutune__worker_client *w);
  * took 0.15 s). */
 void cutune__worker_stop_all(cutune__worker_client *w, size_t n);
 
-/* Asks the worker to quit without waiting for it to exit (the driver's
- * teardown of its context): it is reaped by a later release or by
- * cutune__worker_reap_released. For the end of a tune. */
-void cutune__worker_release(cutune__worker_client *w);
-
-/* Reaps released workers, waiting up to wait_s for each before killing
- * it; wait_s 0 reaps only those that have exited. Called before a GPU
- * worker starts, so that two never hold the GPU at once. */
-void cutune__worker_reap_released(double wait_s);
-
 /* The worker program to run: `configured` when given, else $CUTUNE_WORKER,
  * else cutune-worker beside the running executable, else the installed
  * one. Returns a malloc'ed path. */
