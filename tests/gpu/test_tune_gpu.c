@@ -339,6 +339,52 @@ static void tune_damaged_cache(void)
     cutune_problem_destroy(p);
 }
 
+/* The figure a tune logs (at DEBUG) of configurations it queued to
+ * compile ahead; SIZE_MAX until that line was seen. */
+static void count_ahead(void *user, cutune_log_level level,
+                        const char *message)
+{
+    const char *at = strstr(message, " configurations queued to compile "
+                                     "ahead");
+    (void)level;
+    if (!at)
+        return;
+    while (at > message && at[-1] >= '0' && at[-1] <= '9')
+        at--;
+    *(size_t *)user = (size_t)strtoull(at, NULL, 10);
+}
+
+/* A strategy that names what it would propose next (default) gets those
+ * compiled beside its batches; one that does not (random) gets none. */
+static void tune_ahead(void)
+{
+    long long size = 1 << 20;
+    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
+    static const char *strategies[2] = {"default", "random"};
+    size_t queued[2] = {SIZE_MAX, SIZE_MAX};
+    for (int k = 0; k < 2; k++) {
+        cutune_session_options o;
+        cutune_session_options_init(&o);
+        o.strategy = strategies[k];
+        o.max_evals = 40;
+        o.cache_dir = cache_dir;
+        o.log = count_ahead;
+        o.log_user = &queued[k];
+        cutune_session *s;
+        CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+        const cutune_tune_result *r;
+        CHECK_INT(cutune_session_tune(s, p, &r), CUTUNE_OK);
+        cutune_session_destroy(s);
+    }
+    printf("compiled ahead: default %zu, random %zu\n", queued[0],
+           queued[1]);
+    CHECK(queued[0] != SIZE_MAX && queued[0] > 0);
+    CHECK_INT(queued[1], 0);
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(cache_dir)) {
@@ -352,5 +398,6 @@ int main(void)
     tune_constmem();
     tune_reference();
     tune_damaged_cache();
+    tune_ahead();
     return check_finish();
 }
