@@ -1952,8 +1952,9 @@ cutune_status cutune_session_tune(cutune_session *s,
         strcmp(type->name, "brute_force") != 0)
         budget = CUTUNE_DEFAULT_BUDGET;
     cutune__search_options so = {budget, 0, s->opt.seed, start};
-    so.batch = s->opt.compile_threads > 0 ? (size_t)s->opt.compile_threads * 2
-                                          : 16;
+    /* Twice the compile threads, so that the pool has the next jobs to
+     * start while the first are measured. */
+    so.batch = 2 * (size_t)pool_threads(s);
     /* A strategy that does not steer by results loses nothing to long
      * batches, and the GPU then waits for NVRTC at a batch's first job only
      * every OBLIVIOUS_BATCHES-th time (on a cold brute-force tune of 1 ms
