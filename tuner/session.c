@@ -84,10 +84,11 @@
  * `ahead`), so that the first compiles of a batch are half proposals,
  * half those. A batch of the default strategy mostly ends at a new best,
  * and the next one starts around it: replayed on the recorded spaces with
- * 16 threads, the batches that began by waiting for NVRTC fell from 13-16
- * to 3.6-3.8 per tune of 100 evaluations (bench-divergence --batch 16
- * --ahead 8,1; 4 x 2 did less for as many compiles, 6 x 2 made more
- * proposals compile late), and with 2 threads all waits from 53-54 to 49.
+ * 16 threads, the batches that began by waiting for NVRTC fell from 12-15
+ * to 3.5 per tune of 100 evaluations (bench-divergence --batch 32
+ * --ahead 8,1; at batch 16 from 13-16 to 3.6-3.8, where 4 x 2 did less
+ * for as many compiles and 6 x 2 made more proposals compile late), and
+ * with 2 threads all waits from 53-54 to 49.
  * The replay takes every compile to be as long; on an H200, where they
  * are not, the tuner's waits fell by 8-10% (bench/results/
  * 2026-11-23-h200-s7.md). */
