@@ -21,6 +21,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "batch_jobs.h"
 #include "binary_cache.h"
 #include "compare_kernels.h"
 #include "compile.h"
@@ -1184,10 +1185,10 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     /* Configurations measured before (with reuse_measurements) are not
      * compiled; the rest are, as jobs todo[0..n_todo). */
     const cutune__measured **prior = calloc(n ? n : 1, sizeof *prior);
-    size_t todo_cap = n + AHEAD_PROPOSALS * AHEAD_EACH;
-    size_t *todo = calloc(todo_cap, sizeof *todo);
+    unsigned char *skip = calloc(n ? n : 1, 1);
+    size_t *todo = calloc(n + AHEAD_PROPOSALS * AHEAD_EACH, sizeof *todo);
     size_t *job_of = malloc((n ? n : 1) * sizeof *job_of);
-    size_t n_todo = 0, n_proposed = 0;
+    size_t n_todo = 0;
     job_set js;
     memset(&js, 0, sizeof js);
     int rc = 0;
@@ -1198,35 +1199,23 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
                        : 0;
     if (ahead > AHEAD_PROPOSALS)
         ahead = AHEAD_PROPOSALS;
-    if (prior && todo && job_of) {
+    if (prior && skip && todo && job_of) {
         for (size_t i = 0; i < n; i++) {
             char cfg[512];
             if (s->opt.reuse_measurements && s->measured &&
                 describe(s->problem, indices[i], cfg, sizeof cfg))
                 prior[i] = earlier(s, indices[i], cfg);
-            if (prior[i])
-                continue;
-            job_of[i] = n_todo;
-            todo[n_todo++] = indices[i];
-            if (n_proposed++ >= ahead)
-                continue;
-            size_t next[AHEAD_EACH];
-            size_t k = cutune__search_ahead(more_ctx, indices[i], next,
-                                            AHEAD_EACH);
-            for (size_t a = 0; a < k; a++) {
-                int dup = 0;
-                for (size_t b = 0; b < n && !dup; b++)
-                    dup = indices[b] == next[a];
-                for (size_t b = 0; b < n_todo && !dup; b++)
-                    dup = todo[b] == next[a];
-                if (!dup) {
-                    todo[n_todo++] = next[a];
-                    s->compiled_ahead++;
-                }
-            }
+            skip[i] = prior[i] != NULL;
         }
+        size_t named;
+        n_todo = cutune__batch_jobs(indices, n, skip, ahead, AHEAD_EACH,
+                                    cutune__search_ahead, more_ctx, todo,
+                                    job_of, &named);
+        s->compiled_ahead += named;
     }
-    if (!prior || !todo || !job_of ||
+    int allocated = prior && skip && todo && job_of;
+    free(skip);
+    if (!allocated ||
         job_set_init(&js, s, s->problem, todo, n_todo, s->arch) != 0) {
         free(prior);
         free(todo);
