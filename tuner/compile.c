@@ -92,6 +92,8 @@ static int inflight_claim(cutune__compile_job *job, char *key, int wait,
                           cutune__compile_pool *pl, inflight **mine)
 {
     *mine = NULL;
+    if (pl && pool_let_go(pl))
+        return -1; /* no claim for others to wait on */
     pthread_mutex_lock(&inflight_lock);
     for (;;) {
         if (!wait || !*inflight_find(job->cache, key))
@@ -142,6 +144,15 @@ int cutune__compile(cutune__compile_job *job)
     return cutune__compile_with(job, NULL, 0);
 }
 
+/* A job no longer wanted: an NVRTC failure, which the cache does not
+ * keep. */
+static int cancelled(cutune__compile_job *job)
+{
+    job->nvrtc_failed = 1;
+    job->log = dup_text("compilation cancelled");
+    return -1;
+}
+
 /* cutune__compile_with for a job of pool `pl` (NULL: none): a job whose
  * pool was let go while it waited for a process is not compiled. */
 static int compile_for(cutune__compile_job *job,
@@ -169,6 +180,7 @@ static int compile_for(cutune__compile_job *job,
     job->waited = 0;
     char *key = NULL;
     inflight *mine = NULL;
+    int claim = 0;
     if (job->cache) {
         char version[16];
         cutune__nvrtc_version(version, sizeof version);
@@ -188,18 +200,8 @@ static int compile_for(cutune__compile_job *job,
         }
         /* A refresh replaces an entry that would not load: it compiles
          * whatever others are doing (a job that finds the old entry
-         * meanwhile takes it, as it would have without the refresh). A
-         * job no longer wanted takes no claim for others to wait on. */
-        int claim = key && pl && pool_let_go(pl) ? -1
-                    : key ? inflight_claim(job, key, !job->refresh, pl, &mine)
-                          : 0;
-        if (claim < 0) {
-            free(key);
-            job->nvrtc_failed = 1;
-            job->log = dup_text("compilation cancelled");
-            job->seconds = cutune__now() - t0;
-            return -1;
-        }
+         * meanwhile takes it, as it would have without the refresh). */
+        claim = key ? inflight_claim(job, key, !job->refresh, pl, &mine) : 0;
         if (claim > 0) {
             free(key);
             job->seconds = cutune__now() - t0;
@@ -207,7 +209,9 @@ static int compile_for(cutune__compile_job *job,
         }
     }
     int rc;
-    if (!remote) {
+    if (claim < 0) {
+        rc = cancelled(job);
+    } else if (!remote) {
         rc = compile_uncached(job);
     } else if (remote->acquire) {
         int shared = remote->acquire(remote->ctx);
@@ -216,9 +220,7 @@ static int compile_for(cutune__compile_job *job,
             shared = -1;
         }
         if (shared < 0) {
-            job->nvrtc_failed = 1;
-            job->log = dup_text("compilation cancelled");
-            rc = -1;
+            rc = cancelled(job);
         } else {
             rc = remote->compile(remote->ctx, shared, job);
             remote->release(remote->ctx, shared);

@@ -423,8 +423,7 @@ static void open_measure_log(cutune_session *s)
     free(path);
 }
 
-/* Compile processes for parallel compilation (NVRTC serializes threads),
- * when the worker program is there to run them; else compile threads. */
+/* Compile threads: as configured, else one per online core. */
 static int pool_threads(const cutune_session *s)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -432,6 +431,8 @@ static int pool_threads(const cutune_session *s)
                                       : (int)(cores > 0 ? cores : 1);
 }
 
+/* Compile processes for parallel compilation (NVRTC serializes threads),
+ * when the worker program is there to run them; else compile threads. */
 static const cutune__compiler *compilers(cutune_session *s)
 {
     if (!s->compilers) {
@@ -1183,7 +1184,8 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
     if (s->max_seconds > 0 && cutune__now() - s->started >= s->max_seconds)
         return 0;
     /* Configurations measured before (with reuse_measurements) are not
-     * compiled; the rest are, as jobs todo[0..n_todo). */
+     * compiled; the rest are, as jobs todo[0..n_todo), among them the
+     * configurations compiled ahead (cutune__batch_jobs). */
     const cutune__measured **prior = calloc(n ? n : 1, sizeof *prior);
     unsigned char *skip = calloc(n ? n : 1, 1);
     size_t *todo = calloc(n + AHEAD_PROPOSALS * AHEAD_EACH, sizeof *todo);
