@@ -48,6 +48,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "batch_jobs.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "replay.h"
@@ -80,8 +81,9 @@ typedef struct run_ctx {
     unsigned char *picked;   /* scratch: nodes picked this round */
     /* Compile model (cached NULL: off): the tuner's batch as jobs, each
      * of the first ahead_p proposals followed by ahead_m configurations
-     * of the strategy's `ahead` (as tuner/session.c builds it); the first
-     * `threads` jobs not cached yet are compiled at the batch's start, and
+     * of the strategy's `ahead` (cutune__batch_jobs, as the tuner builds
+     * it); the first `threads` jobs not cached yet are compiled at the
+     * batch's start, and
      * a batch whose first proposal was not cached before waits for NVRTC.
      * `cached` outlives the first run, as the binary cache does. */
     unsigned char *cached;
@@ -94,30 +96,28 @@ typedef struct run_ctx {
 static void compile_batch(run_ctx *rc, const size_t *indices, size_t n,
                           void *more_ctx)
 {
-    size_t started = 0, next[16];
+    size_t m = rc->ahead_m < 16 ? rc->ahead_m : 16, named, started = 0;
+    size_t *jobs = malloc((n + rc->ahead_p * m) * sizeof *jobs);
+    size_t *job_of = malloc(n * sizeof *job_of);
     rc->batches++;
     rc->waits += !rc->cached[indices[0]];
     for (size_t i = 0; i < n; i++)
         rc->started[indices[i]] = rc->cached[indices[i]];
-    for (size_t i = 0; i < n && started < rc->threads; i++) {
-        if (!rc->cached[indices[i]]) {
-            rc->cached[indices[i]] = rc->started[indices[i]] = 1;
+    if (!jobs || !job_of) {
+        fprintf(stderr, "bench-divergence: out of memory\n");
+        exit(1);
+    }
+    /* The tuner's own job list; a cached job takes no thread. */
+    size_t n_jobs = cutune__batch_jobs(indices, n, NULL, rc->ahead_p, m,
+                                       cutune__search_ahead, more_ctx, jobs,
+                                       job_of, &named);
+    for (size_t i = 0; i < n_jobs && started < rc->threads; i++)
+        if (!rc->cached[jobs[i]]) {
+            rc->cached[jobs[i]] = rc->started[jobs[i]] = 1;
             started++;
         }
-        if (i >= rc->ahead_p)
-            continue;
-        size_t k = cutune__search_ahead(more_ctx, indices[i], next,
-                                        rc->ahead_m < 16 ? rc->ahead_m : 16);
-        for (size_t a = 0; a < k && started < rc->threads; a++) {
-            int dup = 0;
-            for (size_t b = 0; b < n && !dup; b++)
-                dup = indices[b] == next[a];
-            if (!dup && !rc->cached[next[a]]) {
-                rc->cached[next[a]] = 1;
-                started++;
-            }
-        }
-    }
+    free(jobs);
+    free(job_of);
 }
 
 /* The adjacent neighbours of configuration i not evaluated yet, left in
