@@ -96,6 +96,13 @@ struct cutune_problem {
     cutune__reference *refs; /* T1 ReferenceArguments; none: the default
                                 configuration's output is the reference */
     size_t n_refs;
+
+    /* What the loader accepted but does not act on, or had to stand in
+     * for (ignored fields, a Default outside its Values): each said once,
+     * for the caller to show. */
+    char **warnings;
+    size_t n_warnings;
+    int is_t1_file;        /* a T1 file, not a built-in template */
 };
 
 /* Launch geometry of one configuration. Returns 0, or -1 with a message. */

@@ -122,6 +122,13 @@ cutune_status cutune_problem_load(const char *name_or_path,
 void cutune_problem_destroy(cutune_problem *problem);
 const char *cutune_problem_errmsg(const cutune_problem *problem);
 
+/* Warnings from loading: fields accepted but ignored, fields outside the
+ * T1 schema, values the loader had to stand in for (a Default outside its
+ * Values). Each is one line naming the field; the strings are borrowed. */
+size_t cutune_problem_warning_count(const cutune_problem *problem);
+const char *cutune_problem_warning(const cutune_problem *problem,
+                                   size_t index);
+
 const char *cutune_problem_name(const cutune_problem *problem);
 const char *cutune_problem_kernel_name(const cutune_problem *problem);
 /* A hex digest of the kernel source, for stale-cache checks. */

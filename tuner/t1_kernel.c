@@ -1,0 +1,401 @@
+/* T1 KernelSpecification (but its arguments), ProblemSize, Budget,
+ * Search and cutune's own extensions. */
+#define _XOPEN_SOURCE 700
+
+#include "t1_read.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kernel_source.h"
+#include "util.h"
+
+static cutune_status parse_geometry(cutune_problem *p, json_t *ks,
+                                    const char *key, cutune__expr *out[3])
+{
+    static const char *const dims[3] = {"X", "Y", "Z"};
+    json_t *g = json_object_get(ks, key);
+    if (!json_is_object(g))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: missing",
+                    key);
+    for (int d = 0; d < 3; d++) {
+        char field[64];
+        snprintf(field, sizeof field, "KernelSpecification.%s.%s", key,
+                 dims[d]);
+        json_t *v = json_object_get(g, dims[d]);
+        cutune_status st = CUTUNE_OK;
+        if (v) {
+            out[d] = cutune__t1_parse_field(p, v, field, &st);
+        } else {
+            /* An absent dimension is 1, as in CUDA's dim3. */
+            out[d] = cutune__expr_parse("1", 0, NULL);
+            st = CUTUNE_ERR_NO_MEMORY;
+        }
+        if (!out[d])
+            return st;
+    }
+    return CUTUNE_OK;
+}
+
+/* GridDivX/Y/Z: lists of parameter names, as Kernel Tuner's grid_div_*
+ * and BAT's runner take them. */
+static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
+{
+    static const char *const keys[3] = {"GridDivX", "GridDivY", "GridDivZ"};
+    for (int d = 0; d < 3; d++) {
+        json_t *g = json_object_get(ks, keys[d]);
+        if (!g || json_is_null(g))
+            continue;
+        if (!json_is_array(g))
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: "
+                        "expected a list of parameter names", keys[d]);
+        size_t n = json_array_size(g);
+        p->grid_div[d] = calloc(n ? n : 1, sizeof(size_t));
+        if (!p->grid_div[d])
+            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            json_t *name = json_array_get(g, k);
+            size_t param = json_is_string(name)
+                               ? cutune__problem_find_param(
+                                     p, json_string_value(name))
+                               : SIZE_MAX;
+            if (param == SIZE_MAX)
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s[%zu]"
+                            ": '%s' is not a tuning parameter", keys[d], k,
+                            json_is_string(name) ? json_string_value(name)
+                                                 : "(not a string)");
+            p->grid_div[d][k] = param;
+        }
+        p->n_grid_div[d] = n;
+        p->grid_div_given[d] = 1;
+        p->has_grid_div = 1;
+    }
+    return CUTUNE_OK;
+}
+
+static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
+                                      const char *dir);
+
+cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
+                                  const char *dir,
+                                  const cutune__template *builtin)
+{
+    json_t *ks = json_object_get(root, "KernelSpecification");
+    if (!json_is_object(ks))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification: missing");
+    static const char *const known[] = {
+        "Language", "CompilerOptions", "BenchmarkName", "KernelName",
+        "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
+        "GridDivX", "GridDivY", "GridDivZ",
+        "ProblemSize", "SharedMemory", "Stream", "Arguments",
+        "ReferenceArguments", NULL};
+    cutune_status st = cutune__t1_check_known(p, ks, "KernelSpecification", known);
+    if (st)
+        return st;
+    const char *lang = cutune__t1_string(ks, "Language");
+    if (lang && strcmp(lang, "CUDA") != 0)
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                    "KernelSpecification.Language: '%s' (cutune tunes CUDA)",
+                    lang);
+    const char *kname = cutune__t1_string(ks, "KernelName");
+    if (!kname || !*kname)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.KernelName: "
+                    "missing");
+    p->kernel_name = strdup(kname);
+    if (!p->name)
+        p->name = strdup(kname);
+    if (!p->kernel_name || !p->name)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+
+    json_t *opts = json_object_get(ks, "CompilerOptions");
+    size_t no = json_is_array(opts) ? json_array_size(opts) : 0;
+    p->options = calloc(no ? no : 1, sizeof(char *));
+    if (!p->options)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < no; i++) {
+        json_t *o = json_array_get(opts, i);
+        if (!json_is_string(o))
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                        "KernelSpecification.CompilerOptions[%zu]: expected "
+                        "a string", i);
+        p->options[i] = strdup(json_string_value(o));
+        if (!p->options[i])
+            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        p->n_options = i + 1;
+    }
+
+    const char *gst = cutune__t1_string(ks, "GlobalSizeType");
+    if (!gst || strcmp(gst, "OpenCL") == 0)
+        p->global_in_blocks = 0;
+    else if (strcmp(gst, "CUDA") == 0)
+        p->global_in_blocks = 1;
+    else
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                    "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)",
+                    gst);
+    if ((st = parse_geometry(p, ks, "LocalSize", p->local_size)) ||
+        (st = parse_geometry(p, ks, "GlobalSize", p->global_size)) ||
+        (st = parse_grid_div(p, ks)))
+        return st;
+
+    json_t *sm = json_object_get(ks, "SharedMemory");
+    if (sm && !json_is_null(sm)) {
+        if (!json_is_integer(sm) || json_integer_value(sm) < 0)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+                        "SharedMemory: expected a byte count");
+        p->shared_memory = (unsigned)json_integer_value(sm);
+    }
+
+    /* The kernel source: embedded for a built-in, else beside the file. */
+    if (builtin) {
+        p->source = malloc(builtin->source_len + 1);
+        if (!p->source)
+            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        memcpy(p->source, builtin->source, builtin->source_len + 1);
+        p->source_len = builtin->source_len;
+        snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
+                 (unsigned long long)cutune__fnv1a64(p->source,
+                                                     p->source_len));
+        return CUTUNE_OK;
+    }
+    return read_kernel_file(p, ks, dir);
+}
+
+/* KernelFile, relative to the T1 file's folder: a regular CUDA file of
+ * sane size. Its quoted #includes are looked up beside it and beside the
+ * T1 file (NVRTC gets both folders), and hashed with it. */
+static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
+                                      const char *dir)
+{
+    static const char field[] = "KernelSpecification.KernelFile";
+    json_t *jkf = json_object_get(ks, "KernelFile");
+    if (!jkf || json_is_null(jkf))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: missing", field);
+    if (!json_is_string(jkf) || !*json_string_value(jkf))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a file name", field);
+    const char *kf = json_string_value(jkf);
+    char *path = kf[0] == '/' ? strdup(kf)
+                              : cutune__strdup_printf("%s/%s", dir, kf);
+    if (!path)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    char err[512];
+    if (cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES, &p->source,
+                                  &p->source_len, err, sizeof err) != 0) {
+        free(path);
+        return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': %s", field, kf, err);
+    }
+    const char *why;
+    cutune__source_language lang =
+        cutune__source_language_of(path, p->source, &why);
+    if (lang != CUTUNE__SRC_CUDA) {
+        free(path);
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s '%s' is %s source (%s); "
+                    "cutune compiles CUDA with NVRTC: point KernelFile at "
+                    "the kernel's CUDA version", field, kf,
+                    lang == CUTUNE__SRC_HIP ? "a HIP" : "an OpenCL", why);
+    }
+    char *slash = strrchr(path, '/');
+    char *kdir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    free(path);
+    char *kreal = kdir ? realpath(kdir, NULL) : NULL;
+    char *treal = realpath(dir, NULL);
+    free(kdir);
+    if (!kreal || !treal) {
+        free(kreal);
+        free(treal);
+        return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': cannot resolve its folder",
+                    field, kf);
+    }
+    const char *dirs[2] = {kreal, treal};
+    size_t n_dirs = strcmp(kreal, treal) == 0 ? 1 : 2;
+    snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
+             (unsigned long long)cutune__source_hash(p->source,
+                                                     p->source_len, dirs,
+                                                     n_dirs));
+    cutune_status st = CUTUNE_OK;
+    for (size_t i = 0; i < n_dirs && !st; i++)
+        st = cutune__t1_add_option(p, cutune__strdup_printf("-I%s", dirs[i]));
+    free(kreal);
+    free(treal);
+    return st;
+}
+
+cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
+                                        const cutune_problem_options *opt)
+{
+    json_t *ks = json_object_get(root, "KernelSpecification");
+    json_t *ps = json_object_get(ks, "ProblemSize");
+    size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
+    if (opt && opt->n_problem_size > 0)
+        n = opt->n_problem_size;
+    p->problem_size = calloc(n ? n : 1, sizeof(long long));
+    p->problem_size_value.type = CUTUNE__V_LIST;
+    p->problem_size_value.u.list.items =
+        calloc(n ? n : 1, sizeof(cutune__value));
+    if (!p->problem_size || !p->problem_size_value.u.list.items)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        long long v;
+        if (opt && opt->n_problem_size > 0) {
+            v = opt->problem_size[i];
+        } else {
+            json_t *e = json_array_get(ps, i);
+            if (!json_is_integer(e))
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                            "KernelSpecification.ProblemSize[%zu]: expected "
+                            "an integer", i);
+            v = json_integer_value(e);
+        }
+        if (v <= 0)
+            return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
+                        "problem size %lld in dimension %zu: must be "
+                        "positive", v, i);
+        p->problem_size[i] = v;
+        p->problem_size_value.u.list.items[i].type = CUTUNE__V_INT;
+        p->problem_size_value.u.list.items[i].u.i = v;
+    }
+    p->n_problem_size = n;
+    p->problem_size_value.u.list.n = n;
+    return CUTUNE_OK;
+}
+
+cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
+{
+    json_t *ext = json_object_get(root, "CutuneExtensions");
+    if (!ext)
+        return CUTUNE_OK;
+    static const char *const known[] = {"BytesPerLaunch", "FlopsPerLaunch",
+                                        "CompilerOptionParameters", NULL};
+    cutune_status st = cutune__t1_check_known(p, ext, "CutuneExtensions", known);
+    if (st)
+        return st;
+    json_t *b = json_object_get(ext, "BytesPerLaunch");
+    if (b) {
+        p->bytes_per_launch =
+            cutune__t1_parse_field(p, b, "CutuneExtensions.BytesPerLaunch", &st);
+        if (!p->bytes_per_launch)
+            return st;
+    }
+    json_t *f = json_object_get(ext, "FlopsPerLaunch");
+    if (f) {
+        p->flops_per_launch =
+            cutune__t1_parse_field(p, f, "CutuneExtensions.FlopsPerLaunch", &st);
+        if (!p->flops_per_launch)
+            return st;
+    }
+    /* Parameters whose values are NVRTC options ("-Xptxas=-dlcm=cg",
+     * "--maxrregcount=64"; "" for none) rather than macro values. */
+    json_t *cop = json_object_get(ext, "CompilerOptionParameters");
+    if (cop) {
+        if (!json_is_array(cop))
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
+                        "CompilerOptionParameters: expected a list of "
+                        "parameter names");
+        p->param_is_option = calloc(p->n_params ? p->n_params : 1, 1);
+        if (!p->param_is_option)
+            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        for (size_t i = 0; i < json_array_size(cop); i++) {
+            const char *name = json_string_value(json_array_get(cop, i));
+            size_t k = name ? cutune__problem_find_param(p, name) : SIZE_MAX;
+            if (k == SIZE_MAX)
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
+                            "CompilerOptionParameters[%zu]: '%s' is not a "
+                            "tuning parameter", i, name ? name : "(not a "
+                            "string)");
+            for (size_t v = 0; v < p->param_value_counts[k]; v++)
+                if (p->param_values[k][v].type != CUTUNE__V_STR)
+                    return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
+                                "CompilerOptionParameters[%zu]: the values "
+                                "of '%s' must be strings (compiler options)",
+                                i, name);
+            p->param_is_option[k] = 1;
+        }
+    }
+    return CUTUNE_OK;
+}
+
+/* T1 Budget: a list of limits, each {Type, BudgetValue}; all apply. */
+cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root)
+{
+    json_t *b = json_object_get(root, "Budget");
+    if (!b || json_is_null(b))
+        return CUTUNE_OK;
+    if (!json_is_array(b))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "Budget: expected a list");
+    for (size_t i = 0; i < json_array_size(b); i++) {
+        json_t *item = json_array_get(b, i);
+        const char *type = cutune__t1_string(item, "Type");
+        json_t *jv = json_object_get(item, "BudgetValue");
+        if (!type || !json_is_number(jv) || json_number_value(jv) <= 0)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "Budget[%zu]: needs a Type and "
+                        "a positive BudgetValue", i);
+        double v = json_number_value(jv);
+        if (strcmp(type, "ConfigurationCount") == 0)
+            p->budget_evals = (size_t)v;
+        else if (strcmp(type, "TuningDuration") == 0)
+            p->budget_seconds = v;
+        else if (strcmp(type, "ConfigurationFraction") == 0 && v <= 1)
+            p->budget_fraction = v;
+        else
+            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "Budget[%zu].Type: '%s' "
+                        "(ConfigurationCount, TuningDuration, "
+                        "ConfigurationFraction of at most 1)", i, type);
+    }
+    return CUTUNE_OK;
+}
+
+/* T1 Search: the strategy by name. The names of other tuners map to
+ * cutune's strategies; attributes (strategy settings) are not taken. */
+cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root)
+{
+    static const struct {
+        const char *t1;
+        const char *ours;
+    } names[] = {
+        {"Random", "random"},           {"random_sample", "random"},
+        {"Deterministic", "brute_force"}, {"BruteForce", "brute_force"},
+        {"FullSearch", "brute_force"},  {"SimulatedAnnealing", "annealing"},
+        {"simulated_annealing", "annealing"},
+        {"GeneticAlgorithm", "genetic"}, {"genetic_algorithm", "genetic"},
+        {"DifferentialEvolution", "diff_evo"},
+        {"BayesianOptimization", "bayes"}, {"bayes_opt", "bayes"},
+        {"LocalSearch", "local"},       {"greedy_ils", "local"},
+        {"Default", "default"},
+    };
+    json_t *s = json_object_get(root, "Search");
+    if (!s || json_is_null(s))
+        return CUTUNE_OK;
+    const char *name = cutune__t1_string(s, "Name");
+    if (!name)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "Search.Name: missing");
+    json_t *attrs = json_object_get(s, "Attributes");
+    if (json_is_array(attrs) && json_array_size(attrs) > 0)
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "Search.Attributes: strategy "
+                    "settings are not supported; remove them to use '%s' "
+                    "with cutune's settings", name);
+    const char *ours = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof *names && !ours; i++)
+        if (strcasecmp(names[i].t1, name) == 0)
+            ours = names[i].ours;
+    if (!ours) {
+        static const char *const own[] = {"default", "local", "brute_force",
+                                          "random", "sobol", "annealing",
+                                          "genetic", "diff_evo", "bayes"};
+        for (size_t i = 0; i < sizeof own / sizeof *own && !ours; i++)
+            if (strcmp(own[i], name) == 0)
+                ours = own[i];
+    }
+    if (!ours)
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "Search.Name: '%s' is not a "
+                    "strategy cutune knows", name);
+    p->search_strategy = strdup(ours);
+    return p->search_strategy ? CUTUNE_OK
+                              : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+}
+
