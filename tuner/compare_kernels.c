@@ -5,6 +5,19 @@
  * The largest error is kept as the bits of a non-negative double, which
  * order as unsigned integers do. */
 const char cutune__compare_source[] =
+    "/* IEEE half by its bits, converted with PTX's cvt: no header needed. */\n"
+    "struct half_bits {\n"
+    "    unsigned short b;\n"
+    "    __device__ half_bits(double v) {\n"
+    "        float f = (float)v;\n"
+    "        asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(b) : \"f\"(f));\n"
+    "    }\n"
+    "    __device__ operator double() const {\n"
+    "        float f;\n"
+    "        asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(b));\n"
+    "        return f;\n"
+    "    }\n"
+    "};\n"
     "template <typename T>\n"
     "__device__ void compare(const T *out, const T *ref, unsigned long long n,\n"
     "                        double atol, double rtol,\n"
@@ -63,6 +76,7 @@ const char cutune__compare_source[] =
     "FILL(fill_uint32, unsigned int)\n"
     "FILL(fill_int64, long long)\n"
     "FILL(fill_uint64, unsigned long long)\n"
+    "FILL(fill_half, half_bits)\n"
     "CMP(cmp_float, float)\n"
     "CMP(cmp_double, double)\n"
     "CMP(cmp_int8, signed char)\n"
@@ -72,13 +86,16 @@ const char cutune__compare_source[] =
     "CMP(cmp_int32, int)\n"
     "CMP(cmp_uint32, unsigned int)\n"
     "CMP(cmp_int64, long long)\n"
-    "CMP(cmp_uint64, unsigned long long)\n";
+    "CMP(cmp_uint64, unsigned long long)\n"
+    "CMP(cmp_half, half_bits)\n";
 
 const char *const cutune__compare_names[CUTUNE__DT_COUNT] = {
     "cmp_float", "cmp_double", "cmp_int8",  "cmp_uint8",  "cmp_int16",
-    "cmp_uint16", "cmp_int32", "cmp_uint32", "cmp_int64", "cmp_uint64"};
+    "cmp_uint16", "cmp_int32", "cmp_uint32", "cmp_int64", "cmp_uint64",
+    "cmp_half"};
 
 
 const char *const cutune__fill_names[CUTUNE__DT_COUNT] = {
     "fill_float", "fill_double", "fill_int8",  "fill_uint8",  "fill_int16",
-    "fill_uint16", "fill_int32", "fill_uint32", "fill_int64", "fill_uint64"};
+    "fill_uint16", "fill_int32", "fill_uint32", "fill_int64", "fill_uint64",
+    "fill_half"};

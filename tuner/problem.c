@@ -26,7 +26,8 @@
 #include "util.h"
 
 /* The kernel's arguments, in the order the kernel takes them. */
-static cutune_status parse_args(cutune_problem *p, json_t *ks)
+static cutune_status parse_args(cutune_problem *p, json_t *ks,
+                                const char *dir)
 {
     json_t *args = json_object_get(ks, "Arguments");
     if (!args || json_is_null(args))
@@ -41,7 +42,8 @@ static cutune_status parse_args(cutune_problem *p, json_t *ks)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < json_array_size(args); i++) {
         p->n_args = i + 1;
-        cutune_status st = cutune__t1_parse_arg(p, json_array_get(args, i), i);
+        cutune_status st = cutune__t1_parse_arg(p, json_array_get(args, i), i,
+                                                  dir);
         if (st)
             return st;
     }
@@ -93,7 +95,7 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
         (st = cutune__t1_parse_extensions(p, root)) ||
         (st = cutune__t1_parse_budget(p, root)) ||
         (st = cutune__t1_parse_search(p, root)) ||
-        (st = parse_args(p, ks)) ||
+        (st = parse_args(p, ks, dir)) ||
         (st = cutune__t1_parse_references(
              p, json_object_get(ks, "ReferenceArguments"), dir)))
         return st;
@@ -248,6 +250,8 @@ void cutune_problem_destroy(cutune_problem *p)
         free(p->grid_div[d]);
     for (size_t i = 0; i < p->n_args; i++)
         free(p->args[i].name);
+    for (size_t i = 0; p->args && i < p->n_args; i++)
+        free(p->args[i].data);
     free(p->args);
     cutune__expr_free(p->bytes_per_launch);
     cutune__expr_free(p->flops_per_launch);
@@ -446,17 +450,82 @@ size_t cutune__problem_default_config(const cutune_problem *p)
     return idx;
 }
 
+/* Kernel Tuner's convention, which published kernels rely on: a
+ * parameter named loop_unroll_factor* is a C++ constant, because
+ * `#pragma unroll` takes a constant expression and does not expand
+ * macros. */
+static int is_unroll_param(const cutune_problem *p, size_t i)
+{
+    return p->is_t1_file &&
+           strncmp(p->param_names[i], "loop_unroll_factor", 18) == 0;
+}
+
+char *cutune__problem_source(const cutune_problem *p, size_t config)
+{
+    const uint32_t *cfg = cutune__space_config(p->space, config);
+    size_t extra = 0;
+    for (size_t i = 0; i < p->n_params; i++)
+        if (is_unroll_param(p, i))
+            extra += strlen(p->param_names[i]) +
+                     strlen(p->value_texts[i][cfg[i]]) + 32;
+    if (extra == 0)
+        return NULL;
+    char *src = malloc(extra + p->source_len + 16);
+    if (!src)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n_params; i++)
+        if (is_unroll_param(p, i))
+            k += (size_t)sprintf(src + k, "constexpr int %s = %s;\n",
+                                 p->param_names[i],
+                                 p->value_texts[i][cfg[i]]);
+    /* Compiler messages keep the file's own line numbers. */
+    k += (size_t)sprintf(src + k, "#line 1\n");
+    memcpy(src + k, p->source, p->source_len + 1);
+    return src;
+}
+
+/* What Kernel Tuner defines for every kernel it compiles, which published
+ * kernels test (`#ifndef kernel_tuner` guards their stand-alone values):
+ * kernel_tuner, and the block and grid sizes the tunables do not name. */
+static int t1_defines(const cutune_problem *p, size_t config, char **opts,
+                      size_t *k)
+{
+    static const char *const names[2][3] = {
+        {"block_size_x", "block_size_y", "block_size_z"},
+        {"grid_size_x", "grid_size_y", "grid_size_z"}};
+    unsigned dims[2][3];
+    char err[256];
+    if (cutune__problem_geometry(p, config, dims[1], dims[0], err,
+                                 sizeof err) != 0)
+        dims[0][0] = dims[0][1] = dims[0][2] = dims[1][0] = dims[1][1] =
+            dims[1][2] = 1;
+    if (!(opts[(*k)++] = strdup("-Dkernel_tuner=1")))
+        return -1;
+    for (int g = 0; g < 2; g++)
+        for (int d = 0; d < 3; d++) {
+            if (cutune__problem_find_param(p, names[g][d]) != SIZE_MAX)
+                continue;
+            if (!(opts[(*k)++] = cutune__strdup_printf(
+                      "-D%s=%u", names[g][d], dims[g][d])))
+                return -1;
+        }
+    return 0;
+}
+
 char **cutune__problem_options(const cutune_problem *p, size_t config,
                                const char *arch, size_t *n)
 {
     const uint32_t *cfg = cutune__space_config(p->space, config);
-    size_t total = p->n_params + p->n_options + 1;
+    size_t total = p->n_params + p->n_options + 8;
     char **opts = calloc(total, sizeof(char *));
     if (!opts)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < p->n_params; i++) {
         const char *value = p->value_texts[i][cfg[i]];
+        if (is_unroll_param(p, i))
+            continue;
         if (p->param_is_option && p->param_is_option[i]) {
             /* The value is the option itself; "" adds none. */
             if (!*value)
@@ -469,6 +538,8 @@ char **cutune__problem_options(const cutune_problem *p, size_t config,
         if (!opts[k++])
             goto oom;
     }
+    if (p->is_t1_file && t1_defines(p, config, opts, &k) != 0)
+        goto oom;
     for (size_t i = 0; i < p->n_options; i++)
         if (!(opts[k++] = strdup(p->options[i])))
             goto oom;

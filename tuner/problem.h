@@ -22,8 +22,12 @@ typedef struct cutune__arg {
                            for scalars, the value */
     uint64_t seed;
     int is_output;      /* compared with the reference */
-    int is_symbol;      /* copied into the __constant__ variable `name`,
-                           not passed as a kernel parameter */
+    int is_symbol;      /* constant memory: copied into the __constant__
+                           variable `name` where the module has one, and
+                           passed as a parameter where the kernel takes
+                           one */
+    char *data;         /* FILL_BINARY: the DataSource's bytes */
+    size_t data_size;
 } cutune__arg;
 
 /* Expected contents of an output argument (T1 ReferenceArguments). */
@@ -128,6 +132,11 @@ size_t cutune__problem_find_param(const cutune_problem *p, const char *name);
 char **cutune__problem_options(const cutune_problem *p, size_t config,
                                const char *arch, size_t *n);
 void cutune__free_strings(char **strings, size_t n);
+
+/* The source to compile for a configuration when it differs from the
+ * problem's (constants prepended), malloc'ed; NULL when p->source serves
+ * (or memory ran out: compiling p->source then fails visibly). */
+char *cutune__problem_source(const cutune_problem *p, size_t config);
 
 /* Name/value text pairs of a configuration, borrowed from the problem,
  * written into out[n_params]. */

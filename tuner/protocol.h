@@ -90,12 +90,18 @@ typedef struct cutune__wire_arg {
     uint64_t count;
     uint64_t seed;
     double fill_value;
-    uint32_t is_symbol;        /* goes to the __constant__ variable named */
-    char symbol[64];           /* here after each LOAD, not a parameter */
+    uint32_t is_symbol;        /* constant memory: copied after each LOAD to
+                                  the __constant__ variable `symbol` where
+                                  the module has one, passed where the
+                                  kernel takes a parameter for it */
+    char symbol[64];           /* the argument's name (truncated) */
+    uint64_t data_size;        /* FILL_BINARY: bytes that follow */
 } cutune__wire_arg;
 
 typedef struct cutune__args_request {
-    uint32_t n_args;           /* followed by n_args cutune__wire_arg */
+    uint32_t n_args;           /* followed by n_args cutune__wire_arg, then
+                                  the data of each FILL_BINARY argument in
+                                  argument order */
 } cutune__args_request;
 
 /* The expected contents of output argument `arg` (T1 ReferenceArguments),
@@ -125,7 +131,8 @@ typedef struct cutune__load_reply {
     int32_t image_rejected;    /* the driver would not take the cubin as an
                                   image (damaged, or built for another
                                   driver): compiling it again may help */
-    int32_t reserved;
+    int32_t args_mismatch;     /* the kernel's parameters do not match the
+                                  arguments (the message names which) */
 } cutune__load_reply;
 
 typedef struct cutune__occupancy_request {

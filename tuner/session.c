@@ -143,6 +143,10 @@ struct cutune_session {
     int compare_from_worker;        /* the cached ones failed to load
                                        (for the session) */
     cutune__wire_arg *wire_args;
+    char *args_payload;             /* ARGS: wire args, then binary data */
+    size_t args_payload_size;
+    int load_mismatch;              /* the last LOAD: the kernel's
+                                       parameters do not fit the arguments */
     eval_record *evals;
     size_t n_evals, cap_evals;
     double started;
@@ -292,6 +296,8 @@ static void clear_tune(cutune_session *s)
     s->compare_cubin_size = 0;
     free(s->wire_args);
     s->wire_args = NULL;
+    free(s->args_payload);
+    s->args_payload = NULL;
     free(s->best_values);
     free(s->baseline_values);
     free(s->pub_evals);
@@ -374,7 +380,8 @@ static uint64_t measure_key(const cutune_session *s)
                      d->nvrtc_version, d->cutune_version, p->kernel_name,
                      s->opt.warm_cache, p->shared_memory);
     uint64_t h = cutune__fnv1a64(head, n > 0 ? (size_t)n : 0);
-    h = cutune__fnv1a64_continue(h, p->source, p->source_len);
+    /* The source with the headers it includes. */
+    h = cutune__fnv1a64_continue(h, p->source_hash, sizeof p->source_hash);
     for (size_t i = 0; i < p->n_options; i++)
         h = cutune__fnv1a64_continue(h, p->options[i],
                                      strlen(p->options[i]) + 1);
@@ -385,6 +392,10 @@ static uint64_t measure_key(const cutune_session *s)
     /* Wire arguments are calloc'ed, so their padding is zeros. */
     h = cutune__fnv1a64_continue(h, s->wire_args,
                                  p->n_args * sizeof *s->wire_args);
+    for (size_t i = 0; i < p->n_args; i++)
+        if (p->args[i].data)
+            h = cutune__fnv1a64_continue(h, p->args[i].data,
+                                         p->args[i].data_size);
     for (size_t i = 0; i < p->n_refs; i++) {
         const cutune__reference *r = &p->refs[i];
         double nums[3] = {r->fill_value, r->atol, r->rtol};
@@ -606,6 +617,7 @@ static cutune__call_result load_cubin(cutune_session *s, const char *cubin,
         return cr;
     *cuda_error = r->head.cuda_error;
     *rejected = r->head.cuda_error && r->image_rejected;
+    s->load_mismatch = r->head.cuda_error && r->args_mismatch;
     snprintf(msg, msglen, "%s", r->head.message);
     if (r->head.fatal)
         cutune__worker_stop(&s->worker);
@@ -728,9 +740,8 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
     const cutune_problem *p = s->problem;
     cutune__args_request aq = {(uint32_t)p->n_args};
     cutune__reply *ar = NULL;
-    cr = call(s, CUTUNE__MSG_ARGS, &aq, sizeof aq, s->wire_args,
-              p->n_args * sizeof *s->wire_args, (void **)&ar, sizeof *ar,
-              300.0);
+    cr = call(s, CUTUNE__MSG_ARGS, &aq, sizeof aq, s->args_payload,
+              s->args_payload_size, (void **)&ar, sizeof *ar, 300.0);
     if (cr != CUTUNE__CALL_OK)
         return fail(s, CUTUNE_ERR_WORKER, "setting up kernel arguments: %s",
                     s->worker.message);
@@ -761,6 +772,10 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
         cr = load_cubin(s, s->ref_cubin, s->ref_cubin_size, s->ref_lowered,
                         &cerr, &rejected, msg, sizeof msg);
     }
+    /* The parameter list does not change with the tunables in practice:
+     * a mismatch here is the problem's, named as the T1 field to fix. */
+    if (cr == CUTUNE__CALL_OK && cerr && s->load_mismatch)
+        return fail(s, CUTUNE_ERR_PARSE, "%s: %s", p->origin, msg);
     if (cr != CUTUNE__CALL_OK || cerr)
         return fail(s, CUTUNE_ERR_CUDA, "loading the reference "
                     "configuration: %s", cr ? s->worker.message : msg);
@@ -1025,6 +1040,7 @@ typedef struct job_set {
     cutune__compile_job *jobs;
     char ***opts;
     size_t *nopts;
+    char **srcs;        /* per job: its own source, or NULL for p->source */
     size_t n;
 } job_set;
 
@@ -1034,7 +1050,10 @@ static void job_set_clear(job_set *js)
         cutune__compile_job_clear(&js->jobs[i]);
         if (js->opts && js->opts[i])
             cutune__free_strings(js->opts[i], js->nopts[i]);
+        if (js->srcs)
+            free(js->srcs[i]);
     }
+    free(js->srcs);
     free(js->jobs);
     free(js->opts);
     free(js->nopts);
@@ -1058,7 +1077,8 @@ static int job_set_init(job_set *js, cutune_session *s,
     js->jobs = calloc(n ? n : 1, sizeof *js->jobs);
     js->opts = calloc(n ? n : 1, sizeof *js->opts);
     js->nopts = calloc(n ? n : 1, sizeof *js->nopts);
-    if (!js->jobs || !js->opts || !js->nopts) {
+    js->srcs = calloc(n ? n : 1, sizeof *js->srcs);
+    if (!js->jobs || !js->opts || !js->nopts || !js->srcs) {
         job_set_clear(js);
         return -1;
     }
@@ -1069,7 +1089,8 @@ static int job_set_init(job_set *js, cutune_session *s,
             job_set_clear(js);
             return -1;
         }
-        js->jobs[i].source = p->source;
+        js->srcs[i] = cutune__problem_source(p, config);
+        js->jobs[i].source = js->srcs[i] ? js->srcs[i] : p->source;
         js->jobs[i].source_name = p->kernel_name;
         js->jobs[i].options = js->opts[i];
         js->jobs[i].n_options = js->nopts[i];
@@ -1636,8 +1657,22 @@ static cutune_status prepare_args(cutune_session *s)
             if (p->refs[k].arg == i)
                 w->is_output = 1;
         w->is_symbol = (uint32_t)a->is_symbol;
-        if (a->is_symbol)
-            snprintf(w->symbol, sizeof w->symbol, "%s", a->name);
+        snprintf(w->symbol, sizeof w->symbol, "%s", a->name);
+        w->data_size = a->fill == CUTUNE__FILL_BINARY ? a->data_size : 0;
+    }
+    s->args_payload_size = p->n_args * sizeof *s->wire_args;
+    for (size_t i = 0; i < p->n_args; i++)
+        s->args_payload_size += s->wire_args[i].data_size;
+    s->args_payload = malloc(s->args_payload_size + 1);
+    if (!s->args_payload)
+        return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    memcpy(s->args_payload, s->wire_args, p->n_args * sizeof *s->wire_args);
+    char *at = s->args_payload + p->n_args * sizeof *s->wire_args;
+    for (size_t i = 0; i < p->n_args; i++) {
+        if (!s->wire_args[i].data_size)
+            continue;
+        memcpy(at, p->args[i].data, s->wire_args[i].data_size);
+        at += s->wire_args[i].data_size;
     }
     if (!any_output)
         logf_(s, CUTUNE_LOG_WARN, "%s: no argument is marked Output, so "
@@ -1652,7 +1687,8 @@ static cutune_status compile_reference(cutune_session *s, size_t config,
     char **opts = cutune__problem_options(s->problem, config, s->arch, &n);
     if (!opts)
         return fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    cutune__compile_job job = {.source = s->problem->source,
+    char *src = cutune__problem_source(s->problem, config);
+    cutune__compile_job job = {.source = src ? src : s->problem->source,
                                .source_name = s->problem->kernel_name,
                                .options = opts,
                                .n_options = n,
@@ -1661,6 +1697,7 @@ static cutune_status compile_reference(cutune_session *s, size_t config,
                                .refresh = refresh};
     int rc = cutune__compile(&job);
     cutune__free_strings(opts, n);
+    free(src);
     cutune_status st = CUTUNE_OK;
     if (rc != 0)
         st = fail(s, CUTUNE_ERR_NVRTC, "NVRTC failed: %s", job.log);

@@ -19,132 +19,276 @@
 /* ------------------------------------------------------------------ */
 /* KernelSpecification                                                 */
 
+/* The T1 schema's Type names. Vector types (float4, ...) are buffers of
+ * `lanes` elements of their base type per item; "custom" is raw bytes,
+ * TypeSize of them per item. */
 static const struct {
     const char *name;
     cutune__dtype type;
+    unsigned lanes;
 } dtype_names[] = {
-    {"float", CUTUNE__DT_FLOAT},     {"float32", CUTUNE__DT_FLOAT},
-    {"double", CUTUNE__DT_DOUBLE},   {"float64", CUTUNE__DT_DOUBLE},
-    {"int8", CUTUNE__DT_INT8},       {"char", CUTUNE__DT_INT8},
-    {"uint8", CUTUNE__DT_UINT8},     {"int16", CUTUNE__DT_INT16},
-    {"uint16", CUTUNE__DT_UINT16},   {"int", CUTUNE__DT_INT32},
-    {"int32", CUTUNE__DT_INT32},     {"uint", CUTUNE__DT_UINT32},
-    {"uint32", CUTUNE__DT_UINT32},   {"int64", CUTUNE__DT_INT64},
-    {"long", CUTUNE__DT_INT64},      {"uint64", CUTUNE__DT_UINT64},
+    {"bool", CUTUNE__DT_UINT8, 1},     {"int8", CUTUNE__DT_INT8, 1},
+    {"char", CUTUNE__DT_INT8, 1},      {"uint8", CUTUNE__DT_UINT8, 1},
+    {"int16", CUTUNE__DT_INT16, 1},    {"uint16", CUTUNE__DT_UINT16, 1},
+    {"int32", CUTUNE__DT_INT32, 1},    {"int", CUTUNE__DT_INT32, 1},
+    {"uint32", CUTUNE__DT_UINT32, 1},  {"uint", CUTUNE__DT_UINT32, 1},
+    {"int64", CUTUNE__DT_INT64, 1},    {"long", CUTUNE__DT_INT64, 1},
+    {"uint64", CUTUNE__DT_UINT64, 1},  {"half", CUTUNE__DT_HALF, 1},
+    {"half2", CUTUNE__DT_HALF, 2},     {"half4", CUTUNE__DT_HALF, 4},
+    {"half8", CUTUNE__DT_HALF, 8},     {"half16", CUTUNE__DT_HALF, 16},
+    {"float", CUTUNE__DT_FLOAT, 1},    {"float32", CUTUNE__DT_FLOAT, 1},
+    {"float2", CUTUNE__DT_FLOAT, 2},   {"float4", CUTUNE__DT_FLOAT, 4},
+    {"float8", CUTUNE__DT_FLOAT, 8},   {"float16", CUTUNE__DT_FLOAT, 16},
+    {"double", CUTUNE__DT_DOUBLE, 1},  {"float64", CUTUNE__DT_DOUBLE, 1},
+    {"double2", CUTUNE__DT_DOUBLE, 2}, {"double4", CUTUNE__DT_DOUBLE, 4},
+    {"double8", CUTUNE__DT_DOUBLE, 8}, {"double16", CUTUNE__DT_DOUBLE, 16},
+    {"custom", CUTUNE__DT_UINT8, 0},
 };
+#define N_DTYPES (sizeof dtype_names / sizeof *dtype_names)
 
-cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i)
+static size_t find_dtype(const char *type)
 {
-    char field[64];
-    static const char *const known[] = {
-        "Name", "Type", "MemoryType", "MemType", "AccessType", "FillType",
-        "Size", "FillValue", "Output", "RandomSeed", NULL};
-    snprintf(field, sizeof field, "KernelSpecification.Arguments[%zu]", i);
-    if (!json_is_object(ja))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object", field);
-    cutune_status st = cutune__t1_check_known(p, ja, field, known);
-    if (st)
-        return st;
-    cutune__arg *a = &p->args[i];
-    const char *name = cutune__t1_string(ja, "Name");
-    a->name = strdup(name ? name : "");
-    if (!a->name)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-
-    const char *type = cutune__t1_string(ja, "Type");
-    size_t k;
-    for (k = 0; type && k < sizeof dtype_names / sizeof *dtype_names; k++)
+    for (size_t k = 0; type && k < N_DTYPES; k++)
         if (strcmp(type, dtype_names[k].name) == 0)
-            break;
-    if (!type || k == sizeof dtype_names / sizeof *dtype_names)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.Type: '%s' is not a known "
-                    "type (float, double, int8..int64, uint8..uint64)",
-                    field, type ? type : "(missing)");
-    a->dtype = dtype_names[k].type;
+            return k;
+    return SIZE_MAX;
+}
 
-    const char *mem = cutune__t1_string(ja, "MemoryType");
+/* Type (and TypeSize for custom): the element type and lanes per item. */
+static cutune_status arg_type(cutune_problem *p, json_t *ja,
+                              const char *field, cutune__arg *a,
+                              unsigned *lanes)
+{
+    cutune_status st = CUTUNE_OK;
+    const char *type = cutune__t1_need_string(p, ja, field, "Type", &st);
+    if (!type)
+        return st;
+    size_t k = find_dtype(type);
+    if (k == SIZE_MAX)
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.Type: '%s' is "
+                               "not a T1 type (bool, int8..int64, "
+                               "uint8..uint64, half, float, double, their "
+                               "2/4/8/16-lane forms, custom)", field, type);
+    a->dtype = dtype_names[k].type;
+    *lanes = dtype_names[k].lanes;
+    if (*lanes == 0) {
+        json_t *ts = json_object_get(ja, "TypeSize");
+        if (!json_is_integer(ts) || json_integer_value(ts) <= 0 ||
+            json_integer_value(ts) > 1 << 20)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.TypeSize: a "
+                                   "'custom' argument needs its size in "
+                                   "bytes (a positive integer)", field);
+        *lanes = (unsigned)json_integer_value(ts);
+    }
+    return CUTUNE_OK;
+}
+
+/* MemoryType, and MemType as published files spell constant memory. A
+ * constant-memory argument is copied into the module's __constant__
+ * variable of its name where the source declares one, and passed as a
+ * parameter where the kernel takes one (the worker decides which, from
+ * the loaded module). */
+static cutune_status arg_memory(cutune_problem *p, json_t *ja,
+                                const char *field, cutune__arg *a)
+{
+    cutune_status st = CUTUNE_OK;
+    const char *mem = cutune__t1_need_string(p, ja, field, "MemoryType", &st);
     if (!mem)
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.MemoryType: missing", field);
-    /* Constant memory: `MemoryType: Symbol`, or a vector with `MemType:
-     * Constant` as published files spell it. Its data goes to the
-     * module's __constant__ variable of the argument's name, not to a
-     * kernel parameter. */
-    const char *memtype = cutune__t1_string(ja, "MemType");
-    if (memtype && strcmp(memtype, "Constant") != 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemType: '%s' is not "
-                    "supported (Constant)", field, memtype);
-    if (strcmp(mem, "Symbol") == 0 ||
-        (strcmp(mem, "Vector") == 0 && memtype)) {
-        a->is_vector = 1;
-        a->is_symbol = 1;
-        if (!name || !*name || strlen(name) >= 64)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: a constant-memory "
-                        "argument needs the name of its __constant__ "
-                        "variable (under 64 characters)", field);
-    } else if (strcmp(mem, "Vector") == 0)
+        return st;
+    json_t *jmt = json_object_get(ja, "MemType");
+    const char *memtype = NULL;
+    if (jmt && !json_is_null(jmt)) {
+        if (!(memtype = cutune__t1_need_string(p, ja, field, "MemType", &st)))
+            return st;
+        if (strcmp(memtype, "Global") == 0)
+            memtype = NULL;
+        else if (strcmp(memtype, "Constant") != 0)
+            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemType: "
+                                   "'%s' (Constant, Global)", field, memtype);
+    }
+    if (strcmp(mem, "Symbol") == 0 || (strcmp(mem, "Vector") == 0 && memtype))
+        a->is_vector = a->is_symbol = 1;
+    else if (strcmp(mem, "Vector") == 0)
         a->is_vector = 1;
     else if (strcmp(mem, "Scalar") == 0)
         a->is_vector = 0;
+    else if (strcmp(mem, "Local") == 0)
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemoryType: "
+                               "'Local' is OpenCL local memory; for CUDA's "
+                               "dynamic shared memory give "
+                               "KernelSpecification.SharedMemory", field);
     else
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
-                    "%s.MemoryType: '%s' is not supported (Vector, Scalar)",
-                    field, mem);
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemoryType: "
+                               "'%s' (Vector, Scalar, Symbol)", field, mem);
+    if (a->is_symbol && (!*a->name || strlen(a->name) >= 64))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: a constant-"
+                               "memory argument needs the name of its "
+                               "__constant__ variable (under 64 characters)",
+                               field);
+    return CUTUNE_OK;
+}
 
-    char err[256];
-    if (a->is_vector) {
-        const char *fill = cutune__t1_string(ja, "FillType");
-        if (!fill || strcmp(fill, "Constant") == 0)
-            a->fill = CUTUNE__FILL_CONSTANT;
-        else if (strcmp(fill, "Random") == 0)
-            a->fill = CUTUNE__FILL_RANDOM;
-        else
-            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
-                        "%s.FillType: '%s' is not supported (Constant, "
-                        "Random)", field, fill);
-        char sfield[96];
-        snprintf(sfield, sizeof sfield, "%s.Size", field);
-        cutune__expr *size = cutune__t1_parse_field(p, json_object_get(ja, "Size"),
-                                         sfield, &st);
-        if (!size)
+/* A vector's Size, in items. */
+static cutune_status arg_size(cutune_problem *p, json_t *ja,
+                              const char *field, long long *count)
+{
+    char sfield[96], err[256];
+    cutune_status st = CUTUNE_OK;
+    snprintf(sfield, sizeof sfield, "%s.Size", field);
+    json_t *js = json_object_get(ja, "Size");
+    if (!js || json_is_null(js))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: missing", sfield);
+    cutune__expr *size = cutune__t1_parse_field(p, js, sfield, &st);
+    if (!size)
+        return st;
+    int rc = cutune__t1_eval_int(p, size, NULL, count, err, sizeof err);
+    cutune__expr_free(size);
+    if (rc != 0)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", sfield, err);
+    if (*count <= 0)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %lld elements",
+                               sfield, *count);
+    return CUTUNE_OK;
+}
+
+/* FillType of a vector, with BinaryRaw's DataSource read here. */
+static cutune_status arg_fill(cutune_problem *p, json_t *ja,
+                              const char *field, const char *dir,
+                              cutune__arg *a)
+{
+    cutune_status st = CUTUNE_OK;
+    json_t *jf = json_object_get(ja, "FillType");
+    const char *fill = NULL;
+    if (jf && !json_is_null(jf) &&
+        !(fill = cutune__t1_need_string(p, ja, field, "FillType", &st)))
+        return st;
+    if (!fill || strcmp(fill, "Constant") == 0) {
+        a->fill = CUTUNE__FILL_CONSTANT;
+    } else if (strcmp(fill, "Random") == 0) {
+        a->fill = CUTUNE__FILL_RANDOM;
+    } else if (strcmp(fill, "BinaryRaw") == 0) {
+        const char *src =
+            cutune__t1_need_string(p, ja, field, "DataSource", &st);
+        if (!src)
             return st;
-        long long count;
-        int rc = cutune__t1_eval_int(p, size, NULL, &count, err, sizeof err);
-        cutune__expr_free(size);
-        if (rc != 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", sfield, err);
-        if (count <= 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %lld elements", sfield,
-                        count);
-        a->count = (uint64_t)count;
+        char *path = src[0] == '/' ? strdup(src)
+                                   : cutune__strdup_printf("%s/%s", dir, src);
+        if (!path)
+            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        char dfield[112];
+        snprintf(dfield, sizeof dfield, "%s.DataSource", field);
+        st = cutune__t1_read_file(p, path, &a->data, &a->data_size, dfield);
+        free(path);
+        if (st)
+            return st;
+        size_t want = (size_t)a->count * cutune__dtype_size(a->dtype);
+        if (a->data_size != want)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' holds %zu "
+                                   "bytes; Size and Type make %zu", dfield,
+                                   src, a->data_size, want);
+        a->fill = CUTUNE__FILL_BINARY;
+    } else {
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: "
+                               "'%s' (Constant, Random, BinaryRaw)", field,
+                               fill);
     }
+    return CUTUNE_OK;
+}
 
+/* FillValue: a scalar's value, a vector's constant or random bound. */
+static cutune_status arg_fill_value(cutune_problem *p, json_t *ja,
+                                    const char *field, cutune__arg *a)
+{
+    char ffield[96], err[256];
+    cutune_status st = CUTUNE_OK;
+    snprintf(ffield, sizeof ffield, "%s.FillValue", field);
     json_t *fv = json_object_get(ja, "FillValue");
-    if (fv && !json_is_null(fv)) {
-        char ffield[96];
-        snprintf(ffield, sizeof ffield, "%s.FillValue", field);
-        cutune__expr *e = cutune__t1_parse_field(p, fv, ffield, &st);
-        if (!e)
-            return st;
-        cutune__value v;
-        int rc = cutune__t1_eval_in(p, e, NULL, &v, err, sizeof err);
-        cutune__expr_free(e);
-        if (rc != 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", ffield, err);
-        rc = cutune__t1_as_double(&v, &a->fill_value);
-        cutune__value_clear(&v);
-        if (rc != 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: not a number", ffield);
-    } else if (!a->is_vector) {
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.FillValue: a scalar needs one",
-                    field);
+    if (!fv || json_is_null(fv)) {
+        if (!a->is_vector)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: a scalar needs "
+                                   "one", ffield);
+        a->fill_value = a->fill == CUTUNE__FILL_RANDOM ? 1.0 : 0.0;
+        return CUTUNE_OK;
     }
+    if (json_is_boolean(fv)) {
+        a->fill_value = json_is_true(fv);
+        return CUTUNE_OK;
+    }
+    cutune__expr *e = cutune__t1_parse_field(p, fv, ffield, &st);
+    if (!e)
+        return st;
+    cutune__value v;
+    int rc = cutune__t1_eval_in(p, e, NULL, &v, err, sizeof err);
+    cutune__expr_free(e);
+    if (rc != 0)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", ffield, err);
+    rc = cutune__t1_as_double(&v, &a->fill_value);
+    cutune__value_clear(&v);
+    if (rc != 0 || !isfinite(a->fill_value))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: not a finite number",
+                               ffield);
+    return CUTUNE_OK;
+}
+
+cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
+                                   const char *dir)
+{
+    char field[64];
+    static const char *const known[] = {
+        "Name", "Type", "TypeSize", "MemoryType", "MemType", "FillType",
+        "DataSource", "Size", "FillValue", "Output", "RandomSeed", NULL};
+    snprintf(field, sizeof field, "KernelSpecification.Arguments[%zu]", i);
+    if (!json_is_object(ja))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object, "
+                               "found %s", field, cutune__t1_json_kind(ja));
+    cutune__t1_check_known(p, ja, field, known);
+    cutune__arg *a = &p->args[i];
+    json_t *jn = json_object_get(ja, "Name");
+    if (jn && !json_is_null(jn) && !json_is_string(jn))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: expected a "
+                               "string, found %s", field,
+                               cutune__t1_json_kind(jn));
+    a->name = strdup(json_is_string(jn) ? json_string_value(jn) : "");
+    if (!a->name)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    unsigned lanes = 1;
+    cutune_status st;
+    if ((st = arg_type(p, ja, field, a, &lanes)) ||
+        (st = arg_memory(p, ja, field, a)))
+        return st;
+    if (!a->is_vector && lanes != 1)
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.Type: a scalar "
+                               "of several elements ('%s') is not supported",
+                               field, cutune__t1_string(ja, "Type"));
+    if (a->is_vector) {
+        long long items;
+        if ((st = arg_size(p, ja, field, &items)))
+            return st;
+        if ((unsigned long long)items > (1ull << 40) / lanes)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Size: %lld items "
+                                   "is more than a GPU holds", field, items);
+        a->count = (uint64_t)items * lanes;
+        if ((st = arg_fill(p, ja, field, dir, a)))
+            return st;
+    }
+    if ((st = arg_fill_value(p, ja, field, a)))
+        return st;
     json_t *seed = json_object_get(ja, "RandomSeed");
+    if (seed && !json_is_null(seed) && !json_is_integer(seed))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.RandomSeed: expected "
+                               "an integer, found %s", field,
+                               cutune__t1_json_kind(seed));
     a->seed = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
                                     : (uint64_t)i + 1;
     json_t *out = json_object_get(ja, "Output");
-    a->is_output = a->is_vector && out && json_is_true(out);
-    if (a->is_vector && json_is_integer(out))
-        a->is_output = json_integer_value(out) != 0;
+    if (out && !json_is_null(out) && !json_is_boolean(out) &&
+        !json_is_integer(out))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Output: expected true, "
+                               "false, 1 or 0, found %s", field,
+                               cutune__t1_json_kind(out));
+    a->is_output = a->is_vector &&
+                   (json_is_true(out) ||
+                    (json_is_integer(out) && json_integer_value(out) != 0));
     return CUTUNE_OK;
 }
 

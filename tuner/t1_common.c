@@ -197,8 +197,8 @@ static const struct {
     const char *key;
     const char *why;
 } ignored_fields[] = {
-    {"(top level)", "BenchmarkConfig", "cutune chooses its own repetitions "
-     "and limits (tune --help)"},
+    {"(top level)", "BenchmarkConfig", "cutune sets its own repetitions "
+     "and limits; see tune --help"},
     {"General", "FormatVersion", "any 1.x file is read"},
     {"General", "LoggingLevel", "use tune --verbose"},
     {"General", "TimeUnit", "cutune reports milliseconds"},

@@ -184,21 +184,31 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
                               : cutune__strdup_printf("%s/%s", dir, kf);
     if (!path)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    char err[512];
-    if (cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES, &p->source,
-                                  &p->source_len, err, sizeof err) != 0) {
-        free(path);
-        return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': %s", field, kf, err);
-    }
+    /* The name first: a HIP or OpenCL file is refused as such even where
+     * it is not beside the T1 file. */
     const char *why;
-    cutune__source_language lang =
-        cutune__source_language_of(path, p->source, &why);
+    cutune__source_language lang = cutune__source_language_of(path, NULL,
+                                                              &why);
+    char err[512];
+    if (lang == CUTUNE__SRC_CUDA) {
+        if (cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES,
+                                      &p->source, &p->source_len, err,
+                                      sizeof err) != 0) {
+            free(path);
+            return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': %s", field,
+                                   kf, err);
+        }
+        lang = cutune__source_language_of(NULL, p->source, &why);
+    }
     if (lang != CUTUNE__SRC_CUDA) {
         free(path);
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s '%s' is %s source (%s); "
-                    "cutune compiles CUDA with NVRTC: point KernelFile at "
-                    "the kernel's CUDA version", field, kf,
-                    lang == CUTUNE__SRC_HIP ? "a HIP" : "an OpenCL", why);
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s '%s' is %s "
+                               "source (%s); cutune compiles CUDA with "
+                               "NVRTC: point KernelFile at the kernel's "
+                               "CUDA version", field, kf,
+                               lang == CUTUNE__SRC_HIP ? "a HIP"
+                                                       : "an OpenCL",
+                               why);
     }
     char *slash = strrchr(path, '/');
     char *kdir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");

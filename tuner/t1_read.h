@@ -65,7 +65,8 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
                                       const char *dir,
                                       const cutune__template *builtin);
-cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i);
+cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
+                                   const char *dir);
 cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
                                           const char *dir);
 cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root);

@@ -25,6 +25,7 @@
 #include "compare_kernels.h"
 #include "compile.h"
 #include "dtype.h"
+#include "kernel_args.h"
 #include "protocol.h"
 #include "stats.h"
 
@@ -44,8 +45,9 @@ typedef struct worker {
     unsigned char *ref_given; /* outputs with a T1 reference */
     int external_reference; /* references come from the T1 file */
     uint64_t *scalars;    /* storage of scalar arguments */
-    void **params;        /* kernel parameter pointers, in order, without
-                             the constant-memory arguments */
+    void **slots;         /* per argument: where its parameter value is */
+    void **params;        /* kernel parameter pointers, in order: the
+                             arguments the loaded kernel takes */
     size_t n_params;
     int have_reference;
 
@@ -289,6 +291,9 @@ static void store_value(void *dst, uint32_t dtype, double v)
     case CUTUNE__DT_UINT32: *(uint32_t *)dst = (uint32_t)v; break;
     case CUTUNE__DT_INT64: *(int64_t *)dst = (int64_t)v; break;
     case CUTUNE__DT_UINT64: *(uint64_t *)dst = (uint64_t)v; break;
+    case CUTUNE__DT_HALF:
+        *(uint16_t *)dst = cutune__half_from_double(v);
+        break;
     }
 }
 
@@ -304,7 +309,8 @@ static cudaError_t fill_vector(worker *w, void *dev, const cutune__wire_arg *a)
     unsigned long long n = a->count, seed = a->seed;
     double value = a->fill_value;
     int random = a->fill == CUTUNE__FILL_RANDOM;
-    int integer = a->dtype != CUTUNE__DT_FLOAT && a->dtype != CUTUNE__DT_DOUBLE;
+    int integer = a->dtype != CUTUNE__DT_FLOAT &&
+                  a->dtype != CUTUNE__DT_DOUBLE && a->dtype != CUTUNE__DT_HALF;
     void *params[] = {&dev, &n, &seed, &value, &random, &integer};
     unsigned blocks = (unsigned)w->props.fingerprint.sm_count * 8;
     dim3 grid = {blocks ? blocks : 1, 1, 1}, block = {256, 1, 1};
@@ -334,21 +340,91 @@ static void free_args(worker *w)
     w->ref_given = NULL;
     w->external_reference = 0;
     free(w->scalars);
+    free(w->slots);
     free(w->params);
     w->args = NULL;
-    w->dev = w->pristine = w->reference = w->params = NULL;
+    w->dev = w->pristine = w->reference = w->params = w->slots = NULL;
     w->scalars = NULL;
     w->n_args = 0;
     w->n_params = 0;
     w->have_reference = 0;
 }
 
+/* Bytes allocated past a buffer's declared size, zeroed: published T1
+ * files size some buffers without the halo their kernels read (hotspot's
+ * temp), and a read past the end must not fault or read another buffer. */
+static size_t slack_bytes(size_t bytes)
+{
+    size_t s = bytes / 8;
+    if (s < ((size_t)64 << 10))
+        s = (size_t)64 << 10;
+    if (s > ((size_t)64 << 20))
+        s = (size_t)64 << 20;
+    return s;
+}
+
+/* One vector argument on the device: allocated with slack, filled (from
+ * `data` when binary), and with its pristine and reference copies when it
+ * is an output. */
+static int setup_vector(worker *w, size_t i, const char *data,
+                        cutune__reply *r)
+{
+    const cutune__wire_arg *a = &w->args[i];
+    size_t bytes = (size_t)a->count *
+                   cutune__dtype_size((cutune__dtype)a->dtype);
+    size_t slack = slack_bytes(bytes);
+    cudaError_t e = cudaMalloc(&w->dev[i], bytes + slack);
+    if (e != cudaSuccess)
+        return reply_error(r, e, "cudaMalloc(argument %zu, %zu bytes)", i,
+                           bytes);
+    if ((e = cudaMemset((char *)w->dev[i] + bytes, 0, slack)) != cudaSuccess)
+        return reply_error(r, e, "clearing argument %zu", i);
+    if (a->fill == CUTUNE__FILL_BINARY)
+        e = cudaMemcpy(w->dev[i], data, bytes, cudaMemcpyHostToDevice);
+    else
+        e = fill_vector(w, w->dev[i], a);
+    if (e != cudaSuccess)
+        return reply_error(r, e, "filling argument %zu", i);
+    if (a->is_output) {
+        if ((e = cudaMalloc(&w->pristine[i], bytes)) != cudaSuccess ||
+            (e = cudaMalloc(&w->reference[i], bytes)) != cudaSuccess)
+            return reply_error(r, e, "cudaMalloc(output copies of "
+                               "argument %zu)", i);
+        if ((e = cudaMemcpy(w->pristine[i], w->dev[i], bytes,
+                            cudaMemcpyDeviceToDevice)) != cudaSuccess)
+            return reply_error(r, e, "copying argument %zu", i);
+    }
+    w->slots[i] = &w->dev[i];
+    return 0;
+}
+
+/* The payload's size if it is well formed: the wire arguments, then each
+ * binary argument's bytes. 0 when it is not. */
+static size_t args_payload_size(const cutune__args_request *q, size_t size)
+{
+    size_t n = q->n_args;
+    if (size < sizeof *q || n > (size - sizeof *q) / sizeof(cutune__wire_arg))
+        return 0;
+    const cutune__wire_arg *args = (const void *)(q + 1);
+    size_t total = sizeof *q + n * sizeof(cutune__wire_arg);
+    for (size_t i = 0; i < n; i++) {
+        size_t want = args[i].fill == CUTUNE__FILL_BINARY
+                          ? (size_t)args[i].count *
+                                cutune__dtype_size(
+                                    (cutune__dtype)args[i].dtype)
+                          : 0;
+        if (args[i].data_size != want || want > size - total)
+            return 0;
+        total += want;
+    }
+    return total;
+}
+
 static int setup_args(worker *w, const void *payload, size_t size,
                       cutune__reply *r)
 {
     const cutune__args_request *q = payload;
-    if (!w->initialized || size < sizeof *q ||
-        size != sizeof *q + (size_t)q->n_args * sizeof(cutune__wire_arg)) {
+    if (!w->initialized || args_payload_size(q, size) != size) {
         r->cuda_error = cudaErrorInvalidValue;
         snprintf(r->message, sizeof r->message, "bad ARGS request");
         return -1;
@@ -364,43 +440,35 @@ static int setup_args(worker *w, const void *payload, size_t size,
     w->ref_rtol = calloc(n + 1, sizeof *w->ref_rtol);
     w->ref_given = calloc(n + 1, 1);
     w->scalars = calloc(n + 1, sizeof *w->scalars);
+    w->slots = calloc(n + 1, sizeof *w->slots);
     w->params = calloc(n + 1, sizeof *w->params);
     if (!w->args || !w->dev || !w->pristine || !w->reference ||
-        !w->scalars || !w->params || !w->ref_atol || !w->ref_rtol ||
-        !w->ref_given) {
+        !w->scalars || !w->params || !w->slots || !w->ref_atol ||
+        !w->ref_rtol || !w->ref_given) {
         r->cuda_error = cudaErrorMemoryAllocation;
         snprintf(r->message, sizeof r->message, "out of host memory");
         return -1;
     }
     memcpy(w->args, (const char *)payload + sizeof *q,
            n * sizeof(cutune__wire_arg));
+    const char *data = (const char *)payload + sizeof *q +
+                       n * sizeof(cutune__wire_arg);
     for (size_t i = 0; i < n; i++) {
         const cutune__wire_arg *a = &w->args[i];
         if (!a->is_vector) {
             store_value(&w->scalars[i], a->dtype, a->fill_value);
-            w->params[w->n_params++] = &w->scalars[i];
-            continue;
+            w->slots[i] = &w->scalars[i];
+        } else if (setup_vector(w, i, data, r) != 0) {
+            return -1;
         }
-        size_t bytes = (size_t)a->count *
-                       cutune__dtype_size((cutune__dtype)a->dtype);
-        cudaError_t e = cudaMalloc(&w->dev[i], bytes);
-        if (e != cudaSuccess)
-            return reply_error(r, e, "cudaMalloc(argument %zu, %zu bytes)",
-                               i, bytes);
-        if ((e = fill_vector(w, w->dev[i], a)) != cudaSuccess)
-            return reply_error(r, e, "filling argument %zu", i);
-        if (a->is_output) {
-            if ((e = cudaMalloc(&w->pristine[i], bytes)) != cudaSuccess ||
-                (e = cudaMalloc(&w->reference[i], bytes)) != cudaSuccess)
-                return reply_error(r, e, "cudaMalloc(output copies of "
-                                   "argument %zu)", i);
-            if ((e = cudaMemcpy(w->pristine[i], w->dev[i], bytes,
-                                cudaMemcpyDeviceToDevice)) != cudaSuccess)
-                return reply_error(r, e, "copying argument %zu", i);
-        }
-        if (!a->is_symbol)
-            w->params[w->n_params++] = &w->dev[i];
+        data += a->data_size;
     }
+    /* Until a kernel is loaded and says otherwise: every argument but the
+     * constant-memory ones. */
+    w->n_params = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!w->args[i].is_symbol)
+            w->params[w->n_params++] = w->slots[i];
     return 0;
 }
 
@@ -422,6 +490,109 @@ static int image_error(cudaError_t e)
            e == cudaErrorInvalidPtx || e == cudaErrorUnsupportedPtxVersion ||
            e == cudaErrorSharedObjectInitFailed ||
            e == cudaErrorInvalidSource;
+}
+
+/* The loaded kernel's parameter sizes, by asking for each in turn; -1
+ * when the driver cannot say (older than CUDA 12.4). */
+static long kernel_param_sizes(worker *w, size_t **sizes)
+{
+    size_t cap = w->n_args + 4, n = 0;
+    *sizes = malloc(cap * sizeof **sizes);
+    while (*sizes && n < 4096) {
+        size_t offset, bytes;
+        cudaError_t e = cudaFuncGetParamInfo((const void *)w->kernel, n,
+                                             &offset, &bytes);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            return e == cudaErrorInvalidValue ? (long)n : -1;
+        }
+        if (n == cap) {
+            size_t *more = realloc(*sizes, 2 * cap * sizeof *more);
+            if (!more)
+                break;
+            *sizes = more;
+            cap *= 2;
+        }
+        (*sizes)[n++] = bytes;
+    }
+    return -1;
+}
+
+/* Copies a constant-memory argument into its __constant__ variable. */
+static int fill_symbol(worker *w, size_t i, cutune__reply *r)
+{
+    const cutune__wire_arg *a = &w->args[i];
+    void *symbol = NULL;
+    size_t symbol_bytes = 0;
+    size_t bytes = (size_t)a->count *
+                   cutune__dtype_size((cutune__dtype)a->dtype);
+    cudaError_t e = cudaLibraryGetGlobal(&symbol, &symbol_bytes, w->library,
+                                         a->symbol);
+    if (e != cudaSuccess)
+        return reply_error(r, e, "__constant__ variable '%s'", a->symbol);
+    if (symbol_bytes < bytes) {
+        r->cuda_error = cudaErrorInvalidValue;
+        snprintf(r->message, sizeof r->message, "KernelSpecification."
+                 "Arguments[%zu] ('%s'): the __constant__ variable holds %zu "
+                 "bytes; the argument has %zu", i, a->symbol, symbol_bytes,
+                 bytes);
+        return -1;
+    }
+    if ((e = cudaMemcpy(symbol, w->dev[i], bytes,
+                        cudaMemcpyDeviceToDevice)) != cudaSuccess)
+        return reply_error(r, e, "filling __constant__ '%s'", a->symbol);
+    return 0;
+}
+
+/* Matches the arguments to the loaded kernel's parameters (kernel_args.c)
+ * and fills the constant-memory variables the module declares: anew in
+ * every module, since they live in it. */
+static int bind_params(worker *w, cutune__load_reply *r)
+{
+    size_t n = w->n_args;
+    unsigned char *has = calloc(n + 1, 1), *pass = calloc(n + 1, 1);
+    size_t *sizes = NULL;
+    int rc = -1;
+    if (!has || !pass) {
+        r->head.cuda_error = cudaErrorMemoryAllocation;
+        snprintf(r->head.message, sizeof r->head.message, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        void *sym;
+        size_t bytes;
+        if (w->args[i].is_symbol)
+            has[i] = cudaLibraryGetGlobal(&sym, &bytes, w->library,
+                                          w->args[i].symbol) == cudaSuccess;
+        cudaGetLastError();
+    }
+    long n_params = kernel_param_sizes(w, &sizes);
+    if (n_params >= 0) {
+        if (cutune__bind_kernel_args(w->args, n, sizes, (size_t)n_params,
+                                     has, pass, r->head.message,
+                                     sizeof r->head.message) != 0) {
+            r->head.cuda_error = cudaErrorInvalidValue;
+            r->args_mismatch = 1;
+            goto out;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            pass[i] = !w->args[i].is_symbol;
+    }
+    w->n_params = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pass[i])
+            w->params[w->n_params++] = w->slots[i];
+        if (w->args[i].is_symbol && (has[i] || !pass[i]) &&
+            fill_symbol(w, i, &r->head) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free(sizes);
+    free(has);
+    free(pass);
+    return rc;
 }
 
 static void handle_load(worker *w, const void *payload, size_t size)
@@ -457,35 +628,8 @@ static void handle_load(worker *w, const void *payload, size_t size)
         r.image_rejected = image_error(e);
         goto send;
     }
-    /* Constant-memory arguments live in the module: fill them anew in
-     * every module loaded. */
-    for (size_t i = 0; i < w->n_args; i++) {
-        const cutune__wire_arg *a = &w->args[i];
-        if (!a->is_symbol)
-            continue;
-        void *symbol = NULL;
-        size_t symbol_bytes = 0;
-        size_t bytes = (size_t)a->count *
-                       cutune__dtype_size((cutune__dtype)a->dtype);
-        if ((e = cudaLibraryGetGlobal(&symbol, &symbol_bytes, w->library,
-                                      a->symbol)) != cudaSuccess) {
-            reply_error(&r.head, e, "__constant__ variable '%s' not found in "
-                        "the module", a->symbol);
-            goto send;
-        }
-        if (symbol_bytes < bytes) {
-            r.head.cuda_error = cudaErrorInvalidValue;
-            snprintf(r.head.message, sizeof r.head.message,
-                     "__constant__ variable '%s' holds %zu bytes; the "
-                     "argument has %zu", a->symbol, symbol_bytes, bytes);
-            goto send;
-        }
-        if ((e = cudaMemcpy(symbol, w->dev[i], bytes,
-                            cudaMemcpyDeviceToDevice)) != cudaSuccess) {
-            reply_error(&r.head, e, "filling __constant__ '%s'", a->symbol);
-            goto send;
-        }
-    }
+    if (bind_params(w, &r) != 0)
+        goto send;
     struct cudaFuncAttributes attr;
     if ((e = cudaFuncGetAttributes(&attr, (const void *)w->kernel)) !=
         cudaSuccess) {

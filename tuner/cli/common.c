@@ -161,6 +161,9 @@ int cli_load_problem(const char *name, const cli_sizes *size,
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
     }
+    for (size_t i = 0; i < cutune_problem_warning_count(*p); i++)
+        fprintf(stderr, "cutune: %s: warning: %s\n", name,
+                cutune_problem_warning(*p, i));
     return 0;
 }
 
