@@ -1,7 +1,8 @@
 #!/bin/sh
 # Benchmark of the foundation: tunes the built-in vector_add on one GPU with
-# the default strategy (occupancy-seeded local search, 100 evaluations) and
-# exhaustively, and prints the figures bench/results/ records: the device,
+# the local strategy (hill climbing from the occupancy-seeded start, 100
+# evaluations; it was the default when this was written) and exhaustively,
+# and prints the figures bench/results/ records: the device,
 # its device-to-device cudaMemcpy bandwidth, the occupancy suggestion and
 # its time, the best configuration with its time and GB/s, evaluations and
 # wall time. It prints figures; it does not pass or fail on them.
