@@ -228,6 +228,7 @@ const cutune__strategy_type cutune__strategy_annealing_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

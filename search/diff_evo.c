@@ -172,6 +172,7 @@ const cutune__strategy_type cutune__strategy_diff_evo_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_diff_evo =

@@ -173,6 +173,7 @@ const cutune__strategy_type cutune__strategy_genetic_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

@@ -65,6 +65,11 @@ typedef struct cutune__strategy_type {
      * result ends the batch and the next one starts around it, the GPU
      * does not wait for NVRTC. */
     size_t (*ahead)(void *state, size_t index, size_t *out, size_t cap);
+    /* Nonzero when the strategy proposes every configuration and then
+     * stops (brute force), so that a run needs no evaluation budget to
+     * end. Callers ask this flag rather than compare names, so that a new
+     * exhaustive strategy is treated alike. */
+    int exhaustive;
 } cutune__strategy_type;
 
 /* What a strategy that remembers its proposals starts from; its state
