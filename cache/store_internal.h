@@ -76,6 +76,9 @@ enum { DECODE_OK, DECODE_INVALID, DECODE_NO_MEMORY };
 typedef int (*entry_visit_fn)(void *user, cache_entry *entry,
                               const char *path, size_t line);
 
+/* Functions one file lends the others, by the file that defines them;
+ * each is described at its definition. */
+
 /* store.c */
 cutune_status cutune__store_fail_memory(cutune_cache *cache);
 

@@ -298,6 +298,9 @@ struct cutune__expr_prog {
     int mode;
 };
 
+/* Functions one file lends the others, by the file that defines them;
+ * each is described at its definition. */
+
 /* expr_value.c */
 void cutune__expr_verror(cutune__expr_error *err, const char *text, size_t pos,
                          size_t len, const char *fmt, va_list ap);

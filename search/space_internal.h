@@ -81,6 +81,9 @@ typedef struct builder {
     uint64_t *keys;
 } builder;
 
+/* Functions one file lends the others, by the file that defines them;
+ * each is described at its definition. */
+
 /* space_build.c */
 void cutune__space_set_error(cutune__space_error *err, size_t condition,
                              const cutune__expr_error *expr, const char *fmt,
