@@ -1,7 +1,6 @@
-/* The conditions of a search space, prepared for enumeration (compiled to
+/* The conditions of a search space, prepared for enumeration: compiled to
  * programs where they can be, memoised over few parameters, sorted into the
- * depth at which they are complete) and checked against a configuration.
- */
+ * depth at which they are complete. space_enum.c checks them. */
 #include "space_internal.h"
 
 void cutune__space_free_conditions(prepared_condition *conds, size_t n)
@@ -249,57 +248,4 @@ int cutune__space_assign_levels(builder *b)
     free(level_of);
     free(fill);
     return 0;
-}
-
-/* 1 when the condition holds for cfg, 0 when not, -1 with *err filled when
- * it cannot be evaluated (err may be NULL). */
-static int evaluate_condition(const builder *b, prepared_condition *pc,
-                              const uint32_t *cfg, cutune__space_error *err)
-{
-    const cutune__space *s = b->s;
-    if (pc->prog) {
-        const uint32_t *bound = pc->bound;
-        for (size_t k = 0; k < pc->n_bound; k++) {
-            uint32_t p = bound[2 * k + 1];
-            pc->slots[bound[2 * k]] = b->pslot[p][cfg[p]];
-        }
-        int truth = cutune__expr_prog_truth(pc->prog, pc->slots);
-        if (truth >= 0)
-            return truth;
-        /* Undecided: the tree evaluator gives the answer, or the error. */
-    }
-    cutune__value out;
-    cutune__expr_error ee;
-    for (size_t i = 0; i < pc->n_names; i++) {
-        size_t p = pc->param_of[i];
-        if (p != SIZE_MAX)
-            pc->vars[i] = s->values[p][cfg[p]];
-    }
-    memset(&ee, 0, sizeof ee);
-    if (cutune__expr_eval(pc->expr, pc->vars, &out, &ee)) {
-        cutune__space_set_error(err, pc->index, &ee, "%s (in %s)", ee.message,
-                                cutune__expr_text(pc->expr));
-        return -1;
-    }
-    int ok = cutune__value_truthy(&out);
-    cutune__value_clear(&out);
-    return ok;
-}
-
-/* evaluate_condition through the memo, where the condition has one. */
-int cutune__space_check_condition(const builder *b, prepared_condition *pc,
-                                  const uint32_t *cfg,
-                                  cutune__space_error *err)
-{
-    if (!pc->memo)
-        return evaluate_condition(b, pc, cfg, err);
-    size_t at = 0;
-    for (size_t k = 0; k < pc->n_memo; k++)
-        at += (size_t)cfg[pc->memo_index[2 * k]] * pc->memo_index[2 * k + 1];
-    if (pc->memo[at])
-        return pc->memo[at] - 1;
-    int truth = evaluate_condition(b, pc, cfg, err);
-    if (truth >= 0)
-        pc->memo[at] = (unsigned char)(truth + 1);
-    return truth;
 }

@@ -1,7 +1,62 @@
 /* Enumeration of the valid configurations, depth first with each condition
  * checked as soon as it is complete, and their numbering in lexicographic
- * order (recorded as ranks and sorted where the cartesian size allows). */
+ * order (recorded as ranks and sorted where the cartesian size allows).
+ * Checking a condition lives here, beside the loop that calls it once per
+ * partial configuration, so that the compiler can inline it. */
 #include "space_internal.h"
+
+/* 1 when the condition holds for cfg, 0 when not, -1 with *err filled when
+ * it cannot be evaluated (err may be NULL). */
+static int evaluate_condition(const builder *b, prepared_condition *pc,
+                              const uint32_t *cfg, cutune__space_error *err)
+{
+    const cutune__space *s = b->s;
+    if (pc->prog) {
+        const uint32_t *bound = pc->bound;
+        for (size_t k = 0; k < pc->n_bound; k++) {
+            uint32_t p = bound[2 * k + 1];
+            pc->slots[bound[2 * k]] = b->pslot[p][cfg[p]];
+        }
+        int truth = cutune__expr_prog_truth(pc->prog, pc->slots);
+        if (truth >= 0)
+            return truth;
+        /* Undecided: the tree evaluator gives the answer, or the error. */
+    }
+    cutune__value out;
+    cutune__expr_error ee;
+    for (size_t i = 0; i < pc->n_names; i++) {
+        size_t p = pc->param_of[i];
+        if (p != SIZE_MAX)
+            pc->vars[i] = s->values[p][cfg[p]];
+    }
+    memset(&ee, 0, sizeof ee);
+    if (cutune__expr_eval(pc->expr, pc->vars, &out, &ee)) {
+        cutune__space_set_error(err, pc->index, &ee, "%s (in %s)", ee.message,
+                                cutune__expr_text(pc->expr));
+        return -1;
+    }
+    int ok = cutune__value_truthy(&out);
+    cutune__value_clear(&out);
+    return ok;
+}
+
+/* evaluate_condition through the memo, where the condition has one. */
+int cutune__space_check_condition(const builder *b, prepared_condition *pc,
+                                  const uint32_t *cfg,
+                                  cutune__space_error *err)
+{
+    if (!pc->memo)
+        return evaluate_condition(b, pc, cfg, err);
+    size_t at = 0;
+    for (size_t k = 0; k < pc->n_memo; k++)
+        at += (size_t)cfg[pc->memo_index[2 * k]] * pc->memo_index[2 * k + 1];
+    if (pc->memo[at])
+        return pc->memo[at] - 1;
+    int truth = evaluate_condition(b, pc, cfg, err);
+    if (truth >= 0)
+        pc->memo[at] = (unsigned char)(truth + 1);
+    return truth;
+}
 
 /* 1 when every condition of `level` holds for cfg, 0 when one fails, -1
  * with *err filled when one cannot be evaluated. */

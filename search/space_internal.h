@@ -1,9 +1,9 @@
 /* What the files of the search space share and nothing else sees: the
  * space itself and the builder that constructs it (space.h has the
  * interface). One file per step: space_build.c (cutune__space_create),
- * space_conditions.c (conditions prepared and checked), space_order.c (the
- * order parameters are bound in), space_enum.c (enumeration and the
- * lexicographic numbering) and space_query.c (lookups on a built space).
+ * space_conditions.c (conditions prepared), space_order.c (the order
+ * parameters are bound in), space_enum.c (enumeration, conditions checked,
+ * the lexicographic numbering) and space_query.c (lookups on a built space).
  */
 #ifndef CUTUNE_SEARCH_SPACE_INTERNAL_H
 #define CUTUNE_SEARCH_SPACE_INTERNAL_H
@@ -100,11 +100,11 @@ int cutune__space_prepare_conditions(builder *b,
                                      size_t n_constants,
                                      cutune__space_error *err);
 int cutune__space_assign_levels(builder *b);
+
+/* space_enum.c */
 int cutune__space_check_condition(const builder *b, prepared_condition *pc,
                                   const uint32_t *cfg,
                                   cutune__space_error *err);
-
-/* space_enum.c */
 int cutune__space_record(builder *b, const uint32_t *cfg,
                          cutune__space_error *err);
 int cutune__space_prepare_keys(builder *b);
