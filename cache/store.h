@@ -39,9 +39,9 @@ typedef int (*cutune__cache_visit_fn)(void *user,
  * is NULL. A missing cache directory has no records; a missing path is an
  * error. Skipped lines are counted as for a lookup and the warning is
  * set. */
-cutune_status cutune__cache_scan(cutune_cache *cache,
-                                 const char *const *paths, size_t n_paths,
-                                 cutune__cache_visit_fn visit, void *user);
+cutune_status cutune__cache_scan(cutune_cache *cache, const char *const *paths,
+                                 size_t n_paths, cutune__cache_visit_fn visit,
+                                 void *user);
 
 /* The DEFAULT level alone, over every device's records of
  * query->problem_name (the query's device is ignored). The average

@@ -31,12 +31,8 @@
 #define FAR_MOVE 0.25
 
 typedef struct annealing_state {
-    cutune__history h;
-    const cutune__space *space;
-    gsl_rng *rng;
-    size_t start;
+    cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t schedule;
-    size_t n_params;
     size_t current;      /* SIZE_MAX before the first result */
     double current_obj;
     size_t *nbr;
@@ -55,7 +51,7 @@ static void annealing_destroy(void *state)
     free(st->config);
     free(st->pending);
     free(st->nbr);
-    cutune__history_free(&st->h);
+    cutune__strategy_base_free(&st->base);
 }
 
 static int annealing_init(void *state, const cutune__strategy_ctx *ctx)
@@ -64,23 +60,19 @@ static int annealing_init(void *state, const cutune__strategy_ctx *ctx)
     const cutune__space *s = ctx->space;
     size_t n = cutune__space_size(s);
     memset(st, 0, sizeof *st);
-    if (cutune__history_init(&st->h, n))
+    if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
-    st->space = s;
-    st->rng = ctx->rng;
-    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
     st->schedule = ctx->budget < n ? ctx->budget : n;
     if (st->schedule > DEFAULT_SCHEDULE && ctx->budget == SIZE_MAX)
         st->schedule = DEFAULT_SCHEDULE;
     if (st->schedule < 2)
         st->schedule = 2;
-    st->n_params = cutune__space_param_count(s);
-    for (size_t p = 0; p < st->n_params; p++)
+    for (size_t p = 0; p < st->base.n_params; p++)
         st->nbr_cap += cutune__space_value_count(s, p) - 1;
     st->current = SIZE_MAX;
     st->round_best = SIZE_MAX;
     st->nbr = malloc((st->nbr_cap ? st->nbr_cap : 1) * sizeof *st->nbr);
-    st->config = malloc((st->n_params ? st->n_params : 1) *
+    st->config = malloc((st->base.n_params ? st->base.n_params : 1) *
                         sizeof *st->config);
     if (!st->nbr || !st->config) {
         annealing_destroy(st);
@@ -91,7 +83,7 @@ static int annealing_init(void *state, const cutune__strategy_ctx *ctx)
 
 static double temperature(const annealing_state *st)
 {
-    double t = (double)st->h.n_done / (double)(st->schedule - 1);
+    double t = (double)st->base.h.n_done / (double)(st->schedule - 1);
     if (t > 1)
         t = 1;
     return T_START * pow(T_END / T_START, t);
@@ -109,7 +101,7 @@ static double slowdown(double a, double b)
 /* An untaken neighbour of the current configuration, or SIZE_MAX. */
 static size_t pick_neighbour(annealing_state *st)
 {
-    cutune__neighbour_kind first = gsl_rng_uniform(st->rng) < FAR_MOVE
+    cutune__neighbour_kind first = gsl_rng_uniform(st->base.rng) < FAR_MOVE
                                        ? CUTUNE__NEIGHBOUR_ANY
                                        : CUTUNE__NEIGHBOUR_ADJACENT;
     for (int pass = 0; pass < 2; pass++) {
@@ -118,16 +110,16 @@ static size_t pick_neighbour(annealing_state *st)
                       : (first == CUTUNE__NEIGHBOUR_ANY
                              ? CUTUNE__NEIGHBOUR_ADJACENT
                              : CUTUNE__NEIGHBOUR_ANY);
-        size_t m = cutune__space_neighbours(st->space, st->current, kind,
+        size_t m = cutune__space_neighbours(st->base.space, st->current, kind,
                                             st->nbr, st->nbr_cap);
         if (m > st->nbr_cap)
             m = st->nbr_cap;
         size_t k = 0;
         for (size_t i = 0; i < m; i++)
-            if (!cutune__history_is_taken(&st->h, st->nbr[i]))
+            if (!cutune__history_is_taken(&st->base.h, st->nbr[i]))
                 st->nbr[k++] = st->nbr[i];
         if (k > 0)
-            return st->nbr[cutune__random_below(st->rng, k)];
+            return st->nbr[cutune__random_below(st->base.rng, k)];
     }
     return SIZE_MAX;
 }
@@ -136,14 +128,15 @@ static size_t pick_neighbour(annealing_state *st)
 static size_t restart(annealing_state *st)
 {
     size_t idx = SIZE_MAX;
-    if (st->h.best != SIZE_MAX && gsl_rng_uniform(st->rng) < 0.5) {
-        memcpy(st->config, cutune__space_config(st->space, st->h.best),
-               st->n_params * sizeof *st->config);
-        idx = cutune__history_untaken_near(&st->h, st->space, st->config,
-                                           st->rng, 8);
+    if (st->base.h.best != SIZE_MAX && gsl_rng_uniform(st->base.rng) < 0.5) {
+        memcpy(st->config,
+               cutune__space_config(st->base.space, st->base.h.best),
+               st->base.n_params * sizeof *st->config);
+        idx = cutune__history_untaken_near(&st->base.h, st->base.space,
+                                           st->config, st->base.rng, 8);
     }
     if (idx == SIZE_MAX)
-        idx = cutune__history_random_untaken(&st->h, st->rng);
+        idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
     return idx;
 }
 
@@ -158,7 +151,7 @@ static int push(annealing_state *st, size_t idx)
         st->pending_cap = cap;
     }
     st->pending[st->n_pending++] = idx;
-    cutune__history_take(&st->h, idx);
+    cutune__history_take(&st->base.h, idx);
     return 0;
 }
 
@@ -166,7 +159,7 @@ static size_t annealing_next(void *state, size_t *out, size_t cap)
 {
     annealing_state *st = state;
     size_t k = 0;
-    if (st->h.n_taken >= st->h.n)
+    if (st->base.h.n_taken >= st->base.h.n)
         return 0;
     if (st->n_pending > 0) {
         /* Results of this round are still out; re-propose what the driver
@@ -175,11 +168,11 @@ static size_t annealing_next(void *state, size_t *out, size_t cap)
             out[k++] = st->pending[i];
         return k;
     }
-    if (st->start != SIZE_MAX) {
-        if (push(st, st->start))
+    if (st->base.start != SIZE_MAX) {
+        if (push(st, st->base.start))
             return 0;
-        out[k++] = st->start;
-        st->start = SIZE_MAX;
+        out[k++] = st->base.start;
+        st->base.start = SIZE_MAX;
         return k;
     }
     st->round_best = SIZE_MAX;
@@ -203,13 +196,13 @@ static void annealing_report(void *state, size_t index, double objective)
 {
     annealing_state *st = state;
     size_t i;
-    cutune__history_report(&st->h, index, objective);
+    cutune__history_report(&st->base.h, index, objective);
     for (i = 0; i < st->n_pending && st->pending[i] != index; i++)
         ;
     if (i == st->n_pending)
         return;
     st->pending[i] = st->pending[--st->n_pending];
-    objective = st->h.objective[index];
+    objective = st->base.h.objective[index];
     if (st->round_best == SIZE_MAX || objective < st->round_best_obj) {
         st->round_best = index;
         st->round_best_obj = objective;
@@ -221,7 +214,7 @@ static void annealing_report(void *state, size_t index, double objective)
         return;
     if (st->current == SIZE_MAX || !isfinite(st->current_obj) ||
         st->round_best_obj <= st->current_obj ||
-        gsl_rng_uniform(st->rng) <
+        gsl_rng_uniform(st->base.rng) <
             exp(-slowdown(st->round_best_obj, st->current_obj) /
                 temperature(st))) {
         st->current = st->round_best;
@@ -235,6 +228,7 @@ const cutune__strategy_type cutune__strategy_annealing_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

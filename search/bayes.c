@@ -50,11 +50,7 @@ static const double length_grid[] = {0.1, 0.17, 0.3, 0.5, 0.85, 1.5};
 static const double noise_grid[] = {1e-3};
 
 typedef struct bayes_state {
-    cutune__history h;
-    const cutune__space *space;
-    gsl_rng *rng;
-    size_t start;
-    size_t n_params;
+    cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t d;                /* parameters that vary */
     size_t *varying;         /* d */
     double *scale;           /* d: 1 / (values - 1) */
@@ -115,12 +111,12 @@ static void bayes_destroy(void *state)
     free(st->xbuf);
     free(st->scale);
     free(st->varying);
-    cutune__history_free(&st->h);
+    cutune__strategy_base_free(&st->base);
 }
 
 static void features(const bayes_state *st, size_t index, double *x)
 {
-    const uint32_t *c = cutune__space_config(st->space, index);
+    const uint32_t *c = cutune__space_config(st->base.space, index);
     for (size_t j = 0; j < st->d; j++)
         x[j] = (double)c[st->varying[j]] * st->scale[j];
 }
@@ -131,20 +127,16 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     const cutune__space *s = ctx->space;
     size_t n = cutune__space_size(s);
     memset(st, 0, sizeof *st);
-    if (cutune__history_init(&st->h, n))
+    if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
-    st->space = s;
-    st->rng = ctx->rng;
-    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
-    st->n_params = cutune__space_param_count(s);
-    size_t np = st->n_params ? st->n_params : 1;
+    size_t np = st->base.n_params ? st->base.n_params : 1;
     st->varying = malloc(np * sizeof *st->varying);
     st->scale = malloc(np * sizeof *st->scale);
     st->xbuf = malloc(np * sizeof *st->xbuf);
     st->config = malloc(np * sizeof *st->config);
     if (!st->varying || !st->scale || !st->xbuf || !st->config)
         goto fail;
-    for (size_t p = 0; p < st->n_params; p++) {
+    for (size_t p = 0; p < st->base.n_params; p++) {
         size_t nv = cutune__space_value_count(s, p);
         if (nv > 1) {
             st->scale[st->d] = 1.0 / (double)(nv - 1);
@@ -173,7 +165,7 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
         size_t k = 0;
         for (size_t i = 0; i < n && k < st->n_pool; i++) {
             /* Selection sampling (Knuth's algorithm S). */
-            if ((double)(n - i) * gsl_rng_uniform(st->rng) <
+            if ((double)(n - i) * gsl_rng_uniform(st->base.rng) <
                 (double)(st->n_pool - k))
                 st->pool[k++] = i;
         }
@@ -348,10 +340,10 @@ static int add_observation(bayes_state *st, size_t index, double y)
 static void bayes_report(void *state, size_t index, double objective)
 {
     bayes_state *st = state;
-    if (index >= st->h.n || st->h.done[index])
+    if (index >= st->base.h.n || st->base.h.done[index])
         return;
-    cutune__history_report(&st->h, index, objective);
-    objective = st->h.objective[index];
+    cutune__history_report(&st->base.h, index, objective);
+    objective = st->base.h.objective[index];
     if (isfinite(objective)) {
         double y = log(objective > 1e-300 ? objective : 1e-300);
         if (!st->any_finite || y > st->y_worst)
@@ -403,7 +395,8 @@ static void posterior_of(bayes_state *st, size_t index, double *mu,
 
 static double best_y(const bayes_state *st)
 {
-    return log(st->h.best_objective > 1e-300 ? st->h.best_objective : 1e-300);
+    return log(st->base.h.best_objective > 1e-300 ? st->base.h.best_objective
+                                                  : 1e-300);
 }
 
 /* One proposal by expected improvement; `picked` of this batch so far
@@ -416,7 +409,7 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
     double top = -1;
     for (size_t c = 0; c < st->n_pool; c++) {
         size_t idx = st->pool[c];
-        if (cutune__history_is_taken(&st->h, idx))
+        if (cutune__history_is_taken(&st->base.h, idx))
             continue;
         double ei = expected_improvement(st->mean + st->dot[c],
                                          st->sig2 - st->ssq[c], fbest);
@@ -430,8 +423,8 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
             arg = idx;
         }
     }
-    if (!st->pool_is_space && st->h.best != SIZE_MAX) {
-        size_t m = cutune__space_neighbours(st->space, st->h.best,
+    if (!st->pool_is_space && st->base.h.best != SIZE_MAX) {
+        size_t m = cutune__space_neighbours(st->base.space, st->base.h.best,
                                             CUTUNE__NEIGHBOUR_ANY, st->local,
                                             st->local_cap);
         if (m > st->local_cap)
@@ -439,7 +432,7 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
         for (size_t i = 0; i < m; i++) {
             size_t idx = st->local[i];
             double mu, var;
-            if (cutune__history_is_taken(&st->h, idx))
+            if (cutune__history_is_taken(&st->base.h, idx))
                 continue;
             posterior_of(st, idx, &mu, &var);
             double ei = expected_improvement(mu, var, fbest);
@@ -456,14 +449,15 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
 static size_t propose_near_best(bayes_state *st)
 {
     size_t idx = SIZE_MAX;
-    if (st->h.best != SIZE_MAX) {
-        memcpy(st->config, cutune__space_config(st->space, st->h.best),
-               st->n_params * sizeof *st->config);
-        idx = cutune__history_untaken_near(&st->h, st->space, st->config,
-                                           st->rng, 8);
+    if (st->base.h.best != SIZE_MAX) {
+        memcpy(st->config,
+               cutune__space_config(st->base.space, st->base.h.best),
+               st->base.n_params * sizeof *st->config);
+        idx = cutune__history_untaken_near(&st->base.h, st->base.space,
+                                           st->config, st->base.rng, 8);
     }
     if (idx == SIZE_MAX)
-        idx = cutune__history_random_untaken(&st->h, st->rng);
+        idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
     return idx;
 }
 
@@ -471,21 +465,22 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
 {
     bayes_state *st = state;
     size_t k = 0;
-    if (st->h.n_taken >= st->h.n)
+    if (st->base.h.n_taken >= st->base.h.n)
         return 0;
-    if (st->start != SIZE_MAX) {
-        out[k++] = st->start;
-        cutune__history_take(&st->h, st->start);
-        st->start = SIZE_MAX;
+    if (st->base.start != SIZE_MAX) {
+        out[k++] = st->base.start;
+        cutune__history_take(&st->base.h, st->base.start);
+        st->base.start = SIZE_MAX;
     }
     /* The initial design, and random configurations for as long as too
      * little has run to build a model on. */
-    if (st->h.n_taken < N_INIT || !st->any_finite || st->n_obs < 2) {
-        while (k < cap && (k == 0 || st->h.n_taken < N_INIT)) {
-            size_t idx = cutune__history_random_untaken(&st->h, st->rng);
+    if (st->base.h.n_taken < N_INIT || !st->any_finite || st->n_obs < 2) {
+        while (k < cap && (k == 0 || st->base.h.n_taken < N_INIT)) {
+            size_t idx =
+                cutune__history_random_untaken(&st->base.h, st->base.rng);
             if (idx == SIZE_MAX)
                 break;
-            cutune__history_take(&st->h, idx);
+            cutune__history_take(&st->base.h, idx);
             out[k++] = idx;
         }
         return k;
@@ -500,10 +495,10 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
         size_t idx = !model || st->n_obs >= st->cap ? propose_near_best(st)
                                                     : propose_ei(st, out, k);
         if (idx == SIZE_MAX)
-            idx = cutune__history_random_untaken(&st->h, st->rng);
+            idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         if (idx == SIZE_MAX)
             break;
-        cutune__history_take(&st->h, idx);
+        cutune__history_take(&st->base.h, idx);
         out[k++] = idx;
     }
     return k;
@@ -515,6 +510,7 @@ const cutune__strategy_type cutune__strategy_bayes_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_bayes =

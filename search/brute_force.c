@@ -59,6 +59,7 @@ const cutune__strategy_type cutune__strategy_brute_force_type = {
     NULL,
     1, /* oblivious: proposals never depend on results */
     NULL, /* nothing to compile ahead */
+    1, /* exhaustive: every configuration, then it stops */
 };
 
 const cutune__strategy_type *cutune__strategy_brute_force =

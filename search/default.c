@@ -698,6 +698,7 @@ const cutune__strategy_type cutune__strategy_default_type = {
     "default",      sizeof(default_state), default_init,   default_next,
     default_report, default_destroy,       default_enough, default_withdraw,
     0,              default_ahead,
+    0, /* not exhaustive */
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

@@ -23,11 +23,7 @@
 #define CROSSOVER 0.9
 
 typedef struct diff_evo_state {
-    cutune__history h;
-    const cutune__space *space;
-    gsl_rng *rng;
-    size_t start;
-    size_t n_params;
+    cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t members[POPULATION];
     double member_obj[POPULATION];
     size_t n_members;
@@ -44,21 +40,16 @@ static void diff_evo_destroy(void *state)
     diff_evo_state *st = state;
     free(st->trial);
     free(st->vec);
-    cutune__history_free(&st->h);
+    cutune__strategy_base_free(&st->base);
 }
 
 static int diff_evo_init(void *state, const cutune__strategy_ctx *ctx)
 {
     diff_evo_state *st = state;
-    size_t n = cutune__space_size(ctx->space);
     memset(st, 0, sizeof *st);
-    if (cutune__history_init(&st->h, n))
+    if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
-    st->space = ctx->space;
-    st->rng = ctx->rng;
-    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
-    st->n_params = cutune__space_param_count(ctx->space);
-    size_t np = st->n_params ? st->n_params : 1;
+    size_t np = st->base.n_params ? st->base.n_params : 1;
     st->vec = malloc(np * sizeof *st->vec);
     st->trial = malloc(np * sizeof *st->trial);
     if (!st->vec || !st->trial) {
@@ -80,24 +71,25 @@ static size_t best_member(const diff_evo_state *st)
 /* A trial for member t, or SIZE_MAX when none could be placed. */
 static size_t make_trial(diff_evo_state *st, size_t t)
 {
-    const cutune__space *s = st->space;
+    const cutune__space *s = st->base.space;
     size_t m = st->n_members, a, b;
     const uint32_t *x = cutune__space_config(s, st->members[t]);
-    const uint32_t *best = cutune__space_config(s, st->members[best_member(st)]);
+    const uint32_t *best =
+        cutune__space_config(s, st->members[best_member(st)]);
     do
-        a = cutune__random_below(st->rng, m);
+        a = cutune__random_below(st->base.rng, m);
     while (a == t && m > 1);
     do
-        b = cutune__random_below(st->rng, m);
+        b = cutune__random_below(st->base.rng, m);
     while ((b == t || b == a) && m > 2);
     const uint32_t *xa = cutune__space_config(s, st->members[a]);
     const uint32_t *xb = cutune__space_config(s, st->members[b]);
-    size_t forced = cutune__random_below(st->rng, st->n_params ? st->n_params
-                                                               : 1);
-    for (size_t p = 0; p < st->n_params; p++) {
+    size_t forced = cutune__random_below(
+        st->base.rng, st->base.n_params ? st->base.n_params : 1);
+    for (size_t p = 0; p < st->base.n_params; p++) {
         double nv = (double)cutune__space_value_count(s, p);
         double v = (double)x[p];
-        if (p == forced || gsl_rng_uniform(st->rng) < CROSSOVER)
+        if (p == forced || gsl_rng_uniform(st->base.rng) < CROSSOVER)
             v += WEIGHT * ((double)best[p] - (double)x[p]) +
                  WEIGHT * ((double)xa[p] - (double)xb[p]);
         v = floor(v + 0.5);
@@ -107,14 +99,15 @@ static size_t make_trial(diff_evo_state *st, size_t t)
             v = nv - 1;
         st->trial[p] = (uint32_t)v;
     }
-    return cutune__history_untaken_near(&st->h, s, st->trial, st->rng, 8);
+    return cutune__history_untaken_near(&st->base.h, s, st->trial,
+                                        st->base.rng, 8);
 }
 
 static size_t diff_evo_next(void *state, size_t *out, size_t cap)
 {
     diff_evo_state *st = state;
     size_t k = 0;
-    if (st->h.n_taken >= st->h.n)
+    if (st->base.h.n_taken >= st->base.h.n)
         return 0;
     if (st->n_pending > 0) {
         for (size_t i = 0; i < st->n_pending && k < cap; i++)
@@ -125,21 +118,21 @@ static size_t diff_evo_next(void *state, size_t *out, size_t cap)
         cap = POPULATION;
     while (k < cap) {
         size_t idx, target = SIZE_MAX;
-        if (st->start != SIZE_MAX) {
-            idx = st->start;
-            st->start = SIZE_MAX;
+        if (st->base.start != SIZE_MAX) {
+            idx = st->base.start;
+            st->base.start = SIZE_MAX;
         } else if (st->n_members + st->n_pending < POPULATION) {
-            idx = cutune__history_random_untaken(&st->h, st->rng);
+            idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         } else {
             target = st->target;
             st->target = (st->target + 1) % st->n_members;
             idx = make_trial(st, target);
             if (idx == SIZE_MAX)
-                idx = cutune__history_random_untaken(&st->h, st->rng);
+                idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         }
         if (idx == SIZE_MAX)
             break;
-        cutune__history_take(&st->h, idx);
+        cutune__history_take(&st->base.h, idx);
         st->pending[st->n_pending] = idx;
         st->pending_target[st->n_pending++] = target;
         out[k++] = idx;
@@ -154,8 +147,8 @@ static void diff_evo_report(void *state, size_t index, double objective)
 {
     diff_evo_state *st = state;
     size_t i;
-    cutune__history_report(&st->h, index, objective);
-    objective = st->h.objective[index];
+    cutune__history_report(&st->base.h, index, objective);
+    objective = st->base.h.objective[index];
     for (i = 0; i < st->n_pending && st->pending[i] != index; i++)
         ;
     if (i == st->n_pending)
@@ -179,6 +172,7 @@ const cutune__strategy_type cutune__strategy_diff_evo_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_diff_evo =

@@ -24,11 +24,7 @@ typedef struct member {
 } member;
 
 typedef struct genetic_state {
-    cutune__history h;
-    const cutune__space *space;
-    gsl_rng *rng;
-    size_t start;
-    size_t n_params;
+    cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t pop_size;
     member pool[2 * POPULATION]; /* population, then this generation */
     size_t n_pop;
@@ -46,28 +42,24 @@ static void genetic_destroy(void *state)
     genetic_state *st = state;
     free(st->child);
     free(st->pending);
-    cutune__history_free(&st->h);
+    cutune__strategy_base_free(&st->base);
 }
 
 static int genetic_init(void *state, const cutune__strategy_ctx *ctx)
 {
     genetic_state *st = state;
     const cutune__space *s = ctx->space;
-    size_t n = cutune__space_size(s), varying = 0;
+    size_t varying = 0;
     memset(st, 0, sizeof *st);
-    if (cutune__history_init(&st->h, n))
+    if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
-    st->space = s;
-    st->rng = ctx->rng;
-    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
-    st->n_params = cutune__space_param_count(s);
     st->pop_size = POPULATION;
     st->initial = 1;
-    for (size_t p = 0; p < st->n_params; p++)
+    for (size_t p = 0; p < st->base.n_params; p++)
         varying += cutune__space_value_count(s, p) > 1;
     st->mutation = varying ? 1.0 / (double)varying : 0;
     st->pending = malloc(st->pop_size * sizeof *st->pending);
-    st->child = malloc((st->n_params ? st->n_params : 1) *
+    st->child = malloc((st->base.n_params ? st->base.n_params : 1) *
                        sizeof *st->child);
     if (!st->pending || !st->child) {
         genetic_destroy(st);
@@ -88,32 +80,32 @@ static int by_objective(const void *a, const void *b)
 
 static const member *tournament(genetic_state *st)
 {
-    const member *a = &st->pool[cutune__random_below(st->rng, st->n_pop)];
-    const member *b = &st->pool[cutune__random_below(st->rng, st->n_pop)];
+    const member *a = &st->pool[cutune__random_below(st->base.rng, st->n_pop)];
+    const member *b = &st->pool[cutune__random_below(st->base.rng, st->n_pop)];
     return by_objective(a, b) <= 0 ? a : b;
 }
 
 static size_t breed(genetic_state *st)
 {
-    const cutune__space *s = st->space;
+    const cutune__space *s = st->base.space;
     if (st->n_pop == 0)
-        return cutune__history_random_untaken(&st->h, st->rng);
+        return cutune__history_random_untaken(&st->base.h, st->base.rng);
     const uint32_t *a = cutune__space_config(s, tournament(st)->index);
     const uint32_t *b = cutune__space_config(s, tournament(st)->index);
-    for (size_t p = 0; p < st->n_params; p++) {
+    for (size_t p = 0; p < st->base.n_params; p++) {
         size_t nv = cutune__space_value_count(s, p);
-        st->child[p] = gsl_rng_uniform(st->rng) < 0.5 ? a[p] : b[p];
-        if (nv > 1 && gsl_rng_uniform(st->rng) < st->mutation) {
-            size_t v = cutune__random_below(st->rng, nv - 1);
+        st->child[p] = gsl_rng_uniform(st->base.rng) < 0.5 ? a[p] : b[p];
+        if (nv > 1 && gsl_rng_uniform(st->base.rng) < st->mutation) {
+            size_t v = cutune__random_below(st->base.rng, nv - 1);
             if (v >= st->child[p])
                 v++;
             st->child[p] = (uint32_t)v;
         }
     }
-    size_t idx = cutune__history_untaken_near(&st->h, s, st->child, st->rng,
-                                              8);
+    size_t idx = cutune__history_untaken_near(&st->base.h, s, st->child,
+                                              st->base.rng, 8);
     if (idx == SIZE_MAX)
-        idx = cutune__history_random_untaken(&st->h, st->rng);
+        idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
     return idx;
 }
 
@@ -131,7 +123,7 @@ static size_t genetic_next(void *state, size_t *out, size_t cap)
 {
     genetic_state *st = state;
     size_t k = 0;
-    if (st->h.n_taken >= st->h.n)
+    if (st->base.h.n_taken >= st->base.h.n)
         return 0;
     if (st->n_pending > 0) {
         for (size_t i = 0; i < st->n_pending && k < cap; i++)
@@ -142,17 +134,17 @@ static size_t genetic_next(void *state, size_t *out, size_t cap)
         select_next(st);
     while (k < cap && st->n_made < st->pop_size) {
         size_t idx;
-        if (st->start != SIZE_MAX) {
-            idx = st->start;
-            st->start = SIZE_MAX;
+        if (st->base.start != SIZE_MAX) {
+            idx = st->base.start;
+            st->base.start = SIZE_MAX;
         } else if (st->initial) {
-            idx = cutune__history_random_untaken(&st->h, st->rng);
+            idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         } else {
             idx = breed(st);
         }
         if (idx == SIZE_MAX)
             break;
-        cutune__history_take(&st->h, idx);
+        cutune__history_take(&st->base.h, idx);
         st->pending[st->n_pending++] = idx;
         st->n_made++;
         out[k++] = idx;
@@ -164,7 +156,7 @@ static void genetic_report(void *state, size_t index, double objective)
 {
     genetic_state *st = state;
     size_t i;
-    cutune__history_report(&st->h, index, objective);
+    cutune__history_report(&st->base.h, index, objective);
     for (i = 0; i < st->n_pending && st->pending[i] != index; i++)
         ;
     if (i == st->n_pending)
@@ -172,7 +164,7 @@ static void genetic_report(void *state, size_t index, double objective)
     st->pending[i] = st->pending[--st->n_pending];
     member *m = &st->pool[st->n_pop + st->n_back++];
     m->index = index;
-    m->objective = st->h.objective[index];
+    m->objective = st->base.h.objective[index];
 }
 
 const cutune__strategy_type cutune__strategy_genetic_type = {
@@ -181,6 +173,7 @@ const cutune__strategy_type cutune__strategy_genetic_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

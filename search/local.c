@@ -324,6 +324,7 @@ const cutune__strategy_type cutune__strategy_local_type = {
     NULL,
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_local =

@@ -58,6 +58,7 @@ const cutune__strategy_type cutune__strategy_random_type = {
     NULL, NULL, /* never stops a batch short */
     1, /* oblivious: proposals never depend on results */
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_random =

@@ -24,12 +24,8 @@
 #define SOBOL_MAX_DIM 40
 
 typedef struct sobol_state {
-    cutune__history h;
-    const cutune__space *space;
-    gsl_rng *rng;
+    cutune__strategy_base base; /* h, space, rng, start, n_params */
     gsl_qrng *q;
-    size_t start;
-    size_t n_params;
     size_t *varying;   /* parameters with more than one value */
     size_t n_varying;
     double *shift;     /* n_varying */
@@ -46,33 +42,28 @@ static void sobol_destroy(void *state)
     free(st->point);
     free(st->shift);
     free(st->varying);
-    cutune__history_free(&st->h);
+    cutune__strategy_base_free(&st->base);
 }
 
 static int sobol_init(void *state, const cutune__strategy_ctx *ctx)
 {
     sobol_state *st = state;
     const cutune__space *s = ctx->space;
-    size_t n = cutune__space_size(s);
     memset(st, 0, sizeof *st);
-    if (cutune__history_init(&st->h, n))
+    if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
-    st->space = s;
-    st->rng = ctx->rng;
-    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
-    st->n_params = cutune__space_param_count(s);
-    size_t np = st->n_params ? st->n_params : 1;
+    size_t np = st->base.n_params ? st->base.n_params : 1;
     st->varying = malloc(np * sizeof *st->varying);
     st->shift = malloc(np * sizeof *st->shift);
     st->point = malloc(np * sizeof *st->point);
     st->config = calloc(np, sizeof *st->config);
     if (!st->varying || !st->shift || !st->point || !st->config)
         goto fail;
-    for (size_t p = 0; p < st->n_params; p++)
+    for (size_t p = 0; p < st->base.n_params; p++)
         if (cutune__space_value_count(s, p) > 1)
             st->varying[st->n_varying++] = p;
     for (size_t i = 0; i < st->n_varying; i++)
-        st->shift[i] = gsl_rng_uniform(st->rng);
+        st->shift[i] = gsl_rng_uniform(st->base.rng);
     /* Halton reaches 1229 dimensions; beyond that (no real launch space)
      * the strategy proposes random configurations. */
     if (st->n_varying > 0 && st->n_varying <= SOBOL_MAX_DIM)
@@ -91,7 +82,7 @@ fail:
  * MISS_LIMIT misses. */
 static size_t next_point(sobol_state *st)
 {
-    const cutune__space *s = st->space;
+    const cutune__space *s = st->base.space;
     if (!st->q)
         return SIZE_MAX;
     for (int miss = 0; miss < MISS_LIMIT; miss++) {
@@ -107,7 +98,7 @@ static size_t next_point(sobol_state *st)
             st->config[p] = (uint32_t)(v < nv ? v : nv - 1);
         }
         size_t idx = cutune__space_nearest(s, st->config);
-        if (idx != SIZE_MAX && !cutune__history_is_taken(&st->h, idx))
+        if (idx != SIZE_MAX && !cutune__history_is_taken(&st->base.h, idx))
             return idx;
     }
     return SIZE_MAX;
@@ -117,18 +108,18 @@ static size_t sobol_next(void *state, size_t *out, size_t cap)
 {
     sobol_state *st = state;
     size_t k = 0;
-    if (st->start != SIZE_MAX) {
-        out[k++] = st->start;
-        cutune__history_take(&st->h, st->start);
-        st->start = SIZE_MAX;
+    if (st->base.start != SIZE_MAX) {
+        out[k++] = st->base.start;
+        cutune__history_take(&st->base.h, st->base.start);
+        st->base.start = SIZE_MAX;
     }
     while (k < cap) {
         size_t idx = next_point(st);
         if (idx == SIZE_MAX)
-            idx = cutune__history_random_untaken(&st->h, st->rng);
+            idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         if (idx == SIZE_MAX)
             break;
-        cutune__history_take(&st->h, idx);
+        cutune__history_take(&st->base.h, idx);
         out[k++] = idx;
     }
     return k;
@@ -137,7 +128,7 @@ static size_t sobol_next(void *state, size_t *out, size_t cap)
 static void sobol_report(void *state, size_t index, double objective)
 {
     sobol_state *st = state;
-    cutune__history_report(&st->h, index, objective);
+    cutune__history_report(&st->base.h, index, objective);
 }
 
 const cutune__strategy_type cutune__strategy_sobol_type = {
@@ -146,6 +137,7 @@ const cutune__strategy_type cutune__strategy_sobol_type = {
     NULL, NULL, /* never stops a batch short */
     1, /* oblivious: proposals never depend on results */
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 const cutune__strategy_type *cutune__strategy_sobol =

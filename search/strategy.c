@@ -22,6 +22,26 @@ const cutune__strategy_type *const cutune__strategies[] = {
     NULL,
 };
 
+/* Five strategies began alike; a slip in one copy (a start past the space
+ * proposed as a configuration) would have shown only in that strategy. */
+int cutune__strategy_base_init(cutune__strategy_base *b,
+                               const cutune__strategy_ctx *ctx)
+{
+    size_t n = cutune__space_size(ctx->space);
+    if (cutune__history_init(&b->h, n))
+        return -1;
+    b->space = ctx->space;
+    b->rng = ctx->rng;
+    b->start = ctx->start < n ? ctx->start : SIZE_MAX;
+    b->n_params = cutune__space_param_count(ctx->space);
+    return 0;
+}
+
+void cutune__strategy_base_free(cutune__strategy_base *b)
+{
+    cutune__history_free(&b->h);
+}
+
 const cutune__strategy_type *cutune__strategy_find(const char *name)
 {
     if (!name)

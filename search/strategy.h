@@ -17,6 +17,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "history.h"
 #include "space.h"
 
 /* What init receives. */
@@ -64,7 +65,29 @@ typedef struct cutune__strategy_type {
      * result ends the batch and the next one starts around it, the GPU
      * does not wait for NVRTC. */
     size_t (*ahead)(void *state, size_t index, size_t *out, size_t cap);
+    /* Nonzero when the strategy proposes every configuration and then
+     * stops (brute force), so that a run needs no evaluation budget to
+     * end. Callers ask this flag rather than compare names, so that a new
+     * exhaustive strategy is treated alike. */
+    int exhaustive;
 } cutune__strategy_type;
+
+/* What a strategy that remembers its proposals starts from; its state
+ * holds one as a member named `base`. */
+typedef struct cutune__strategy_base {
+    cutune__history h;
+    const cutune__space *space; /* borrowed from the context */
+    gsl_rng *rng;               /* borrowed from the context */
+    size_t start;    /* the context's start when valid, else SIZE_MAX */
+    size_t n_params;
+} cutune__strategy_base;
+
+/* Fills `b` from `ctx`, the history sized to the space. Returns 0, or -1
+ * when memory ran out (nothing to free then). */
+int cutune__strategy_base_init(cutune__strategy_base *b,
+                               const cutune__strategy_ctx *ctx);
+/* Frees what cutune__strategy_base_init took. */
+void cutune__strategy_base_free(cutune__strategy_base *b);
 
 extern const cutune__strategy_type *cutune__strategy_default;
 extern const cutune__strategy_type *cutune__strategy_brute_force;

@@ -21,7 +21,7 @@ mkdir -p "$out/corpus-$target"
 cc=${CC_FUZZ:-clang}
 "$cc" -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -I"$root/search" \
-    "$here/fuzz_$target.c" "$root/search/expr.c" -lm -o "$out/fuzz_$target"
+    "$here/fuzz_$target.c" "$root"/search/expr_*.c -lm -o "$out/fuzz_$target"
 cp "$here"/corpus/* "$out/corpus-$target/" 2>/dev/null || true
 # -rss_limit_mb stays at libFuzzer's default; a leak or an overflow ends the
 # run with a reproducer (crash-*) in the current directory.

@@ -321,6 +321,29 @@ static void test_oblivious(const cutune__space *s)
           cutune__strategy_sobol->oblivious);
 }
 
+/* A strategy marked exhaustive ends on its own, with every configuration
+ * evaluated once; callers rely on that to run it without a budget. */
+static void test_exhaustive(const cutune__space *s)
+{
+    size_t n = cutune__space_size(s), evaluated, marked = 0;
+    for (const cutune__strategy_type *const *t = cutune__strategies; *t;
+         t++) {
+        if (!(*t)->exhaustive)
+            continue;
+        marked++;
+        evaluator *ev = evaluator_new(s);
+        cutune__search_options o = opts(0, 4, 3, SIZE_MAX);
+        cutune__search_result r;
+        CHECK_INT(cutune__search_run(*t, s, &o, eval_cb, ev, &r), 0);
+        CHECK_INT(r.evaluations, n);
+        CHECK(each_once(ev, &evaluated));
+        CHECK_INT(evaluated, n);
+        evaluator_free(ev);
+    }
+    CHECK_INT(marked, 1);
+    CHECK(cutune__strategy_brute_force->exhaustive);
+}
+
 static void test_start_first(const cutune__space *s)
 {
     size_t n = cutune__space_size(s);
@@ -430,6 +453,7 @@ static const cutune__strategy_type script_type = {
     NULL, NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 /* A strategy that proposes batches of 4 consecutive indices and has
@@ -498,6 +522,7 @@ static const cutune__strategy_type stopper_type = {
     stopper_enough, stopper_withdraw,
     0,
     NULL, /* nothing to compile ahead */
+    0, /* not exhaustive */
 };
 
 static void test_enough(const cutune__space *s)
@@ -641,6 +666,7 @@ int main(void)
     test_budget_exact(s);
     test_deterministic(s);
     test_oblivious(s);
+    test_exhaustive(s);
     test_start_first(s);
     test_abort_and_short(s);
     test_driver(s);

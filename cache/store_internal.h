@@ -1,0 +1,117 @@
+/* What the files of the per-device cache share and the rest of cache/
+ * does not see (store.h has what it does): the handle, a decoded record,
+ * and the helpers one step of the cache lends another. The format itself
+ * is described at the top of store.c. Included first, since it sets the
+ * feature macros. */
+#ifndef CUTUNE_CACHE_STORE_INTERNAL_H
+#define CUTUNE_CACHE_STORE_INTERNAL_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* flock() is BSD, not POSIX */
+#endif
+
+#include "store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#if defined(__GNUC__)
+#define CACHE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CACHE_PRINTF(f, a)
+#endif
+
+/* The file-name part taken from the device name; keeps names well under
+ * NAME_MAX whatever the driver reports. */
+#define NAME_PART_MAX 64
+
+/* 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the timestamps that fit
+ * the four-digit year of the format. */
+#define TIMESTAMP_MIN (-62167219200LL)
+#define TIMESTAMP_MAX 253402300799LL
+
+/* A decoded line. The record's strings point into `root`, its arrays into
+ * the three allocations, so moving the struct moves the whole record. */
+typedef struct cache_entry {
+    json_t *root;
+    cutune_cache_record record;
+    long long *problem_size;
+    cutune_param_value *config;
+    cutune_param_value *baseline;
+} cache_entry;
+
+struct cutune_cache {
+    char *dir;              /* NULL only when open failed */
+    size_t skipped_lines;   /* by the most recent scan */
+    size_t version_skipped; /* of those, records of another format version */
+    long long other_version; /* the highest such version */
+    cache_entry found;      /* what the last lookup returned */
+    char errmsg[4352];      /* room for a PATH_MAX path and a reason */
+    char warning[1024];
+};
+
+/* Outcome of decoding one line. */
+enum { DECODE_OK, DECODE_INVALID, DECODE_NO_MEMORY };
+
+/* Called for each valid record during a scan; it may take the entry by
+ * copying it and zeroing *entry. Nonzero stops the scan. */
+typedef int (*entry_visit_fn)(void *user, cache_entry *entry,
+                              const char *path, size_t line);
+
+/* Functions one file lends the others, by the file that defines them;
+ * each is described at its definition. */
+
+/* store.c */
+cutune_status cutune__store_fail_memory(cutune_cache *cache);
+
+/* store_fields.c */
+int cutune__store_is_ascii_alnum(unsigned char c);
+int cutune__store_is_hex(unsigned char c);
+unsigned char cutune__store_ascii_lower(unsigned char c);
+uint32_t cutune__store_fnv1a(const char *s);
+int cutune__store_utf8_valid(const char *s);
+int cutune__store_fits(const char *field, size_t size);
+char *cutune__store_path_join(const char *dir, const char *name);
+void cutune__store_format_timestamp(long long ts, char *buf, size_t size);
+int cutune__store_parse_timestamp(const char *s, long long *out);
+int cutune__store_parse_cc(const char *s, int *major, int *minor);
+
+/* store_io.c */
+cutune_status cutune__store_make_dir(cutune_cache *cache, const char *dir);
+cutune_status cutune__store_write_line(cutune_cache *cache, const char *path,
+                                       const char *line, size_t len);
+
+/* store_encode.c */
+cutune_status cutune__store_check_record(cutune_cache *cache,
+                                         const cutune_cache_record *r);
+cutune_status cutune__store_encode_record(cutune_cache *cache,
+                                          const cutune_cache_record *r,
+                                          char **line, size_t *len);
+
+/* store_decode.c */
+void cutune__store_entry_free(cache_entry *e);
+int cutune__store_decode_entry(json_t *root, cache_entry *e);
+
+/* store_scan.c */
+cutune_status cutune__store_scan_dir(cutune_cache *cache, entry_visit_fn visit,
+                                     void *user, int *missing);
+
+#endif
