@@ -2,6 +2,7 @@
 
 /* Output comparison on the GPU, so validating 2^26 floats costs a kernel,
  * not a copy to the host. One kernel per element type; NaN never matches.
+ * result[0] counts mismatches, result[2] NaN and infinite elements.
  * The largest error is kept as the bits of a non-negative double, which
  * order as unsigned integers do. */
 const char cutune__compare_source[] =
@@ -23,7 +24,7 @@ const char cutune__compare_source[] =
     "                        double atol, double rtol,\n"
     "                        unsigned long long *result)\n"
     "{\n"
-    "    unsigned long long bad = 0;\n"
+    "    unsigned long long bad = 0, nonfinite = 0;\n"
     "    double worst = 0.0;\n"
     "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
     "             + threadIdx.x; i < n;\n"
@@ -31,10 +32,12 @@ const char cutune__compare_source[] =
     "        double o = (double)out[i], r = (double)ref[i];\n"
     "        double d = fabs(o - r);\n"
     "        if (!(d <= atol + rtol * fabs(r))) bad++;\n"
+    "        if (o - o != 0.0) nonfinite++;\n"
     "        if (d != d) d = __longlong_as_double(0x7ff0000000000000LL);\n"
     "        if (d > worst) worst = d;\n"
     "    }\n"
     "    if (bad) atomicAdd(&result[0], bad);\n"
+    "    if (nonfinite) atomicAdd(&result[2], nonfinite);\n"
     "    if (worst > 0.0)\n"
     "        atomicMax(&result[1], (unsigned long long)__double_as_longlong(worst));\n"
     "}\n"

@@ -169,13 +169,23 @@ typedef struct cutune__run_request {
                                   of it (0: repeat to the minimums only) */
     double best_ms;            /* best median so far; 0: none */
     uint32_t early_reps;       /* after this many launches, stop when */
-    uint32_t reserved2;
+    uint32_t check;            /* cutune__check: how outputs are checked */
     double early_margin;       /* the fastest is slower than best_ms by
                                   more than this fraction */
     double race_margin;        /* after min_reps, stop when the interval
                                   of the median lies above best_ms by more
                                   than this fraction (0: never) */
 } cutune__run_request;
+
+/* How a run's outputs are checked. With PROBE, an output that is finite
+ * but differs from the reference is still timed (outcome CORRECTNESS,
+ * `differs` set), so that the session can settle on REFERENCE or FINITE
+ * from the first configurations without measuring them again. */
+typedef enum cutune__check {
+    CUTUNE__CHECK_REFERENCE = 0, /* equal to the reference, within tolerance */
+    CUTUNE__CHECK_PROBE = 1,
+    CUTUNE__CHECK_FINITE = 2     /* no NaN or infinity in any output */
+} cutune__check;
 
 typedef struct cutune__run_reply {
     cutune__reply head;
@@ -190,7 +200,8 @@ typedef struct cutune__run_reply {
     double gpu_ms;             /* kernel time of all launches, warm-up
                                   and validation included, ms */
     int32_t stopped_early;     /* dropped as clearly slower than best_ms */
-    int32_t reserved3;
+    int32_t differs;           /* CHECK_PROBE: outputs finite but not the
+                                  reference's; timed all the same */
     double span_ms;            /* GPU time from the first to the last
                                   operation of the run: kernels, output
                                   resets, comparisons and L2 flushes */

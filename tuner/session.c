@@ -28,6 +28,7 @@
 #include "compile_remote.h"
 #include "gpu_monitor.h"
 #include "measure_log.h"
+#include "output_check.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "stats.h"
@@ -114,6 +115,8 @@ typedef struct eval_record {
     double timestamp;   /* wall clock when it finished */
     int reused;         /* taken from the measurement log, not measured */
     int finalist;       /* chosen for the final round */
+    int differs;        /* CHECK_PROBE: timed, but its output differs from
+                           the default's; CORRECTNESS until settled */
     size_t final_runs;  /* the last runtimes that the final round added */
 } eval_record;
 
@@ -147,6 +150,8 @@ struct cutune_session {
     size_t args_payload_size;
     int load_mismatch;              /* the last LOAD: the kernel's
                                        parameters do not fit the arguments */
+    uint32_t check;                 /* cutune__check of the runs now */
+    size_t check_agreed, check_differed;
     eval_record *evals;
     size_t n_evals, cap_evals;
     double started;
@@ -971,6 +976,7 @@ static void measure(cutune_session *s, eval_record *e,
     cutune__run_request rq;
     fill_run_request(&rq, grid, block, p->shared_memory, CUTUNE__RUN_MEASURE);
     rq.best_ms = final ? 0.0 : s->best_ms;
+    rq.check = s->check;
     if (final) {
         rq.min_seconds = FINAL_SECONDS;
         rq.max_reps = FINAL_MAX_REPS;
@@ -1015,7 +1021,9 @@ static void measure(cutune_session *s, eval_record *e,
     s->gpu_ms += rr->gpu_ms;
     if (rr->head.fatal)
         cutune__worker_stop(&s->worker);
-    if (rr->outcome == CUTUNE_OUTCOME_CORRECT && rr->n_times > 0) {
+    e->differs = rr->outcome == CUTUNE_OUTCOME_CORRECTNESS && rr->differs;
+    if ((rr->outcome == CUTUNE_OUTCOME_CORRECT || e->differs) &&
+        rr->n_times > 0) {
         const float *t = (const float *)(rr + 1);
         e->runtimes = malloc(rr->n_times * sizeof *e->runtimes);
         for (uint32_t i = 0; e->runtimes && i < rr->n_times; i++)
@@ -1191,6 +1199,63 @@ static void log_measurement(cutune_session *s, const eval_record *e,
     cutune__measure_log_append(s->measured, &m);
 }
 
+/* AUTO output checks (output_check.h): once enough configurations have a
+ * result, or at the end of the search, settles on comparing with the
+ * default's output or on NaN/infinity checks. Settling on the latter turns
+ * the timed configurations that differed into correct ones, in the
+ * batch's objectives too (batch[0] is evals[first]). */
+static void settle_check(cutune_session *s, size_t first, double *batch,
+                         size_t n_batch)
+{
+    if (s->check != CUTUNE__CHECK_PROBE)
+        return;
+    int vary = cutune__outputs_vary(s->check_agreed, s->check_differed);
+    s->check = vary ? CUTUNE__CHECK_FINITE : CUTUNE__CHECK_REFERENCE;
+    size_t *configs = malloc((s->n_evals + 1) * sizeof *configs);
+    unsigned char *differs = malloc(s->n_evals + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_evals; i++) {
+        eval_record *e = &s->evals[i];
+        if (e->differs && vary) {
+            e->pub.outcome = CUTUNE_OUTCOME_CORRECT;
+            set_message(e, "");
+            if (i >= first && i - first < n_batch)
+                batch[i - first] = e->pub.time_ms;
+        } else if (e->differs) {
+            free(e->runtimes);
+            e->runtimes = NULL;
+            e->runs = 0;
+            e->pub.time_ms = 0;
+        }
+        if (configs && differs &&
+            (e->differs || e->pub.outcome == CUTUNE_OUTCOME_CORRECT)) {
+            configs[n] = e->pub.config_index;
+            differs[n++] = (unsigned char)e->differs;
+        }
+        e->differs = 0;
+    }
+    if (vary) {
+        char names[256];
+        size_t named = configs && differs
+                           ? cutune__explain_differences(
+                                 s->problem,
+                                 cutune__problem_default_config(s->problem),
+                                 configs, differs, n, names, sizeof names)
+                           : 0;
+        logf_(s, CUTUNE_LOG_WARN, "%s: %zu of the first %zu configurations "
+              "give outputs that differ from the default configuration's; "
+              "the output depends on %s%s by design, so from here outputs "
+              "are only checked for NaN and infinity (give "
+              "ReferenceArguments in the T1 file, or --check reference to "
+              "insist on the default's output)", s->problem->origin,
+              s->check_differed, s->check_agreed + s->check_differed,
+              named ? "the tunables " : "tunables",
+              named ? names : " cutune could not single out");
+    }
+    free(configs);
+    free(differs);
+}
+
 static int evaluate_batch(void *user, const size_t *indices, size_t n,
                           double *objectives, size_t *done,
                           cutune__eval_more_fn more, void *more_ctx)
@@ -1302,9 +1367,16 @@ static int evaluate_batch(void *user, const size_t *indices, size_t n,
             if (!s->fatal && whole)
                 log_measurement(s, e, cfg);
         }
+        if (s->check == CUTUNE__CHECK_PROBE && !prior[i]) {
+            s->check_agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
+            s->check_differed += e->differs != 0;
+        }
         objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
                             ? e->pub.time_ms
                             : INFINITY;
+        if (s->check == CUTUNE__CHECK_PROBE &&
+            s->check_agreed + s->check_differed >= CUTUNE__CHECK_SAMPLE)
+            settle_check(s, first_eval, objectives, i + 1);
         /* Early stops and racing compare with what this session measured:
          * a time taken from the log was measured under other conditions
          * (clocks, temperature), and a GPU a few % slower now would drop
@@ -1921,6 +1993,13 @@ cutune_status cutune_session_tune(cutune_session *s,
                   problem->search_strategy);
         goto out;
     }
+    s->check_agreed = s->check_differed = 0;
+    s->check = s->opt.output_check == CUTUNE_CHECK_REFERENCE ||
+                       problem->n_refs > 0
+                   ? CUTUNE__CHECK_REFERENCE
+               : s->opt.output_check == CUTUNE_CHECK_FINITE
+                   ? CUTUNE__CHECK_FINITE
+                   : CUTUNE__CHECK_PROBE;
     if ((st = prepare_args(s)) || (st = list_devices(s)))
         goto out;
     if (s->opt.device < 0 || (size_t)s->opt.device >= s->n_devices) {
@@ -2004,7 +2083,11 @@ cutune_status cutune_session_tune(cutune_session *s,
         st = s->fatal_status;
         goto out;
     }
-    if (sr.best != SIZE_MAX && (st = final_round(s)))
+    /* A search shorter than the sample settles on what it measured. */
+    int settled_late = s->check == CUTUNE__CHECK_PROBE &&
+                       s->check_differed > s->check_agreed;
+    settle_check(s, 0, NULL, 0);
+    if ((sr.best != SIZE_MAX || settled_late) && (st = final_round(s)))
         goto out;
     if (s->recompiled > 1)
         logf_(s, CUTUNE_LOG_WARN, "%zu cached binaries did not load and were "

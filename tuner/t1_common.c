@@ -165,6 +165,10 @@ void cutune__t1_warn(cutune_problem *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* The built-in templates are cutune's own: what they carry for other
+     * T1 readers is not the user's to fix. */
+    if (!p->is_t1_file)
+        return;
     for (size_t i = 0; i < p->n_warnings; i++)
         if (strcmp(p->warnings[i], buf) == 0)
             return;

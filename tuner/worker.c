@@ -235,7 +235,7 @@ static int compare_kernels(worker *w, cutune__reply *r)
                                cutune__fill_names[i]);
     }
     if ((e = cudaMalloc((void **)&w->compare_result,
-                        2 * sizeof(unsigned long long))) != cudaSuccess)
+                        3 * sizeof(unsigned long long))) != cudaSuccess)
         return reply_error(r, e, "cudaMalloc");
     return 0;
 }
@@ -695,7 +695,8 @@ static cudaError_t copy_outputs(worker *w, void **dst, void **src)
 
 /* Compares every output with the reference; fills mismatches/max_error. */
 static cudaError_t validate(worker *w, const cutune__run_request *q,
-                            cutune__run_reply *r, char *detail, size_t dlen)
+                            cutune__run_reply *r, char *detail, size_t dlen,
+                            unsigned long long *nonfinite)
 {
     detail[0] = '\0';
     for (size_t i = 0; i < w->n_args; i++) {
@@ -704,7 +705,7 @@ static cudaError_t validate(worker *w, const cutune__run_request *q,
             (w->external_reference && !w->ref_given[i]))
             continue;
         cudaError_t e = cudaMemset(w->compare_result, 0,
-                                   2 * sizeof(unsigned long long));
+                                   3 * sizeof(unsigned long long));
         if (e != cudaSuccess)
             return e;
         unsigned long long n = a->count;
@@ -722,12 +723,20 @@ static cudaError_t validate(worker *w, const cutune__run_request *q,
         dim3 grid = {blocks, 1, 1}, block = {256, 1, 1};
         e = cudaLaunchKernel((const void *)w->compare[a->dtype], grid, block,
                              params, 0, 0);
-        unsigned long long host[2];
+        unsigned long long host[3];
         if (e == cudaSuccess)
             e = cudaMemcpy(host, w->compare_result, sizeof host,
                            cudaMemcpyDeviceToHost);
         if (e != cudaSuccess)
             return e;
+        *nonfinite += host[2];
+        if (q->check == CUTUNE__CHECK_FINITE) {
+            if (host[2] > 0 && r->mismatches == 0)
+                snprintf(detail, dlen, "%llu of %llu elements of output "
+                         "argument %zu are NaN or infinite", host[2], n, i);
+            r->mismatches += host[2];
+            continue;
+        }
         double worst;
         memcpy(&worst, &host[1], sizeof worst);
         if (worst > r->max_error)
@@ -950,14 +959,18 @@ static void handle_run(worker *w, const void *payload, size_t size)
         w->have_reference = 1;
     } else {
         char detail[512];
-        if ((e = validate(w, q, &r, detail, sizeof detail)) != cudaSuccess) {
+        unsigned long long nonfinite = 0;
+        if ((e = validate(w, q, &r, detail, sizeof detail, &nonfinite)) !=
+            cudaSuccess) {
             reply_error(&r.head, e, "validating the output");
             goto send;
         }
         if (r.mismatches > 0) {
             r.outcome = CUTUNE_OUTCOME_CORRECTNESS;
             snprintf(r.head.message, sizeof r.head.message, "%s", detail);
-            goto send;
+            if (q->check != CUTUNE__CHECK_PROBE || nonfinite > 0)
+                goto send;
+            r.differs = 1;
         }
     }
     if ((e = time_launches(w, q, &r, &times)) != cudaSuccess) {
@@ -965,7 +978,7 @@ static void handle_run(worker *w, const void *payload, size_t size)
         r.n_times = 0;
         goto send;
     }
-    r.outcome = CUTUNE_OUTCOME_CORRECT;
+    r.outcome = r.differs ? CUTUNE_OUTCOME_CORRECTNESS : CUTUNE_OUTCOME_CORRECT;
     float span = 0.0f;
     if (span_end && cudaEventRecord(span_end, 0) == cudaSuccess &&
         cudaEventSynchronize(span_end) == cudaSuccess &&

@@ -161,6 +161,18 @@ typedef struct cutune_session cutune_session;
 /* Evaluations a non-exhaustive strategy gets when no budget is given. */
 #define CUTUNE_DEFAULT_BUDGET 100
 
+/* Checking a configuration's outputs without T1 ReferenceArguments.
+ * AUTO compares with the default configuration's output, unless most of
+ * the first configurations differ from it while finite: then the output
+ * depends on tunables by design (a kernel doing more time steps per
+ * launch), and the rest of the tune checks for NaN and infinity only,
+ * with a warning naming the tunables. */
+typedef enum cutune_output_check {
+    CUTUNE_CHECK_AUTO = 0,
+    CUTUNE_CHECK_REFERENCE = 1, /* always equal to the default's output */
+    CUTUNE_CHECK_FINITE = 2     /* no NaN or infinity; nothing compared */
+} cutune_output_check;
+
 typedef struct cutune_session_options {
     int device;              /* CUDA device ordinal */
     const char *strategy;    /* strategy name; NULL for the default */
@@ -188,6 +200,8 @@ typedef struct cutune_session_options {
                                 measurement log in the cache directory)
                                 from the log instead of measuring them;
                                 every tune appends to the log either way */
+    cutune_output_check output_check; /* how outputs are checked where the
+                                problem gives no ReferenceArguments */
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);

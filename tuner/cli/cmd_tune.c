@@ -1,6 +1,7 @@
 /* cutune tune: tune a problem on a GPU and cache the winner. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -29,6 +30,10 @@ static const char usage[] =
     "  --threads N         NVRTC compile threads (default: one per core)\n"
     "  --no-binary-cache   compile everything; skip the on-disk binaries\n"
     "  --warm-cache        keep the L2 warm between timed launches\n"
+    "  --check MODE        outputs without T1 ReferenceArguments: auto (the\n"
+    "                      default's output, unless most differ from it by\n"
+    "                      design), reference (always the default's) or\n"
+    "                      finite (NaN/infinity only)\n"
     "  --resume            take configurations an earlier tune measured (same\n"
     "                      device, kernel, arguments and options) from the\n"
     "                      measurement log instead of measuring them again\n"
@@ -128,7 +133,7 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
 int cli_cmd_tune(int argc, char **argv)
 {
     const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
-    const char *output = NULL;
+    const char *output = NULL, *check = NULL;
     long long device = 0, budget = 0, seed = 1, threads = 0;
     double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
@@ -148,6 +153,7 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--no-binary-cache", CLI_FLAG, &no_binaries},
                             {"--warm-cache", CLI_FLAG, &warm},
                             {"--resume", CLI_FLAG, &resume},
+                            {"--check", CLI_STRING, &check},
                             {"--json", CLI_FLAG, &json},
                             {"--quiet", CLI_FLAG, &quiet},
                             {"--verbose", CLI_FLAG, &verbose},
@@ -158,6 +164,14 @@ int cli_cmd_tune(int argc, char **argv)
     if (fraction > 1)
         return cli_usage_error("--budget-fraction: '%g' is above 1",
                                fraction);
+    cutune_output_check check_mode = CUTUNE_CHECK_AUTO;
+    if (check && strcmp(check, "reference") == 0)
+        check_mode = CUTUNE_CHECK_REFERENCE;
+    else if (check && strcmp(check, "finite") == 0)
+        check_mode = CUTUNE_CHECK_FINITE;
+    else if (check && strcmp(check, "auto") != 0)
+        return cli_usage_error("--check: '%s' is not auto, reference or "
+                               "finite", check);
     if (device > 1024 || threads > 4096)
         return cli_usage_error("--device or --threads out of range");
     cutune_problem *p;
@@ -180,6 +194,7 @@ int cli_cmd_tune(int argc, char **argv)
     o.no_binary_cache = no_binaries;
     o.warm_cache = warm;
     o.reuse_measurements = resume;
+    o.output_check = check_mode;
     o.log = cli_on_log;
     o.log_user = &pr;
     cutune_session *s;
