@@ -241,8 +241,18 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
 {
     json_t *ks = json_object_get(root, "KernelSpecification");
     json_t *ps = json_object_get(ks, "ProblemSize");
+    int given = opt && opt->n_problem_size > 0;
+    /* Kernel Tuner takes one number as a one-dimensional size. */
+    json_t *one = json_is_integer(ps) ? json_pack("[O]", ps) : NULL;
+    if (one)
+        ps = one;
+    if (!given && ps && !json_is_null(ps) && !json_is_array(ps))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+                               "ProblemSize: expected a list of positive "
+                               "integers, found %s",
+                               cutune__t1_json_kind(ps));
     size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
-    if (opt && opt->n_problem_size > 0)
+    if (given)
         n = opt->n_problem_size;
     p->problem_size = calloc(n ? n : 1, sizeof(long long));
     p->problem_size_value.type = CUTUNE__V_LIST;
@@ -256,20 +266,30 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
             v = opt->problem_size[i];
         } else {
             json_t *e = json_array_get(ps, i);
-            if (!json_is_integer(e))
+            if (!json_is_integer(e)) {
+                json_decref(one);
                 return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                             "KernelSpecification.ProblemSize[%zu]: expected "
-                            "an integer", i);
+                            "a positive integer, found %s", i,
+                            cutune__t1_json_kind(e));
+            }
             v = json_integer_value(e);
         }
-        if (v <= 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
-                        "problem size %lld in dimension %zu: must be "
-                        "positive", v, i);
+        if (v <= 0) {
+            json_decref(one);
+            if (given)
+                return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
+                                       "problem size %lld in dimension %zu: "
+                                       "must be positive", v, i);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+                                   "ProblemSize[%zu]: %lld is not a positive "
+                                   "size", i, v);
+        }
         p->problem_size[i] = v;
         p->problem_size_value.u.list.items[i].type = CUTUNE__V_INT;
         p->problem_size_value.u.list.items[i].u.i = v;
     }
+    json_decref(one);
     p->n_problem_size = n;
     p->problem_size_value.u.list.n = n;
     return CUTUNE_OK;

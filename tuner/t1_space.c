@@ -44,6 +44,24 @@ static cutune_status value_from_json(cutune_problem *p, json_t *j,
     return CUTUNE_OK;
 }
 
+/* The value nearest to d where both are numbers; else the first. */
+static size_t nearest_value(const cutune__value *d, const cutune__value *v,
+                            size_t n)
+{
+    double x, best_gap = INFINITY;
+    size_t best = 0;
+    if (cutune__t1_as_double(d, &x) != 0)
+        return 0;
+    for (size_t k = 0; k < n; k++) {
+        double y;
+        if (cutune__t1_as_double(&v[k], &y) == 0 && fabs(y - x) < best_gap) {
+            best_gap = fabs(y - x);
+            best = k;
+        }
+    }
+    return best;
+}
+
 static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
 {
     char field[96];
@@ -145,11 +163,19 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
         for (size_t k = 0; k < list.u.list.n && found == SIZE_MAX; k++)
             if (cutune__value_equal(&d, &list.u.list.items[k]))
                 found = k;
-        cutune__value_clear(&d);
         /* A Default outside the Values is common in published files (the
-         * convolution file's block_size_y); the first value stands in. */
-        if (found != SIZE_MAX)
-            p->default_values[i] = found;
+         * convolution file's block_size_y, hotspot's max_tfactor): the
+         * nearest value stands in, and the user is told. */
+        if (found == SIZE_MAX) {
+            found = nearest_value(&d, list.u.list.items, list.u.list.n);
+            char *text = cutune__value_to_text(&d);
+            cutune__t1_warn(p, "%s (%s): %s is not among its Values; using "
+                            "%s", dfield, name, text ? text : "?",
+                            p->value_texts[i][found]);
+            free(text);
+        }
+        cutune__value_clear(&d);
+        p->default_values[i] = found;
     }
     return CUTUNE_OK;
 }
@@ -234,6 +260,48 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
     return CUTUNE_OK;
 }
 
+/* "a=1, b=2" for the values v[] (indices into each parameter's values). */
+static void config_text(const cutune_problem *p, const uint32_t *v,
+                        char *out, size_t outlen)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < p->n_params && used < outlen; i++) {
+        int w = snprintf(out + used, outlen - used, "%s%s=%s", i ? ", " : "",
+                         p->param_names[i], p->value_texts[i][v[i]]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* The Defaults together may break a condition: the tune then starts from
+ * the nearest valid configuration, and says which. */
+static void warn_invalid_default(cutune_problem *p)
+{
+    size_t def = cutune__problem_default_config(p);
+    if (def == SIZE_MAX)
+        return;
+    const uint32_t *got = cutune__space_config(p->space, def);
+    int same = 1;
+    for (size_t i = 0; i < p->n_params; i++)
+        same &= got[i] == p->default_values[i];
+    if (same)
+        return;
+    uint32_t *want = malloc(p->n_params * sizeof *want);
+    char a[512], b[512];
+    if (!want)
+        return;
+    for (size_t i = 0; i < p->n_params; i++)
+        want[i] = (uint32_t)p->default_values[i];
+    config_text(p, want, a, sizeof a);
+    config_text(p, got, b, sizeof b);
+    free(want);
+    cutune__t1_warn(p, "ConfigurationSpace: the Default configuration (%s) "
+                    "breaks the conditions; starting from the nearest valid "
+                    "one (%s)", a, b);
+}
+
 cutune_status cutune__t1_build_space(cutune_problem *p)
 {
     cutune__param *params = calloc(p->n_params, sizeof *params);
@@ -269,6 +337,7 @@ cutune_status cutune__t1_build_space(cutune_problem *p)
         return cutune__t1_fail(p, CUTUNE_ERR_EMPTY_SPACE,
                     "ConfigurationSpace: no configuration satisfies the "
                     "conditions");
+    warn_invalid_default(p);
     return CUTUNE_OK;
 }
 
