@@ -25,6 +25,41 @@
 #include "kernel_source.h"
 #include "util.h"
 
+/* Most configurations a load checks the launch geometry of; a larger
+ * space is checked at evenly spread configurations. */
+#define GEOMETRY_CHECKS 200000
+
+/* A LocalSize or GlobalSize expression that cannot be evaluated (a
+ * division by zero, an overflow, a non-integer) is the file's mistake, not
+ * a configuration's: refused at load, naming the field and a
+ * configuration. A block out of range stays the configuration's result. */
+static cutune_status check_geometry(cutune_problem *p)
+{
+    size_t n = cutune__space_size(p->space);
+    size_t step = n > GEOMETRY_CHECKS ? n / GEOMETRY_CHECKS : 1;
+    for (size_t c = 0; c < n; c += step) {
+        unsigned grid[3], block[3];
+        char err[512];
+        if (cutune__problem_geometry(p, c, grid, block, err, sizeof err) ==
+                0 ||
+            strncmp(err, "KernelSpecification.", 20) != 0)
+            continue;
+        cutune_param_value *v = calloc(p->n_params, sizeof *v);
+        char cfg[512] = "";
+        size_t used = 0;
+        if (v) {
+            cutune__problem_config_values(p, c, v);
+            for (size_t i = 0; i < p->n_params && used < sizeof cfg; i++)
+                used += (size_t)snprintf(cfg + used, sizeof cfg - used,
+                                         "%s%s=%s", i ? ", " : "", v[i].name,
+                                         v[i].value);
+            free(v);
+        }
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s (at %s)", err, cfg);
+    }
+    return CUTUNE_OK;
+}
+
 /* The kernel's arguments, in the order the kernel takes them. */
 static cutune_status parse_args(cutune_problem *p, json_t *ks,
                                 const char *dir)
@@ -99,7 +134,9 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
         (st = cutune__t1_parse_references(
              p, json_object_get(ks, "ReferenceArguments"), dir)))
         return st;
-    return cutune__t1_build_space(p);
+    if ((st = cutune__t1_build_space(p)))
+        return st;
+    return check_geometry(p);
 }
 
 static cutune_status parse_root(cutune_problem *p, const char *text,
@@ -354,11 +391,24 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
 {
     static const long long grid_max[3] = {2147483647LL, 65535, 65535};
     const uint32_t *cfg = cutune__space_config(p->space, config);
+    static const char dims[3] = {'X', 'Y', 'Z'};
     for (int d = 0; d < 3; d++) {
-        long long b, g;
-        if (cutune__t1_eval_int(p, p->local_size[d], cfg, &b, err, errlen) != 0 ||
-            cutune__t1_eval_int(p, p->global_size[d], cfg, &g, err, errlen) != 0)
+        long long b, g = 1;
+        char why[256];
+        /* With GridDiv, GlobalSize does not enter (Kernel Tuner's rule). */
+        if (cutune__t1_eval_int(p, p->local_size[d], cfg, &b, why,
+                                sizeof why) != 0) {
+            snprintf(err, errlen, "KernelSpecification.LocalSize.%c: %s",
+                     dims[d], why);
             return -1;
+        }
+        if (!p->has_grid_div &&
+            cutune__t1_eval_int(p, p->global_size[d], cfg, &g, why,
+                                sizeof why) != 0) {
+            snprintf(err, errlen, "KernelSpecification.GlobalSize.%c: %s",
+                     dims[d], why);
+            return -1;
+        }
         if (p->has_grid_div) {
             /* Kernel Tuner's rule, which BAT applies to T1 files with a
              * ProblemSize: the grid covers the problem size divided by the

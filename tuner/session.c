@@ -2085,7 +2085,8 @@ cutune_status cutune_session_tune(cutune_session *s,
     }
     /* A search shorter than the sample settles on what it measured. */
     int settled_late = s->check == CUTUNE__CHECK_PROBE &&
-                       s->check_differed > s->check_agreed;
+                       cutune__outputs_vary(s->check_agreed,
+                                            s->check_differed);
     settle_check(s, 0, NULL, 0);
     if ((sr.best != SIZE_MAX || settled_late) && (st = final_round(s)))
         goto out;

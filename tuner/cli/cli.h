@@ -61,6 +61,8 @@ int cli_usage_error(const char *fmt, ...)
 
 /* Loads PROBLEM with an optional --size; prints the reason and returns an
  * exit code on failure. */
+/* Prints the problem's load warnings, one line each, to stderr. */
+void cli_print_warnings(const char *name, const cutune_problem *p);
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p);
 

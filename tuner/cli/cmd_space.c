@@ -119,6 +119,7 @@ int cli_cmd_space(int argc, char **argv)
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
     }
+    cli_print_warnings(problem, p);
     if (json)
         print_json(p);
     else

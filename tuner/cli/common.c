@@ -149,6 +149,13 @@ int cli_parse_problem(int argc, char **argv, const cli_opt *opts,
     return 1;
 }
 
+void cli_print_warnings(const char *name, const cutune_problem *p)
+{
+    for (size_t i = 0; i < cutune_problem_warning_count(p); i++)
+        fprintf(stderr, "cutune: %s: warning: %s\n", name,
+                cutune_problem_warning(p, i));
+}
+
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p)
 {
@@ -161,9 +168,7 @@ int cli_load_problem(const char *name, const cli_sizes *size,
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
     }
-    for (size_t i = 0; i < cutune_problem_warning_count(*p); i++)
-        fprintf(stderr, "cutune: %s: warning: %s\n", name,
-                cutune_problem_warning(*p, i));
+    cli_print_warnings(name, *p);
     return 0;
 }
 
