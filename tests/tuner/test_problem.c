@@ -282,7 +282,7 @@ static void test_bad_input(void)
 }
 
 /* The four published T1 files load for their spaces, with the valid
- * counts of shared/data/README.md. */
+ * counts of tests/data/README.md. */
 static void test_space_only(void)
 {
     static const struct {
@@ -293,12 +293,14 @@ static void test_space_only(void)
                  {"dedispersion_milo.json", 11130, 22272},
                  {"hotspot_milo.json", 82984, 4440000},
                  {"gemm_milo.json", 116928, 663552}};
-    const char *data = getenv("CUTUNE_SHARED_DATA");
+    const char *data = getenv("CUTUNE_TEST_DATA");
     for (size_t i = 0; i < 4; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/t1/%s", data ? data : "", files[i].file);
+        /* The data is part of the tree: missing is a failure. */
+        CHECK(data && access(path, R_OK) == 0);
         if (!data || access(path, R_OK) != 0) {
-            printf("SKIPPED: %s (no shared data)\n", files[i].file);
+            fprintf(stderr, "missing test data: %s\n", path);
             continue;
         }
         cutune_problem_options po = {NULL, 0, 1};
