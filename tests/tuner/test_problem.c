@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "problem.h"
 
 static char dir[] = "/tmp/cutune-problem-test-XXXXXX";
@@ -534,5 +535,6 @@ int main(void)
     test_extensions();
     test_budget_and_search();
     test_references();
+    remove_tree(dir);
     return check_finish();
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "problem.h"
 #include "t4.h"
 
@@ -299,5 +300,6 @@ int main(void)
     test_plain();
     test_bad();
     test_round_trip();
+    remove_tree(dir);
     return check_finish();
 }
