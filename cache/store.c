@@ -127,6 +127,12 @@ struct cutune_cache {
     cache_entry found;      /* what the last lookup returned */
     char errmsg[4352];      /* room for a PATH_MAX path and a reason */
     char warning[1024];
+    char first_skip[512];   /* "PATH:LINE: why" of the first line skipped
+                               for a reason other than its version */
+    size_t refused;         /* of the skipped lines, records the query's
+                               accept() refused */
+    size_t unreadable;      /* files of a scanned directory not read */
+    char first_unreadable[512]; /* "PATH: why" of the first */
 };
 
 /* Outcome of decoding one line. */
@@ -973,7 +979,7 @@ static int decode_entry(json_t *root, cache_entry *e)
     rc = DECODE_INVALID;
 
     json_t *stats = json_object_get(root, "stats");
-    if (!get_real(stats, "time_ms", &r->time_ms) ||
+    if (!get_real(stats, "time_ms", &r->time_ms) || !(r->time_ms > 0) ||
         !get_real(stats, "time_min_ms", &r->time_min_ms) ||
         !get_real(stats, "time_stddev_ms", &r->time_stddev_ms) ||
         !get_int(stats, "runs", 0,
@@ -1004,6 +1010,48 @@ static int is_blank(const char *s, size_t n)
         if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
             return 0;
     return 1;
+}
+
+/* The first line skipped for a reason other than its version, for the
+ * warning: "PATH:LINE: why". */
+static void note_line(cutune_cache *cache, const char *path, size_t line,
+                      const char *why)
+{
+    if (!cache->first_skip[0])
+        snprintf(cache->first_skip, sizeof cache->first_skip, "%s:%zu: %s",
+                 path, line, why);
+}
+
+/* A file of a cache directory that cannot be read (a symlink loop, a link
+ * to nothing, no permission, not a regular file) is counted and named in
+ * the warning, and the walk goes on: one bad entry does not hide the
+ * rest of the cache. Returns 1 when `path` can be read. */
+static int file_readable(cutune_cache *cache, const char *path)
+{
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    while (fd < 0 && errno == EINTR);
+    int err = fd < 0 ? errno : 0;
+    struct stat st;
+    if (fd >= 0) {
+        int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        close(fd);
+        if (regular)
+            return 1;
+    } else if (err == ENOENT && lstat(path, &st) != 0) {
+        return 0; /* removed since the directory was listed */
+    }
+    char buf[128];
+    cache->unreadable++;
+    if (!cache->first_unreadable[0])
+        snprintf(cache->first_unreadable, sizeof cache->first_unreadable,
+                 "%s: %s", path,
+                 fd >= 0 ? "not a regular file"
+                 : err == ENOENT ? "a symbolic link to nothing"
+                 : err == ELOOP ? "a loop of symbolic links"
+                                : errno_text(err, buf, sizeof buf));
+    return 0;
 }
 
 static cutune_status scan_file(cutune_cache *cache, const char *path,
@@ -1057,6 +1105,7 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
                 break;
             }
             cache->skipped_lines++;
+            note_line(cache, path, lineno, "not JSON");
             continue;
         }
         json_t *version = json_object_get(root, "cutune_cache");
@@ -1078,6 +1127,9 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
         }
         if (rc == DECODE_INVALID) {
             cache->skipped_lines++;
+            note_line(cache, path, lineno,
+                                    "not a valid record (a field missing, "
+                                    "of the wrong type or out of range)");
             continue;
         }
         int halt = visit(user, &e, path, lineno);
@@ -1158,7 +1210,8 @@ static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
             status = fail_memory(cache);
             break;
         }
-        status = scan_file(cache, path, visit, user, stop);
+        if (file_readable(cache, path))
+            status = scan_file(cache, path, visit, user, stop);
         free(path);
     }
     for (size_t i = 0; i < count; i++)
@@ -1173,6 +1226,10 @@ static void reset_counts(cutune_cache *cache)
     cache->version_skipped = 0;
     cache->other_version = 0;
     cache->warning[0] = '\0';
+    cache->first_skip[0] = '\0';
+    cache->refused = 0;
+    cache->unreadable = 0;
+    cache->first_unreadable[0] = '\0';
 }
 
 /* The warning about what the last scan passed over. */
@@ -1193,10 +1250,19 @@ static void note_skipped(cutune_cache *cache, const char *where)
                          ? "; upgrade cutune to read them"
                          : "");
     if (other > 0 && n >= 0 && (size_t)n < sizeof cache->warning)
+        n += snprintf(cache->warning + n, sizeof cache->warning - (size_t)n,
+                      "%s%zu line%s in %s skipped: torn (a writer was "
+                      "killed) or not a valid record%s%s%s%s",
+                      n > 0 ? "; " : "", other, other == 1 ? "" : "s", where,
+                      cache->refused ? " for the problem" : "",
+                      cache->first_skip[0] ? " (first: " : "",
+                      cache->first_skip, cache->first_skip[0] ? ")" : "");
+    if (cache->unreadable > 0 && n >= 0 && (size_t)n < sizeof cache->warning)
         snprintf(cache->warning + n, sizeof cache->warning - (size_t)n,
-                 "%s%zu line%s in %s skipped: torn (a writer was killed) or "
-                 "not a valid record",
-                 n > 0 ? "; " : "", other, other == 1 ? "" : "s", where);
+                 "%s%zu file%s in %s not read (first: %s); the rest was read",
+                 n > 0 ? "; " : "", cache->unreadable,
+                 cache->unreadable == 1 ? "" : "s", where,
+                 cache->first_unreadable);
 }
 
 static cutune_status scan_dir(cutune_cache *cache, entry_visit_fn visit,
@@ -1435,6 +1501,39 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
  * the one more devices measured, then to the newer record. Simulated
  * devices take part only when no real device has a record. Returns the
  * index in `others` of the record that carries it. */
+/* The query's accept() in front of lookup_visit: a record of the problem
+ * that it refuses is skipped like an invalid line, never returned. */
+typedef struct accept_visit {
+    cutune_cache *cache;
+    lookup_state *st;
+} accept_visit;
+
+static int accept_then_visit(void *user, cache_entry *e, const char *path,
+                             size_t line)
+{
+    accept_visit *av = user;
+    const cutune_cache_query *q = av->st->query;
+    char why[256] = "";
+    if (strcmp(e->record.problem_name, q->problem_name) == 0 &&
+        !q->accept(q->accept_user, &e->record, why, sizeof why)) {
+        av->cache->skipped_lines++;
+        av->cache->refused++;
+        note_line(av->cache, path, line,
+                  why[0] ? why : "refused by the lookup");
+        return 0;
+    }
+    return lookup_visit(av->st, e, path, line);
+}
+
+static cutune_status scan_lookup(cutune_cache *cache, lookup_state *st,
+                                 int *missing)
+{
+    if (!st->query->accept)
+        return scan_dir(cache, lookup_visit, st, missing);
+    accept_visit av = {cache, st};
+    return scan_dir(cache, accept_then_visit, &av, missing);
+}
+
 static size_t pick_default(const lookup_state *st, double *avg_out,
                            size_t *devices_out)
 {
@@ -1699,7 +1798,7 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
     st.query = query;
     st.arch = SIZE_MAX;
     int missing = 0;
-    cutune_status status = scan_dir(cache, lookup_visit, &st, &missing);
+    cutune_status status = scan_lookup(cache, &st, &missing);
     if (status == CUTUNE_OK && st.no_memory)
         status = fail_memory(cache);
     if (status != CUTUNE_OK) {
@@ -1797,7 +1896,7 @@ cutune_status cutune__cache_lookup_default(cutune_cache *cache,
     st.default_only = 1;
     st.arch = SIZE_MAX;
     int missing = 0;
-    cutune_status status = scan_dir(cache, lookup_visit, &st, &missing);
+    cutune_status status = scan_lookup(cache, &st, &missing);
     if (status == CUTUNE_OK && st.no_memory)
         status = fail_memory(cache);
     size_t pick = SIZE_MAX;

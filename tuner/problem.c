@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "problem.h"
+#include "source_hash.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1111,6 +1112,11 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
             goto done;
         }
         st = build_space(p);
+        cutune__problem_hash_kernel(
+            p, get_string(json_object_get(root, "KernelSpecification"),
+                          "KernelFile"),
+            dir, builtin ? builtin->source : NULL,
+            builtin ? builtin->source_len : 0);
         goto done;
     }
     if ((st = parse_kernel(p, root, dir, builtin)) ||
