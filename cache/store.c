@@ -1128,8 +1128,8 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
         if (rc == DECODE_INVALID) {
             cache->skipped_lines++;
             note_line(cache, path, lineno,
-                                    "not a valid record (a field missing, "
-                                    "of the wrong type or out of range)");
+                      "not a valid record (a field missing, of the wrong "
+                      "type or out of range)");
             continue;
         }
         int halt = visit(user, &e, path, lineno);
@@ -1492,15 +1492,6 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
     return 0;
 }
 
-/* The DEFAULT level. Each device (by name) is represented by its record
- * nearest to the query's size (the newest among equals). A candidate is a
- * configuration that won on some device; its relative time on a device is
- * 1 where it won and baseline time / best time where it was that device's
- * baseline, and the devices that measured it neither way do not count.
- * The candidate with the lowest average relative time wins; ties go to
- * the one more devices measured, then to the newer record. Simulated
- * devices take part only when no real device has a record. Returns the
- * index in `others` of the record that carries it. */
 /* The query's accept() in front of lookup_visit: a record of the problem
  * that it refuses is skipped like an invalid line, never returned. */
 typedef struct accept_visit {
@@ -1534,6 +1525,15 @@ static cutune_status scan_lookup(cutune_cache *cache, lookup_state *st,
     return scan_dir(cache, accept_then_visit, &av, missing);
 }
 
+/* The DEFAULT level. Each device (by name) is represented by its record
+ * nearest to the query's size (the newest among equals). A candidate is a
+ * configuration that won on some device; its relative time on a device is
+ * 1 where it won and baseline time / best time where it was that device's
+ * baseline, and the devices that measured it neither way do not count.
+ * The candidate with the lowest average relative time wins; ties go to
+ * the one more devices measured, then to the newer record. Simulated
+ * devices take part only when no real device has a record. Returns the
+ * index in `others` of the record that carries it. */
 static size_t pick_default(const lookup_state *st, double *avg_out,
                            size_t *devices_out)
 {
