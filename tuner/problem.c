@@ -10,7 +10,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "problem.h"
-#include "source_hash.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +23,7 @@
 #include <jansson.h>
 
 #include "embedded.h"
+#include "source_hash.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ */
