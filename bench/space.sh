@@ -5,7 +5,7 @@
 # Usage: bench/space.sh [BUILD_DIR] [DATA_DIR]
 set -eu
 build=${1:-build-rel}
-data=${2:-$(dirname "$0")/../../shared/data}
+data=${2:-$(dirname "$0")/../tests/data}
 cmake -S "$(dirname "$0")/.." -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCUTUNE_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j --target cutune-cli >/dev/null

@@ -12,7 +12,7 @@
  * optimum time / best found time, the score P = (B - F) / (B - O) of
  * Willemsen et al., and the evaluations needed to come within 5% of the
  * optimum ("-" when the median run never did). It prints figures and does
- * not judge them. bench/strategies.sh runs it on ../shared/data.
+ * not judge them. bench/strategies.sh runs it on tests/data.
  *
  * --strategies runs only the strategies named (brute_force included when
  * named). --shares adds, per file, strategy and budget, the share of seeds

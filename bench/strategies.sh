@@ -2,7 +2,7 @@
 # The strategy benchmark, in one command (no GPU needed):
 #   bench/strategies.sh [BUILD_DIR] [SEEDS]
 # Builds bench-strategies optimised in BUILD_DIR (default build-bench),
-# replays every strategy on every T4 file of ../shared/data/t4 and writes
+# replays every strategy on every T4 file of tests/data/t4 and writes
 # bench/results/strategies.md (medians over the seeds, and the share of
 # seeds within 10%, 5% and 2% of the optimum), then the default strategy
 # asked for 32 proposals at a time, as a tune on the GPU machine asks, into
@@ -11,7 +11,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}
 seeds=${2:-100}
-data=${CUTUNE_SHARED_DATA:-$here/../shared/data}
+data=${CUTUNE_TEST_DATA:-$here/tests/data}
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCUTUNE_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target bench-strategies -j"$(nproc)" >/dev/null

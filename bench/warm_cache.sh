@@ -8,7 +8,7 @@
 #
 # The cases span the two regimes a user meets: compile-heavy kernels at
 # sizes where each launch is short (small matmuls and convolutions: NVRTC
-# dominates a cold tune, as in the Kernel Tuner data of ../shared/data),
+# dominates a cold tune, as in the Kernel Tuner data of tests/data),
 # and cheap kernels at large sizes (measuring dominates; a cache cannot
 # make much of a difference there).
 #

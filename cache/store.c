@@ -80,7 +80,7 @@
 
 /* strerror() is not thread-safe, and which strerror_r() we get depends on
  * the feature macros of the build. */
-static const char *errno_text(int err, char *buf, size_t size)
+const char *cutune__store_errno_text(int err, char *buf, size_t size)
 {
 #if defined(__GLIBC__) && defined(_GNU_SOURCE)
     return strerror_r(err, buf, size);
@@ -97,7 +97,8 @@ cutune_status cutune__cache_fail_sys(cutune_cache *cache, int err,
 {
     char buf[256];
     return cutune__cache_fail(cache, CUTUNE_ERR_IO, "cannot %s %s: %s", what,
-                              path, errno_text(err, buf, sizeof buf));
+                              path,
+                              cutune__store_errno_text(err, buf, sizeof buf));
 }
 
 cutune_status cutune__store_fail_memory(cutune_cache *cache)

@@ -172,7 +172,7 @@ int cutune__store_decode_entry(json_t *root, cache_entry *e)
     rc = DECODE_INVALID;
 
     json_t *stats = json_object_get(root, "stats");
-    if (!get_real(stats, "time_ms", &r->time_ms) ||
+    if (!get_real(stats, "time_ms", &r->time_ms) || !(r->time_ms > 0) ||
         !get_real(stats, "time_min_ms", &r->time_min_ms) ||
         !get_real(stats, "time_stddev_ms", &r->time_stddev_ms) ||
         !get_int(stats, "runs", 0,

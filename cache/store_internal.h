@@ -66,6 +66,12 @@ struct cutune_cache {
     cache_entry found;      /* what the last lookup returned */
     char errmsg[4352];      /* room for a PATH_MAX path and a reason */
     char warning[1024];
+    char first_skip[512];   /* "PATH:LINE: why" of the first line skipped
+                               for a reason other than its version */
+    size_t refused;         /* of the skipped lines, records the query's
+                               accept() refused */
+    size_t unreadable;      /* files of a scanned directory not read */
+    char first_unreadable[512]; /* "PATH: why" of the first */
 };
 
 /* Outcome of decoding one line. */
@@ -81,6 +87,7 @@ typedef int (*entry_visit_fn)(void *user, cache_entry *entry,
 
 /* store.c */
 cutune_status cutune__store_fail_memory(cutune_cache *cache);
+const char *cutune__store_errno_text(int err, char *buf, size_t size);
 
 /* store_fields.c */
 int cutune__store_is_ascii_alnum(unsigned char c);
@@ -111,6 +118,8 @@ void cutune__store_entry_free(cache_entry *e);
 int cutune__store_decode_entry(json_t *root, cache_entry *e);
 
 /* store_scan.c */
+void cutune__store_note_line(cutune_cache *cache, const char *path,
+                             size_t line, const char *why);
 cutune_status cutune__store_scan_dir(cutune_cache *cache, entry_visit_fn visit,
                                      void *user, int *missing);
 

@@ -195,6 +195,39 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
     return 0;
 }
 
+/* The query's accept() in front of lookup_visit: a record of the problem
+ * that it refuses is skipped like an invalid line, never returned. */
+typedef struct accept_visit {
+    cutune_cache *cache;
+    lookup_state *st;
+} accept_visit;
+
+static int accept_then_visit(void *user, cache_entry *e, const char *path,
+                             size_t line)
+{
+    accept_visit *av = user;
+    const cutune_cache_query *q = av->st->query;
+    char why[256] = "";
+    if (strcmp(e->record.problem_name, q->problem_name) == 0 &&
+        !q->accept(q->accept_user, &e->record, why, sizeof why)) {
+        av->cache->skipped_lines++;
+        av->cache->refused++;
+        cutune__store_note_line(av->cache, path, line,
+                                why[0] ? why : "refused by the lookup");
+        return 0;
+    }
+    return lookup_visit(av->st, e, path, line);
+}
+
+static cutune_status scan_lookup(cutune_cache *cache, lookup_state *st,
+                                 int *missing)
+{
+    if (!st->query->accept)
+        return cutune__store_scan_dir(cache, lookup_visit, st, missing);
+    accept_visit av = {cache, st};
+    return cutune__store_scan_dir(cache, accept_then_visit, &av, missing);
+}
+
 /* The DEFAULT level. Each device (by name) is represented by its record
  * nearest to the query's size (the newest among equals). A candidate is a
  * configuration that won on some device; its relative time on a device is
@@ -330,7 +363,7 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
     st.arch = SIZE_MAX;
     int missing = 0;
     cutune_status status =
-        cutune__store_scan_dir(cache, lookup_visit, &st, &missing);
+        scan_lookup(cache, &st, &missing);
     if (status == CUTUNE_OK && st.no_memory)
         status = cutune__store_fail_memory(cache);
     if (status != CUTUNE_OK) {
@@ -397,7 +430,7 @@ cutune_status cutune__cache_lookup_default(cutune_cache *cache,
     st.arch = SIZE_MAX;
     int missing = 0;
     cutune_status status =
-        cutune__store_scan_dir(cache, lookup_visit, &st, &missing);
+        scan_lookup(cache, &st, &missing);
     if (status == CUTUNE_OK && st.no_memory)
         status = cutune__store_fail_memory(cache);
     size_t pick = SIZE_MAX;

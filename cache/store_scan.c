@@ -2,6 +2,49 @@
  * the paths given), counting and explaining the lines it passes over. */
 #include "store_internal.h"
 
+/* The first line skipped for a reason other than its version, for the
+ * warning: "PATH:LINE: why". */
+void cutune__store_note_line(cutune_cache *cache, const char *path,
+                             size_t line, const char *why)
+{
+    if (!cache->first_skip[0])
+        snprintf(cache->first_skip, sizeof cache->first_skip, "%s:%zu: %s",
+                 path, line, why);
+}
+
+/* A file of a cache directory that cannot be read (a symlink loop, a link
+ * to nothing, no permission, not a regular file) is counted and named in
+ * the warning, and the walk goes on: one bad entry does not hide the
+ * rest of the cache. Returns 1 when `path` can be read. */
+static int file_readable(cutune_cache *cache, const char *path)
+{
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    while (fd < 0 && errno == EINTR);
+    int err = fd < 0 ? errno : 0;
+    struct stat st;
+    if (fd >= 0) {
+        int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        close(fd);
+        if (regular)
+            return 1;
+    } else if (err == ENOENT && lstat(path, &st) != 0) {
+        return 0; /* removed since the directory was listed */
+    }
+    char buf[128];
+    cache->unreadable++;
+    if (!cache->first_unreadable[0])
+        snprintf(cache->first_unreadable, sizeof cache->first_unreadable,
+                 "%s: %s", path,
+                 fd >= 0 ? "not a regular file"
+                 : err == ENOENT ? "a symbolic link to nothing"
+                 : err == ELOOP ? "a loop of symbolic links"
+                                : cutune__store_errno_text(err, buf,
+                                                           sizeof buf));
+    return 0;
+}
+
 static int is_blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -63,6 +106,7 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
                 break;
             }
             cache->skipped_lines++;
+            cutune__store_note_line(cache, path, lineno, "not JSON");
             continue;
         }
         json_t *version = json_object_get(root, "cutune_cache");
@@ -84,6 +128,9 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
         }
         if (rc == DECODE_INVALID) {
             cache->skipped_lines++;
+            cutune__store_note_line(cache, path, lineno,
+                                    "not a valid record (a field missing, "
+                                    "of the wrong type or out of range)");
             continue;
         }
         int halt = visit(user, &e, path, lineno);
@@ -165,7 +212,8 @@ static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
             status = cutune__store_fail_memory(cache);
             break;
         }
-        status = scan_file(cache, path, visit, user, stop);
+        if (file_readable(cache, path))
+            status = scan_file(cache, path, visit, user, stop);
         free(path);
     }
     for (size_t i = 0; i < count; i++)
@@ -180,6 +228,10 @@ static void reset_counts(cutune_cache *cache)
     cache->version_skipped = 0;
     cache->other_version = 0;
     cache->warning[0] = '\0';
+    cache->first_skip[0] = '\0';
+    cache->refused = 0;
+    cache->unreadable = 0;
+    cache->first_unreadable[0] = '\0';
 }
 
 /* The warning about what the last scan passed over. */
@@ -200,10 +252,19 @@ static void note_skipped(cutune_cache *cache, const char *where)
                          ? "; upgrade cutune to read them"
                          : "");
     if (other > 0 && n >= 0 && (size_t)n < sizeof cache->warning)
+        n += snprintf(cache->warning + n, sizeof cache->warning - (size_t)n,
+                      "%s%zu line%s in %s skipped: torn (a writer was "
+                      "killed) or not a valid record%s%s%s%s",
+                      n > 0 ? "; " : "", other, other == 1 ? "" : "s", where,
+                      cache->refused ? " for the problem" : "",
+                      cache->first_skip[0] ? " (first: " : "",
+                      cache->first_skip, cache->first_skip[0] ? ")" : "");
+    if (cache->unreadable > 0 && n >= 0 && (size_t)n < sizeof cache->warning)
         snprintf(cache->warning + n, sizeof cache->warning - (size_t)n,
-                 "%s%zu line%s in %s skipped: torn (a writer was killed) or "
-                 "not a valid record",
-                 n > 0 ? "; " : "", other, other == 1 ? "" : "s", where);
+                 "%s%zu file%s in %s not read (first: %s); the rest was read",
+                 n > 0 ? "; " : "", cache->unreadable,
+                 cache->unreadable == 1 ? "" : "s", where,
+                 cache->first_unreadable);
 }
 
 cutune_status cutune__store_scan_dir(cutune_cache *cache, entry_visit_fn visit,

@@ -32,5 +32,7 @@ cutune_status cutune_cache_lookup_device(cutune_cache *cache,
     q.cc_major = device->cc_major;
     q.cc_minor = device->cc_minor;
     q.sm_count = device->sm_count;
+    q.accept = cutune_problem_accepts_record;
+    q.accept_user = (void *)problem;
     return cutune_cache_lookup(cache, &q, record, match);
 }

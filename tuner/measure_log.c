@@ -141,8 +141,9 @@ static int parse_line(const char *line, size_t len, cutune__measured *m)
         m->runtimes[i] = json_number_value(v);
     }
     m->time_ms = get_number(o, "time_ms", NAN);
+    /* A correct result's time is a time: positive and finite. */
     if (m->outcome == CUTUNE_OUTCOME_CORRECT &&
-        (!isfinite(m->time_ms) || m->runs == 0))
+        (!isfinite(m->time_ms) || !(m->time_ms > 0) || m->runs == 0))
         goto bad;
     m->min_ms = get_number(o, "min_ms", NAN);
     m->stddev_ms = get_number(o, "stddev_ms", 0.0);

@@ -23,6 +23,7 @@
 
 #include "embedded.h"
 #include "kernel_source.h"
+#include "source_hash.h"
 #include "util.h"
 
 /* Most configurations a load checks the launch geometry of; a larger
@@ -86,14 +87,23 @@ static cutune_status parse_args(cutune_problem *p, json_t *ks,
 }
 
 /* A problem read for its space only: the kernel part is not looked at. */
-static cutune_status space_only(cutune_problem *p, json_t *root)
+static cutune_status space_only(cutune_problem *p, json_t *root,
+                                const char *dir,
+                                const cutune__template *builtin)
 {
     const char *kname = cutune__t1_string(
         json_object_get(root, "KernelSpecification"), "KernelName");
     if ((!p->name && !(p->name = strdup(kname ? kname : "unnamed"))) ||
         !(p->kernel_name = strdup(kname ? kname : "")))
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    return cutune__t1_build_space(p);
+    cutune_status st = cutune__t1_build_space(p);
+    if (st == CUTUNE_OK)
+        cutune__problem_hash_kernel(
+            p, cutune__t1_string(json_object_get(root, "KernelSpecification"),
+                                 "KernelFile"),
+            dir, builtin ? builtin->source : NULL,
+            builtin ? builtin->source_len : 0);
+    return st;
 }
 
 static cutune_status parse_sections(cutune_problem *p, json_t *root,
@@ -124,7 +134,7 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
         (st = cutune__t1_parse_space(p, root)))
         return st;
     if (p->space_only)
-        return space_only(p, root);
+        return space_only(p, root, dir, builtin);
     json_t *ks = json_object_get(root, "KernelSpecification");
     if ((st = cutune__t1_parse_kernel(p, root, dir, builtin)) ||
         (st = cutune__t1_parse_extensions(p, root)) ||

@@ -19,11 +19,8 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include "inflate.h"
 #include "problem.h"
-
-/* A T4 file bigger than this when decompressed is refused rather than
- * allowed to exhaust memory. */
-#define T4_MAX_BYTES ((size_t)1 << 31)
 
 static cutune_status t4_fail(char *err, size_t errlen, cutune_status st,
                              const char *fmt, ...)
@@ -39,60 +36,6 @@ static cutune_status t4_fail(char *err, size_t errlen, cutune_status st,
         va_end(ap);
     }
     return st;
-}
-
-/* gzread passes a file without the gzip magic through unchanged, so one
- * path reads both forms. */
-static cutune_status read_all(const char *path, char **data, size_t *len,
-                              char *err, size_t errlen)
-{
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return t4_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot open: %s",
-                       path, errno ? strerror(errno) : "out of memory");
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap + 1);
-    cutune_status st = CUTUNE_OK;
-    while (buf) {
-        if (n == cap) {
-            if (cap >= T4_MAX_BYTES) {
-                st = t4_fail(err, errlen, CUTUNE_ERR_LIMIT,
-                             "%s: larger than %zu bytes decompressed", path,
-                             T4_MAX_BYTES);
-                break;
-            }
-            char *bigger = realloc(buf, 2 * cap + 1);
-            if (!bigger)
-                break;
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t want = cap - n;
-        if (want > (1u << 30))
-            want = 1u << 30;
-        int got = gzread(gz, buf + n, (unsigned)want);
-        if (got < 0) {
-            int zerr;
-            const char *why = gzerror(gz, &zerr);
-            st = t4_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot read: %s",
-                         path, zerr == Z_ERRNO ? strerror(errno) : why);
-            break;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    gzclose(gz);
-    if (st == CUTUNE_OK && !buf)
-        st = t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    if (st) {
-        free(buf);
-        return st;
-    }
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    return CUTUNE_OK;
 }
 
 /* Factor from the file's time unit to milliseconds; 0 when unknown. The
@@ -253,8 +196,14 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
                        "%s: results[%zu].times: expected an object", path, i);
     double c;
-    if (json_number(json_object_get(times, "compilation"), &c))
+    if (json_number(json_object_get(times, "compilation"), &c)) {
         e->compile_ms = c * to_ms;
+        if (!(e->compile_ms >= 0) || !isfinite(e->compile_ms))
+            return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                           "%s: results[%zu].times.compilation: %g is not a "
+                           "duration (a finite number, 0 or more)",
+                           path, i, c);
+    }
     json_t *rt = json_object_get(times, "runtimes");
     if (rt && !json_is_null(rt)) {
         if (!json_is_array(rt))
@@ -274,6 +223,11 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
                                "expected a number", path, i, k);
             e->runtimes[k] = r * to_ms;
             e->n_runtimes = k + 1;
+            if (!(e->runtimes[k] > 0) || !isfinite(e->runtimes[k]))
+                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                               "%s: results[%zu].times.runtimes[%zu]: %g is "
+                               "not a time (a positive finite number)",
+                               path, i, k, r);
         }
     }
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
@@ -284,6 +238,11 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
             e->time_ms = sum / (double)e->n_runtimes;
         } else {
             double t = measured_time(res);
+            if (!isnan(t) && (!(t > 0) || !isfinite(t * to_ms)))
+                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
+                               "%s: results[%zu].measurements: time %g is "
+                               "not a time (a positive finite number)",
+                               path, i, t);
             if (isfinite(t))
                 e->time_ms = t * to_ms;
         }
@@ -302,7 +261,7 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                        "no T4 file or no problem given");
     char *text = NULL;
     size_t len = 0;
-    cutune_status st = read_all(path, &text, &len, err, errlen);
+    cutune_status st = cutune__read_input(path, 0, &text, &len, err, errlen);
     if (st)
         return st;
     json_error_t jerr;

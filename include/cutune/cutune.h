@@ -353,7 +353,25 @@ typedef struct cutune_cache_query {
     int cc_major;                   /* the device's compute capability; */
     int cc_minor;                   /* 0.0: unknown, no ARCHITECTURE level */
     int sm_count;                   /* 0: unknown, any SM count is as near */
+    /* Optional (NULL: every valid record counts). A record of the problem
+     * for which accept() returns 0 is skipped like an invalid line:
+     * counted in cutune_cache_skipped_lines(), its file, line and the
+     * reason accept() wrote to `why` named in cutune_cache_warning(), and
+     * never returned. cutune_problem_accepts_record() (with the problem as
+     * accept_user) refuses what does not fit a problem. */
+    int (*accept)(void *accept_user, const cutune_cache_record *record,
+                  char *why, size_t why_size);
+    void *accept_user;
 } cutune_cache_query;
+
+/* An accept function for cutune_cache_query: 1 when `record` fits the
+ * problem (a cutune_problem *, passed as void * to fit the callback):
+ * every parameter named once and no other name, each value one of the
+ * parameter's values, the configuration inside the search space, and
+ * time_ms positive and finite. Else 0, with the reason in `why`. */
+int cutune_problem_accepts_record(void *problem,
+                                  const cutune_cache_record *record,
+                                  char *why, size_t why_size);
 
 /* `dir` NULL: $CUTUNE_CACHE_DIR, else $HOME/.cache/cutune. The directory
  * is created on the first append. The caller owns *out. */

@@ -1,8 +1,9 @@
 /* libFuzzer target for the T1 expression language: parse any bytes, and
  * evaluate what parses with every free name bound, alternately, to an
  * integer, a list and a string, so that the evaluator sees all operand
- * types. Built only by tests/fuzz/run.sh (or -DCUTUNE_FUZZ=ON), never by
- * the default build or CTest. */
+ * types. The libFuzzer binary is built by tests/fuzz/run.sh (or
+ * -DCUTUNE_FUZZ=ON); every build makes fuzz_expr_replay, the plain driver
+ * that CTest runs over the corpus. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "problem.h"
 #include "t4.h"
 
@@ -59,6 +60,7 @@ int main(void)
     if (st == CUTUNE_ERR_NO_DEVICE) {
         cutune_session_destroy(s);
         cutune_problem_destroy(p);
+        remove_tree(dir);
         return check_skip("no CUDA device");
     }
     CHECK_INT(st, CUTUNE_OK);
@@ -127,5 +129,6 @@ int main(void)
     }
     cutune_session_destroy(s);
     cutune_problem_destroy(p);
+    remove_tree(dir);
     return check_finish();
 }

@@ -23,6 +23,7 @@
 #include "compile.h"
 #include "cutune/cutune.h"
 #include "problem.h"
+#include "tmpdir.h"
 
 /* Configurations per template: all of a space up to this size, else this
  * many (the default, the first, the last and a seeded sample). */
@@ -584,5 +585,6 @@ int main(void)
     for (size_t t = 0; t < n_templates; t++)
         tune_template(templates[t].name, templates[t].sizes[3],
                       templates[t].dims, cache_dir);
+    remove_tree(cache_dir);
     return check_finish();
 }

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "damage.h"
+#include "tmpdir.h"
 #include "cutune/cutune.h"
 
 static char cache_dir[] = "/tmp/cutune-gpu-test-XXXXXX";
@@ -337,6 +338,7 @@ static void tune_damaged_cache(void)
             CHECK(count_cubins(bins) >= 4);
     }
     cutune_problem_destroy(p);
+    remove_tree(dir);
 }
 
 /* The figure a tune logs (at DEBUG) of configurations it queued to
@@ -391,13 +393,16 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    if (tune_vector_add())
+    if (tune_vector_add()) {
+        remove_tree(cache_dir);
         return check_skip("no CUDA device");
+    }
     tune_faulty();
     tune_resume();
     tune_constmem();
     tune_reference();
     tune_damaged_cache();
     tune_ahead();
+    remove_tree(cache_dir);
     return check_finish();
 }

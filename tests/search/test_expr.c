@@ -1,5 +1,5 @@
 /* Tests of the T1 expression language: Python semantics, the expressions
- * of the T1 files in shared/data/t1, error reports and value helpers. */
+ * of the T1 files in tests/data/t1, error reports and value helpers. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -618,7 +618,7 @@ static void test_limits(void)
             8, "+");
 }
 
-/* Every expression of the T1 files in shared/data/t1, with bindings. */
+/* Every expression of the T1 files in tests/data/t1, with bindings. */
 static void test_t1_files(void)
 {
     /* Values. */

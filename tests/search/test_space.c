@@ -1,5 +1,5 @@
 /* Space construction, index <-> configuration, neighbours, random, nearest,
- * error reporting, and the valid counts of the shared T1 files. */
+ * error reporting, and the valid counts of the T1 files of tests/data. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -731,7 +731,7 @@ static void test_many_parameters(void)
     }
 }
 
-/* ---- the shared T1 files ---- */
+/* ---- the T1 files of tests/data ---- */
 
 static int load_values(json_t *jv, cutune__value *out)
 {
@@ -816,15 +816,18 @@ static void test_t1_files(void)
         {"hotspot_milo.json", 82984, 4440000},
         {"gemm_milo.json", 116928, 663552},
     };
-    const char *dir = getenv("CUTUNE_SHARED_DATA");
-    if (!dir || !*dir)
-        dir = "/work/shared/data";
+    const char *dir = getenv("CUTUNE_TEST_DATA");
+    CHECK(dir && *dir);
+    if (!dir)
+        dir = "";
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/t1/%s", dir, files[i].file);
         FILE *f = fopen(path, "r");
+        /* The data is part of the tree: missing is a failure. */
+        CHECK(f != NULL);
         if (!f) {
-            printf("SKIPPED: %s not found\n", path);
+            fprintf(stderr, "missing test data: %s\n", path);
             continue;
         }
         fclose(f);

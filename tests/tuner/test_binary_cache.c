@@ -14,6 +14,7 @@
 
 #include "binary_cache.h"
 #include "check.h"
+#include "tmpdir.h"
 
 static char dir[] = "/tmp/cutune-bincache-test-XXXXXX";
 
@@ -213,5 +214,6 @@ int main(void)
     test_collision_is_a_miss();
     test_eviction();
     test_concurrent_writers();
+    remove_tree(dir);
     return check_finish();
 }

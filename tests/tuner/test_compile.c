@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "damage.h"
+#include "tmpdir.h"
 #include "compare_kernels.h"
 #include "compile.h"
 #include "compile_remote.h"
@@ -168,6 +169,7 @@ static void test_binary_cache(void)
         cutune__compile_job_clear(&again);
     }
     cutune__binary_cache_close(c);
+    remove_tree(dir);
 }
 
 /* A cached binary that turned out damaged is compiled again with
@@ -209,6 +211,7 @@ static void test_refresh(void)
     cutune__compile_job_clear(&fresh);
     cutune__compile_job_clear(&after);
     cutune__binary_cache_close(c);
+    remove_tree(dir);
 }
 
 /* A stand-in compiler: a compile takes 10, 30 or 200 ms (by its source)
@@ -330,6 +333,7 @@ static void test_shared_compile(void)
         cutune__compile_job_clear(&jobs[i]);
     }
     cutune__binary_cache_close(c);
+    remove_tree(dir);
 }
 
 static int released;

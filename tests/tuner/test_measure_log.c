@@ -139,8 +139,8 @@ static void test_bad_lines(void)
     cutune__measure_log_close(log);
     FILE *f = fopen(path, "a");
     /* Not JSON; another version; a correct result without a time; an
-     * unknown outcome; more final-round launches than launches; then a
-     * line cut off by a killed writer. */
+     * unknown outcome; more final-round launches than launches; a
+     * negative time; then a line cut off by a killed writer. */
     fputs("not json\n", f);
     fputs("{\"v\":2,\"config\":\"X=2\",\"outcome\":\"correct\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
@@ -152,14 +152,17 @@ static void test_bad_lines(void)
     fputs("{\"v\":1,\"config\":\"X=6\",\"outcome\":\"correct\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
           "\"time_ms\":1.0,\"final_runs\":2}\n", f);
+    fputs("{\"v\":1,\"config\":\"X=7\",\"outcome\":\"correct\","
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
+          "\"time_ms\":-1.0}\n", f);
     fputs("{\"v\":1,\"config\":\"X=5\",\"outc", f);
     fclose(f);
     log = cutune__measure_log_open(path, 1, err, sizeof err);
     CHECK(log != NULL);
     CHECK_INT(cutune__measure_log_count(log), 1);
-    CHECK_INT(cutune__measure_log_skipped(log), 6);
+    CHECK_INT(cutune__measure_log_skipped(log), 7);
     CHECK(cutune__measure_log_find(log, "X=1") != NULL);
-    for (int i = 2; i <= 6; i++) {
+    for (int i = 2; i <= 7; i++) {
         char cfg[8];
         snprintf(cfg, sizeof cfg, "X=%d", i);
         CHECK(cutune__measure_log_find(log, cfg) == NULL);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "problem.h"
 
 static char dir[] = "/tmp/cutune-problem-test-XXXXXX";
@@ -301,7 +302,7 @@ static void test_bad_input(void)
 }
 
 /* The four published T1 files load for their spaces, with the valid
- * counts of shared/data/README.md. */
+ * counts of tests/data/README.md. */
 static void test_space_only(void)
 {
     static const struct {
@@ -312,12 +313,14 @@ static void test_space_only(void)
                  {"dedispersion_milo.json", 11130, 22272},
                  {"hotspot_milo.json", 82984, 4440000},
                  {"gemm_milo.json", 116928, 663552}};
-    const char *data = getenv("CUTUNE_SHARED_DATA");
+    const char *data = getenv("CUTUNE_TEST_DATA");
     for (size_t i = 0; i < 4; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/t1/%s", data ? data : "", files[i].file);
+        /* The data is part of the tree: missing is a failure. */
+        CHECK(data && access(path, R_OK) == 0);
         if (!data || access(path, R_OK) != 0) {
-            printf("SKIPPED: %s (no shared data)\n", files[i].file);
+            fprintf(stderr, "missing test data: %s\n", path);
             continue;
         }
         cutune_problem_options po = {NULL, 0, 1};
@@ -562,5 +565,6 @@ int main(void)
     test_extensions();
     test_budget_and_search();
     test_references();
+    remove_tree(dir);
     return check_finish();
 }

@@ -1,5 +1,5 @@
 /* T4 results: the published exhaustive measurements read onto the spaces
- * of their T1 problems, with the counts and optima of shared/data/README.md;
+ * of their T1 problems, with the counts and optima of tests/data/README.md;
  * small plain-JSON files for the cases the published ones do not have. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "problem.h"
 #include "t4.h"
 
@@ -41,14 +42,16 @@ static void test_published(void)
         {"dedispersion_milo.json", "dedispersion_milo_A100_T4.json.gz", 11130,
          11130, 277, 68.1166},
     };
-    const char *data = getenv("CUTUNE_SHARED_DATA");
+    const char *data = getenv("CUTUNE_TEST_DATA");
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         char t1[1024], t4path[1024];
         snprintf(t1, sizeof t1, "%s/t1/%s", data ? data : "", files[f].t1);
         snprintf(t4path, sizeof t4path, "%s/t4/%s", data ? data : "",
                  files[f].t4);
+        /* The data is part of the tree: missing is a failure. */
+        CHECK(data && access(t1, R_OK) == 0 && access(t4path, R_OK) == 0);
         if (!data || access(t1, R_OK) != 0 || access(t4path, R_OK) != 0) {
-            printf("SKIPPED: %s (no shared data)\n", files[f].t4);
+            fprintf(stderr, "missing test data: %s or %s\n", t1, t4path);
             continue;
         }
         cutune_problem_options po = {NULL, 0, 1};
@@ -297,5 +300,6 @@ int main(void)
     test_plain();
     test_bad();
     test_round_trip();
+    remove_tree(dir);
     return check_finish();
 }

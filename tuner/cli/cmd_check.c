@@ -13,7 +13,8 @@ static const char usage[] =
     "records: exact or nearest size; no fallback to other devices) and\n"
     "that the kernel source hash recorded with it is that of the source on\n"
     "disk. Prints one line per problem; exits 5, naming the kernels, when\n"
-    "any is stale or has no record.\n"
+    "any is stale, has no record, or has only a record simulated without\n"
+    "the kernel source (not comparable).\n"
     "\n"
     "options:\n"
     "  --device N          the CUDA device with this ordinal (default 0)\n"
@@ -65,6 +66,8 @@ int cli_cmd_check(int argc, char **argv)
         for (size_t d = 0; d < q.n_problem_size && d < 8; d++)
             dims[d] = cutune_problem_size(p, d);
         q.problem_size = dims;
+        q.accept = cutune_problem_accepts_record;
+        q.accept_user = p;
         const cutune_cache_record *rec = NULL;
         cutune_match match;
         st = cutune_cache_lookup(c, &q, &rec, &match);
@@ -78,6 +81,14 @@ int cli_cmd_check(int argc, char **argv)
         } else if (st) {
             fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
             rc = cli_exit_code(st);
+        } else if (!rec->source_hash[0]) {
+            fprintf(stderr, "cutune: %s (kernel %s): not comparable on %s: "
+                            "the cached record was simulated from recorded "
+                            "times without the kernel source, so whether it "
+                            "is fresh cannot be told; tune it on the device\n",
+                    q.problem_name, cutune_problem_kernel_name(p),
+                    rec->device.name);
+            bad++;
         } else if (strcmp(rec->source_hash, hash) != 0) {
             fprintf(stderr, "cutune: %s (kernel %s): stale on %s: the "
                             "source hash on disk is %s, the cached record's "

@@ -8,7 +8,7 @@ static const char usage[] =
     "usage: cutune compile PROBLEM --arch sm_XY [options]\n"
     "\n"
     "Compiles configurations of PROBLEM with NVRTC for an architecture; no\n"
-    "GPU is needed.\n"
+    "GPU is needed. Exits 6 when NVRTC rejects every configuration.\n"
     "\n"
     "options:\n"
     "  --arch sm_XY        target architecture (required)\n"
@@ -70,6 +70,12 @@ int cli_cmd_compile(int argc, char **argv)
                "(%.1f per second); %zu rejected by NVRTC\n",
                cutune_problem_name(p), ok, arch, secs, (ok + bad) / secs,
                bad);
+    }
+    if (rc == 0 && ok == 0 && bad > 0) {
+        fprintf(stderr, "cutune: nothing compiled: NVRTC rejected all %zu "
+                        "configurations of %s for %s (is --arch right?)\n",
+                bad, cutune_problem_name(p), arch);
+        rc = CLI_EXIT_NO_RESULT;
     }
     cutune_session_destroy(s);
     cutune_problem_destroy(p);

@@ -87,6 +87,8 @@ int cli_cmd_lookup(int argc, char **argv)
     for (size_t d = 0; d < q.n_problem_size && d < 8; d++)
         dims[d] = cutune_problem_size(p, d);
     q.problem_size = dims;
+    q.accept = cutune_problem_accepts_record;
+    q.accept_user = p;
     cutune_device fp;
     cutune_cache *c = NULL;
     if ((rc = cli_device_query(&dopt, &fp, &q)))
@@ -116,7 +118,11 @@ int cli_cmd_lookup(int argc, char **argv)
         goto out;
     }
     print_record(rec, match, json);
-    if (strcmp(rec->source_hash, cutune_problem_source_hash(p)) != 0)
+    if (!rec->source_hash[0])
+        fprintf(stderr, "cutune: note: this result was simulated from "
+                        "recorded times without the kernel source, so it "
+                        "cannot tell whether the source changed since\n");
+    else if (strcmp(rec->source_hash, cutune_problem_source_hash(p)) != 0)
         fprintf(stderr, "cutune: warning: the kernel source changed since "
                         "this result was tuned\n");
 out:

@@ -1,0 +1,31 @@
+/* Reading a whole input file that may be gzip-compressed, with a limit on
+ * its decompressed size, and naming a cut-short gzip stream as such. */
+#ifndef CUTUNE_TUNER_INFLATE_H
+#define CUTUNE_TUNER_INFLATE_H
+
+#include <stddef.h>
+
+#include "cutune/cutune.h"
+
+/* The environment variable that raises (or lowers) the limit, in MiB. */
+#define CUTUNE__MAX_INPUT_ENV "CUTUNE_MAX_INPUT_MB"
+/* The limit when the variable is unset: over ten times the largest
+ * published T4 file as text (dedispersion_milo_A100, 19 MB). */
+#define CUTUNE__MAX_INPUT_MB_DEFAULT 256
+
+/* The limit in bytes: $CUTUNE_MAX_INPUT_MB MiB when it is a positive whole
+ * number, else the default. */
+size_t cutune__max_input_bytes(void);
+
+/* Reads `path` whole (through zlib when it starts with the gzip magic,
+ * else as it is) into a NUL-terminated buffer the caller frees. Refuses,
+ * with CUTUNE_ERR_LIMIT and a message naming the limit and the variable
+ * that raises it, an input larger than `limit` bytes (0: the limit of
+ * cutune__max_input_bytes()) decompressed, as soon as the limit is passed
+ * rather than after inflating it whole. (The gzip trailer's size is not
+ * trusted: in a cut-short file those bytes are arbitrary.) A gzip stream that ends early is CUTUNE_ERR_PARSE
+ * "truncated". Messages name the file and go to `err`. */
+cutune_status cutune__read_input(const char *path, size_t limit, char **data,
+                                 size_t *len, char *err, size_t errlen);
+
+#endif
