@@ -689,6 +689,39 @@ static void compile_compare(cutune_session *s, int refresh)
 static cutune_status compile_reference(cutune_session *s, size_t config,
                                        int refresh);
 
+/* Runs the default configuration (loaded) once; its outputs become the
+ * reference every other configuration is validated against. */
+static cutune_status run_reference(cutune_session *s)
+{
+    const cutune_problem *p = s->problem;
+    cutune_status st;
+    cutune__call_result cr;
+    size_t ref = cutune__problem_default_config(p);
+    unsigned grid[3], block[3];
+    char gerr[256];
+    if (cutune__problem_geometry(p, ref, grid, block, gerr, sizeof gerr))
+        return fail(s, CUTUNE_ERR_PARSE, "%s: default configuration: %s",
+                    p->origin, gerr);
+    cutune__run_request rq;
+    fill_run_request(&rq, grid, block, p->shared_memory,
+                     CUTUNE__RUN_REFERENCE);
+    cutune__run_reply *rr = NULL;
+    cr = call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0, (void **)&rr,
+              sizeof *rr, run_timeout(s));
+    if (cr != CUTUNE__CALL_OK)
+        return fail(s, CUTUNE_ERR_CUDA, "running the default configuration "
+                    "for the reference output: %s", s->worker.message);
+    if (rr->outcome != CUTUNE_OUTCOME_CORRECT) {
+        st = fail(s, CUTUNE_ERR_CUDA, "the default configuration, which "
+                  "gives the reference output, failed (%s): %s",
+                  cutune_outcome_str((cutune_outcome)rr->outcome),
+                  rr->head.message);
+        free(rr);
+        return st;
+    }
+    free(rr);
+    return CUTUNE_OK;
+}
 /* Starts a worker ready to measure: device, arguments, reference output.
  * Used at the start of a tune and again after a worker died. */
 static cutune_status bring_up(cutune_session *s, int keep_reference)
@@ -786,33 +819,7 @@ static cutune_status bring_up(cutune_session *s, int keep_reference)
                     "configuration: %s", cr ? s->worker.message : msg);
     /* T1 ReferenceArguments give the expected outputs; the default
      * configuration stays loaded for the occupancy query. */
-    if (p->n_refs > 0)
-        return send_references(s);
-    size_t ref = cutune__problem_default_config(p);
-    unsigned grid[3], block[3];
-    char gerr[256];
-    if (cutune__problem_geometry(p, ref, grid, block, gerr, sizeof gerr))
-        return fail(s, CUTUNE_ERR_PARSE, "%s: default configuration: %s",
-                    p->origin, gerr);
-    cutune__run_request rq;
-    fill_run_request(&rq, grid, block, p->shared_memory,
-                     CUTUNE__RUN_REFERENCE);
-    cutune__run_reply *rr = NULL;
-    cr = call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0, (void **)&rr,
-              sizeof *rr, run_timeout(s));
-    if (cr != CUTUNE__CALL_OK)
-        return fail(s, CUTUNE_ERR_CUDA, "running the default configuration "
-                    "for the reference output: %s", s->worker.message);
-    if (rr->outcome != CUTUNE_OUTCOME_CORRECT) {
-        st = fail(s, CUTUNE_ERR_CUDA, "the default configuration, which "
-                  "gives the reference output, failed (%s): %s",
-                  cutune_outcome_str((cutune_outcome)rr->outcome),
-                  rr->head.message);
-        free(rr);
-        return st;
-    }
-    free(rr);
-    return CUTUNE_OK;
+    return p->n_refs > 0 ? send_references(s) : run_reference(s);
 }
 
 /* ------------------------------------------------------------------ */
