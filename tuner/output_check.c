@@ -10,7 +10,10 @@ int cutune__outputs_vary(size_t agreed, size_t differed)
     /* The sample leans towards agreement: a search starts near the default
      * and keeps the tunables it has not tried yet at the default's values.
      * Half the sample differing is already "most" of the space. */
-    return differed >= 2 && differed >= agreed;
+    /* Fewer results than a sample say too little: a small space with one
+     * wrong configuration must not pass as one whose output varies. */
+    return agreed + differed >= CUTUNE__CHECK_SAMPLE && differed >= 2 &&
+           differed >= agreed;
 }
 
 size_t cutune__explain_differences(const cutune_problem *p, size_t def,

@@ -14,8 +14,9 @@
  * and different) that AUTO waits for before it settles. */
 #define CUTUNE__CHECK_SAMPLE 8
 
-/* 1 when outputs vary by design: at least two, and at least half, of
- * those with a result are finite and differ from the default's. */
+/* 1 when outputs vary by design: of at least CUTUNE__CHECK_SAMPLE
+ * configurations with a result, at least half (and two) are finite and
+ * differ from the default's. */
 int cutune__outputs_vary(size_t agreed, size_t differed);
 
 /* Names the tunables that explain which configurations differ: those for
