@@ -244,7 +244,8 @@ static double *load(const char *spec, cutune_problem **problem, size_t *n)
     }
     memcpy(t1, spec, (size_t)(colon - spec));
     t1[colon - spec] = '\0';
-    cutune_problem_options po = {NULL, 0, 1};
+    cutune_problem_options po = {
+        .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     if (cutune_problem_load(t1, &po, problem) != CUTUNE_OK) {
         fprintf(stderr, "bench-divergence: %s\n",
                 cutune_problem_errmsg(*problem));

@@ -176,7 +176,8 @@ static int load(dataset *d, const char *spec)
     char *dot = strstr(d->name, ".json");
     if (dot)
         *dot = '\0';
-    cutune_problem_options po = {NULL, 0, 1};
+    cutune_problem_options po = {
+        .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     if (cutune_problem_load(t1, &po, &d->problem) != CUTUNE_OK) {
         fprintf(stderr, "bench-strategies: %s\n",
                 cutune_problem_errmsg(d->problem));

@@ -53,6 +53,16 @@ cutune__space *cutune__space_create(const cutune__param *params,
                                     const cutune__constant *constants,
                                     size_t n_constants,
                                     cutune__space_error *err);
+/* The same with a bound on the partial configurations enumeration may
+ * check (0: none); past it, creation fails with a message saying so.
+ * cutune__space_create uses CUTUNE__SPACE_VISITS_DEFAULT, about 10 s of
+ * enumeration. */
+#define CUTUNE__SPACE_VISITS_DEFAULT 100000000ull
+cutune__space *cutune__space_create_limited(
+    const cutune__param *params, size_t n_params,
+    const cutune__expr *const *conditions, size_t n_conditions,
+    const cutune__constant *constants, size_t n_constants,
+    uint64_t max_visits, cutune__space_error *err);
 void cutune__space_free(cutune__space *s);
 
 size_t cutune__space_param_count(const cutune__space *s);

@@ -134,8 +134,22 @@ cutune__space_create(const cutune__param *params, size_t n_params,
                      size_t n_conditions, const cutune__constant *constants,
                      size_t n_constants, cutune__space_error *err)
 {
+    return cutune__space_create_limited(params, n_params, conditions,
+                                        n_conditions, constants, n_constants,
+                                        CUTUNE__SPACE_VISITS_DEFAULT, err);
+}
+
+cutune__space *
+cutune__space_create_limited(const cutune__param *params, size_t n_params,
+                             const cutune__expr *const *conditions,
+                             size_t n_conditions,
+                             const cutune__constant *constants,
+                             size_t n_constants, uint64_t max_visits,
+                             cutune__space_error *err)
+{
     builder b;
     memset(&b, 0, sizeof b);
+    b.max_visits = max_visits;
     if (err) {
         memset(err, 0, sizeof *err);
         err->condition = SIZE_MAX;
@@ -173,6 +187,8 @@ cutune__space_create(const cutune__param *params, size_t n_params,
     if (reordered) {
         if (cutune__space_enumerate(&b, err) == 0)
             goto built;
+        if (b.stopped)
+            goto fail;
         /* A condition may fail to evaluate on combinations that, in the
          * parameters' own order, an earlier condition would have excluded
          * (a division guarded by another condition): build again in that

@@ -157,6 +157,20 @@ int cutune__space_enumerate(builder *b, cutune__space_error *err)
     size_t d = 0;
     for (;;) {
         size_t p = b->order[d];
+        /* A space whose conditions reject nearly all of a huge product
+         * would otherwise enumerate for hours without a word. */
+        if (b->max_visits && ++b->visits > b->max_visits) {
+            b->stopped = 1;
+            cutune__space_set_error(
+                err, SIZE_MAX, NULL, "building the space stopped after %llu "
+                "partial configurations (%zu valid so far, of a cartesian "
+                "product of %.3g): the conditions reject too much too late; "
+                "raise the limit (CUTUNE_SPACE_LIMIT) or narrow the Values",
+                (unsigned long long)b->max_visits, s->n_valid,
+                cutune__space_cartesian_size(s));
+            rc = -1;
+            break;
+        }
         if (cfg[p] >= s->n_values[p]) {
             cfg[p] = 0;
             if (d == 0)

@@ -79,6 +79,9 @@ typedef struct builder {
      * the configurations in lexicographic order. */
     uint64_t *stride;          /* per parameter; NULL: record rows */
     uint64_t *keys;
+    uint64_t visits;           /* partial configurations checked */
+    uint64_t max_visits;       /* 0: no limit */
+    int stopped;               /* the enumeration hit max_visits */
 } builder;
 
 /* Functions one file lends the others, by the file that defines them;

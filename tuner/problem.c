@@ -116,6 +116,8 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
                                         "Search", "CutuneExtensions", NULL};
     static const char *const general_known[] = {"BenchmarkName", NULL};
     cutune_status st;
+    if (opt)
+        p->max_space_visits = opt->max_space_visits;
     if (opt && opt->space_only)
         p->space_only = 1;
     else

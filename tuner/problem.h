@@ -107,6 +107,7 @@ struct cutune_problem {
     char **warnings;
     size_t n_warnings;
     int is_t1_file;        /* a T1 file, not a built-in template */
+    unsigned long long max_space_visits; /* 0: the default */
 };
 
 /* Launch geometry of one configuration. Returns 0, or -1 with a message. */

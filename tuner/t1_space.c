@@ -315,9 +315,12 @@ cutune_status cutune__t1_build_space(cutune_problem *p)
     cutune__constant ps = {"ProblemSize", &p->problem_size_value};
     cutune__space_error serr;
     double t0 = cutune__now();
-    p->space = cutune__space_create(params, p->n_params,
-                                    (const cutune__expr *const *)p->conditions,
-                                    p->n_conditions, &ps, 1, &serr);
+    p->space = cutune__space_create_limited(
+        params, p->n_params, (const cutune__expr *const *)p->conditions,
+        p->n_conditions, &ps, 1,
+        p->max_space_visits ? p->max_space_visits
+                            : CUTUNE__SPACE_VISITS_DEFAULT,
+        &serr);
     p->space_seconds = cutune__now() - t0;
     free(params);
     if (!p->space) {

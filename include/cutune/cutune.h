@@ -111,6 +111,10 @@ typedef struct cutune_problem_options {
      * compiled or run here (replay, space statistics). Such a problem
      * cannot be tuned or compiled. */
     int space_only;
+    /* Partial configurations building the space may check before it gives
+     * up with a message (conditions that reject nearly all of a huge
+     * cartesian product); 0: the default, 1e8, about 10 s. */
+    unsigned long long max_space_visits;
 } cutune_problem_options;
 
 /* `name_or_path` is a built-in template name (see cutune_template_*) or a

@@ -77,5 +77,15 @@ verdict
 refused bad_values/dev_zero.json
 stderr_line_has "KernelFile" "not a regular file"
 verdict
+refused bad_values/geometry_div_zero.json
+stderr_line_has "KernelSpecification.LocalSize.X" "division by zero"
+verdict
+# a 10^12 space whose one condition rejects nearly all: stopped at the
+# limit (lowered here so the case is quick), with the way to raise it
+export CUTUNE_SPACE_LIMIT=200000
+refused bad_values/endless_space.json
+stderr_line_has "building the space stopped" "CUTUNE_SPACE_LIMIT"
+verdict
+unset CUTUNE_SPACE_LIMIT
 
 summary cpu

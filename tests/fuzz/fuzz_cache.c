@@ -33,7 +33,8 @@ static cutune_problem *the_problem(void)
         const char *path =
             cutune_fuzz_write("problem.json", (const uint8_t *)problem_json,
                               sizeof problem_json - 1);
-        cutune_problem_options po = {NULL, 0, 1};
+        cutune_problem_options po = {
+            .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
         if (!path || cutune_problem_load(path, &po, &p) != CUTUNE_OK)
             abort(); /* the fixed problem must load */
     }

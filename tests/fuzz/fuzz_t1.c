@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = cutune_fuzz_write("problem.json", data, size);
     if (!path)
         return 0;
-    cutune_problem_options po = {NULL, 0, 1};
+    cutune_problem_options po = {
+        .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     cutune_problem *p = NULL;
     if (cutune_problem_load(path, &po, &p) != CUTUNE_OK) {
         cutune_fuzz_set_message(cutune_problem_errmsg(p));

@@ -45,7 +45,8 @@ int main(void)
         return 1;
     }
     long long size = 1 << 20;
-    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem_options po = {
+        .problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     cutune_session_options o;

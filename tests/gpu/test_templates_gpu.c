@@ -425,7 +425,9 @@ static int run_template(size_t t, const char *arch)
             continue;
         for (size_t s = 0; s < 4 && !broken; s++) {
             const long long *size = templates[t].sizes[s];
-            cutune_problem_options po = {size, templates[t].dims, 0};
+            cutune_problem_options po = {.problem_size = size,
+                                         .n_problem_size = templates[t].dims,
+                                         .space_only = 0};
             cutune_problem *p;
             if (cutune_problem_load(name, &po, &p) != CUTUNE_OK) {
                 CHECK(0);
@@ -525,10 +527,10 @@ static int run_template(size_t t, const char *arch)
  * size that is no multiple of its tiles, every evaluation correct against
  * the default configuration (this is what checks aos_soa's layout-neutral
  * inputs and reduce's double sum). */
-static void tune_template(const char *name, const long long *size,
-                          size_t dims, const char *cache_dir)
+static void tune_template(const char *name, const long long *size, size_t dims,
+                          const char *cache_dir)
 {
-    cutune_problem_options po = {size, dims, 0};
+    cutune_problem_options po = {.problem_size = size, .n_problem_size = dims, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load(name, &po, &p), CUTUNE_OK);
     cutune_session_options o;

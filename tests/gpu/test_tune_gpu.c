@@ -33,7 +33,8 @@ static const char *value_of(const cutune_param_value *v, size_t n,
 static int tune_vector_add(void)
 {
     long long size = 1 << 22;
-    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem_options po = {
+        .problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     cutune_session_options o;
@@ -181,7 +182,7 @@ static void tune_faulty(void)
 static void tune_resume(void)
 {
     long long size = 1 << 20;
-    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem_options po = {.problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     cutune_session_options o;
@@ -361,7 +362,7 @@ static void count_ahead(void *user, cutune_log_level level,
 static void tune_ahead(void)
 {
     long long size = 1 << 20;
-    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem_options po = {.problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     static const char *strategies[2] = {"default", "random"};

@@ -85,7 +85,8 @@ static void test_vector_add(void)
 
     /* --size replaces ProblemSize everywhere it is used. */
     long long size = 1000;
-    cutune_problem_options po = {&size, 1, 0};
+    cutune_problem_options po = {
+        .problem_size = &size, .n_problem_size = 1, .space_only = 0};
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     uint32_t cfg[4] = {0, 3, 0, 0}; /* block 32, UNROLL 8 */
     size_t idx;
@@ -294,7 +295,7 @@ static void test_bad_input(void)
     CHECK_CONTAINS(cutune_problem_errmsg(p), "/no/such/file.json");
     cutune_problem_destroy(p);
     long long zero = 0;
-    cutune_problem_options po = {&zero, 1, 0};
+    cutune_problem_options po = {.problem_size = &zero, .n_problem_size = 1, .space_only = 0};
     CHECK_INT(cutune_problem_load("vector_add", &po, &p),
               CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_problem_errmsg(p), "problem size");
@@ -323,7 +324,7 @@ static void test_space_only(void)
             fprintf(stderr, "missing test data: %s\n", path);
             continue;
         }
-        cutune_problem_options po = {NULL, 0, 1};
+        cutune_problem_options po = {.problem_size = NULL, .n_problem_size = 0, .space_only = 1};
         cutune_problem *p;
         CHECK_INT(cutune_problem_load(path, &po, &p), CUTUNE_OK);
         if (!p->space) {

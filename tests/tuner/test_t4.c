@@ -54,7 +54,8 @@ static void test_published(void)
             fprintf(stderr, "missing test data: %s or %s\n", t1, t4path);
             continue;
         }
-        cutune_problem_options po = {NULL, 0, 1};
+        cutune_problem_options po = {
+            .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
         cutune_problem *p;
         CHECK_INT(cutune_problem_load(t1, &po, &p), CUTUNE_OK);
         cutune__t4 *t4 = NULL;
@@ -122,7 +123,7 @@ static cutune_status load_t4(const char *json, cutune__t4 **t4, char *err,
     write_file("problem.json", problem_json);
     write_file("results.json", json);
     snprintf(path, sizeof path, "%s/problem.json", dir);
-    cutune_problem_options po = {NULL, 0, 1};
+    cutune_problem_options po = {.problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     cutune_problem *p;
     cutune_status st = cutune_problem_load(path, &po, &p);
     CHECK_INT(st, CUTUNE_OK);
@@ -235,7 +236,7 @@ static void test_round_trip(void)
     char path[512];
     write_file("problem.json", problem_json);
     snprintf(path, sizeof path, "%s/problem.json", dir);
-    cutune_problem_options po = {NULL, 0, 1};
+    cutune_problem_options po = {.problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load(path, &po, &p), CUTUNE_OK);
     const double rt[3] = {1.5, 2.5, 3.5};

@@ -61,6 +61,9 @@ int cli_usage_error(const char *fmt, ...)
 
 /* Loads PROBLEM with an optional --size; prints the reason and returns an
  * exit code on failure. */
+/* CUTUNE_SPACE_LIMIT from the environment: the partial configurations
+ * building a space may check; 0 (the default) when unset or not a number. */
+unsigned long long cli_space_limit(void);
 /* Prints the problem's load warnings, one line each, to stderr. */
 void cli_print_warnings(const char *name, const cutune_problem *p);
 int cli_load_problem(const char *name, const cli_sizes *size,

@@ -225,7 +225,10 @@ int cli_cmd_simulate(int argc, char **argv)
         return cli_usage_error("--cache-dir needs --device-name (the device "
                                "the results were recorded on)");
 
-    cutune_problem_options po = {size.n ? size.v : NULL, size.n, 1};
+    cutune_problem_options po = {.problem_size = size.n ? size.v : NULL,
+                                 .n_problem_size = size.n,
+                                 .space_only = 1,
+                                 .max_space_visits = cli_space_limit()};
     cutune_problem *p = NULL;
     cutune_status st = cutune_problem_load(problem, &po, &p);
     if (st) {

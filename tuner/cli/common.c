@@ -156,10 +156,22 @@ void cli_print_warnings(const char *name, const cutune_problem *p)
                 cutune_problem_warning(p, i));
 }
 
+unsigned long long cli_space_limit(void)
+{
+    const char *v = getenv("CUTUNE_SPACE_LIMIT");
+    char *end;
+    errno = 0;
+    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+    return v && !errno && end != v && !*end ? n : 0;
+}
+
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p)
 {
-    cutune_problem_options po = {size ? size->v : NULL, size ? size->n : 0, 0};
+    cutune_problem_options po = {.problem_size = size ? size->v : NULL,
+                                 .n_problem_size = size ? size->n : 0,
+                                 .space_only = 0,
+                                 .max_space_visits = cli_space_limit()};
     cutune_status st = cutune_problem_load(name, &po, p);
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(*p));
