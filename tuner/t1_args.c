@@ -400,17 +400,22 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
         if (th && (!json_is_number(th) || threshold < 0))
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.ValidationThreshold: a "
                         "non-negative number is needed", field);
-        if (!method || strcmp(method, "AbsoluteDifference") == 0) {
+        /* The schema's SideBySide methods compare element by element,
+         * as cutune compares every method. */
+        if (!method || strcmp(method, "AbsoluteDifference") == 0 ||
+            strcmp(method, "SideBySideComparison") == 0) {
             r->atol = json_is_number(th) ? threshold : 1e-6;
             r->rtol = 0.0;
-        } else if (strcmp(method, "RelativeDifference") == 0) {
+        } else if (strcmp(method, "RelativeDifference") == 0 ||
+                   strcmp(method, "SideBySideRelativeComparison") == 0) {
             r->atol = 0.0;
             r->rtol = json_is_number(th) ? threshold : 1e-5;
         } else if (strcmp(method, "Exact") == 0) {
             r->atol = r->rtol = 0.0;
         } else {
             return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.ValidationMethod: '%s' "
-                        "(AbsoluteDifference, RelativeDifference, Exact)",
+                        "(AbsoluteDifference, RelativeDifference, Exact, "
+                        "SideBySideComparison, SideBySideRelativeComparison)",
                         field, method);
         }
     }

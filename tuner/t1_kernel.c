@@ -93,7 +93,7 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
         "Language", "CompilerOptions", "BenchmarkName", "KernelName",
         "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
         "GridDivX", "GridDivY", "GridDivZ",
-        "ProblemSize", "SharedMemory", "Stream", "Arguments",
+        "ProblemSize", "SharedMemory", "Arguments",
         "ReferenceArguments", NULL};
     cutune_status st = cutune__t1_check_known(p, ks, "KernelSpecification", known);
     if (st)
@@ -406,9 +406,8 @@ cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root)
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "Search.Name: missing");
     json_t *attrs = json_object_get(s, "Attributes");
     if (json_is_array(attrs) && json_array_size(attrs) > 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "Search.Attributes: strategy "
-                    "settings are not supported; remove them to use '%s' "
-                    "with cutune's settings", name);
+        cutune__t1_warn(p, "Search.Attributes: accepted and ignored ('%s' "
+                        "runs with cutune's own settings)", name);
     const char *ours = NULL;
     for (size_t i = 0; i < sizeof names / sizeof *names && !ours; i++)
         if (strcasecmp(names[i].t1, name) == 0)
