@@ -292,6 +292,38 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
     return CUTUNE_OK;
 }
 
+/* ValidationMethod and ValidationThreshold: the tolerance of a
+ * reference. */
+static cutune_status ref_validation(cutune_problem *p, json_t *jr,
+                                   const char *field, cutune__reference *r)
+{
+    const char *method = cutune__t1_string(jr, "ValidationMethod");
+    json_t *th = json_object_get(jr, "ValidationThreshold");
+    double threshold = json_is_number(th) ? json_number_value(th) : 0.0;
+    if (th && (!json_is_number(th) || threshold < 0))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.ValidationThreshold: a "
+                    "non-negative number is needed", field);
+    /* The schema's SideBySide methods compare element by element,
+     * as cutune compares every method. */
+    if (!method || strcmp(method, "AbsoluteDifference") == 0 ||
+        strcmp(method, "SideBySideComparison") == 0) {
+        r->atol = json_is_number(th) ? threshold : 1e-6;
+        r->rtol = 0.0;
+    } else if (strcmp(method, "RelativeDifference") == 0 ||
+               strcmp(method, "SideBySideRelativeComparison") == 0) {
+        r->atol = 0.0;
+        r->rtol = json_is_number(th) ? threshold : 1e-5;
+    } else if (strcmp(method, "Exact") == 0) {
+        r->atol = r->rtol = 0.0;
+    } else {
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.ValidationMethod: '%s' "
+                    "(AbsoluteDifference, RelativeDifference, Exact, "
+                    "SideBySideComparison, SideBySideRelativeComparison)",
+                    field, method);
+    }
+    return CUTUNE_OK;
+}
+
 /* T1 ReferenceArguments: expected contents of output arguments, each
  * naming its output (TargetName, else Name), with how to compare. When a
  * problem gives any, outputs are validated against them instead of
@@ -394,30 +426,8 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
             return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: '%s' "
                         "(Constant, Random, BinaryRaw)", field, fill);
         }
-        const char *method = cutune__t1_string(jr, "ValidationMethod");
-        json_t *th = json_object_get(jr, "ValidationThreshold");
-        double threshold = json_is_number(th) ? json_number_value(th) : 0.0;
-        if (th && (!json_is_number(th) || threshold < 0))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.ValidationThreshold: a "
-                        "non-negative number is needed", field);
-        /* The schema's SideBySide methods compare element by element,
-         * as cutune compares every method. */
-        if (!method || strcmp(method, "AbsoluteDifference") == 0 ||
-            strcmp(method, "SideBySideComparison") == 0) {
-            r->atol = json_is_number(th) ? threshold : 1e-6;
-            r->rtol = 0.0;
-        } else if (strcmp(method, "RelativeDifference") == 0 ||
-                   strcmp(method, "SideBySideRelativeComparison") == 0) {
-            r->atol = 0.0;
-            r->rtol = json_is_number(th) ? threshold : 1e-5;
-        } else if (strcmp(method, "Exact") == 0) {
-            r->atol = r->rtol = 0.0;
-        } else {
-            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.ValidationMethod: '%s' "
-                        "(AbsoluteDifference, RelativeDifference, Exact, "
-                        "SideBySideComparison, SideBySideRelativeComparison)",
-                        field, method);
-        }
+        if ((st = ref_validation(p, jr, field, r)))
+            return st;
     }
     return CUTUNE_OK;
 }
