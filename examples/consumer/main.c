@@ -31,8 +31,10 @@ int main(int argc, char **argv)
     device.sm_count = atoi(argv[3]);
 
     long long size[1] = {1048576};
-    cutune_problem_options po = {
-        .problem_size = size, .n_problem_size = 1, .space_only = 0};
+    cutune_problem_options po;
+    cutune_problem_options_init(&po);
+    po.problem_size = size;
+    po.n_problem_size = 1;
     cutune_problem *problem = NULL;
     cutune_cache *cache = NULL;
     const cutune_cache_record *record = NULL;

@@ -28,6 +28,18 @@ extern "C" {
 #define CUTUNE_VERSION_PATCH 0
 #define CUTUNE_VERSION_STRING "0.1.0"
 
+/* The version of the library linked, "MAJOR.MINOR.PATCH"; the macros above
+ * are the version of the header compiled against.
+ *
+ * Stability: status codes, outcomes and enum values only grow (new values
+ * last). Options structs only grow, at their end: always fill them with
+ * their _init() function first, then set the fields you need, so that a
+ * field added later takes its default. Within a MAJOR version, functions
+ * are neither removed nor changed in meaning; libcutune is static, so a
+ * program is rebuilt against the header of the library it links. The
+ * replay (simulation) API is in its own header, cutune/simulate.h. */
+const char *cutune_version(void);
+
 /* Stable values: new codes go last, none is renumbered or removed. */
 typedef enum cutune_status {
     CUTUNE_OK = 0,
@@ -116,6 +128,10 @@ typedef struct cutune_problem_options {
      * cartesian product); 0: the default, 1e8, about 10 s. */
     unsigned long long max_space_visits;
 } cutune_problem_options;
+
+/* Sets every field to its default (all zero today: the T1 ProblemSize, a
+ * full load, the default space limit). */
+void cutune_problem_options_init(cutune_problem_options *options);
 
 /* `name_or_path` is a built-in template name (see cutune_template_*) or a
  * path to a T1 JSON file. `options` may be NULL. The caller owns *out and
@@ -463,108 +479,6 @@ cutune_status cutune_cache_export(cutune_cache *cache,
                                   size_t n_queries,
                                   cutune_export_format format,
                                   const char *path);
-
-/* ------------------------------------------------------------------ */
-/* Replay: a strategy run against recorded results instead of a GPU.   */
-
-/* Fractions of the optimum the figures of a replay use: a run is within
- * x of the optimum when its best is at most (1 + x) times the optimum. */
-#define CUTUNE_SIMULATE_N_WITHIN 3
-#define CUTUNE_SIMULATE_WITHIN {0.01, 0.02, 0.05}
-
-typedef struct cutune_simulate_options {
-    const char *results_path;  /* T4 results file, plain or gzip */
-    const char *strategy;      /* NULL: the default */
-    size_t max_evals;          /* 0: no evaluation budget; when no budget at
-                                  all is set, CUTUNE_DEFAULT_BUDGET (the
-                                  whole space for brute_force) */
-    double max_fraction;       /* budget as a share of the space, in (0, 1];
-                                  0: none. The smaller of two budgets wins */
-    double max_seconds;        /* simulated time: the recorded compilation
-                                  and run times of what was evaluated;
-                                  0: no limit */
-    uint64_t seed;             /* repeat r (0-based) runs with seed + r */
-    size_t repeat;             /* runs; 0: 1 */
-    size_t batch;              /* proposals per round; 0: 1 */
-    /* With write_cache, the winner over the runs is appended to the cache
-     * (NULL dir: as cutune_cache_open) as a record of a device named
-     * `device_name` with cutune_device.simulated = 1. */
-    int write_cache;
-    const char *cache_dir;
-    const char *device_name;
-    cutune_log_fn log;
-    void *log_user;
-} cutune_simulate_options;
-
-void cutune_simulate_options_init(cutune_simulate_options *options);
-
-typedef struct cutune_simulate_run {
-    uint64_t seed;
-    size_t evaluations;            /* failures included */
-    size_t failures;
-    double best_ms;                /* INFINITY when nothing ran correctly */
-    const cutune_param_value *best; /* n_params entries; NULL when none */
-    size_t best_index;             /* in the space; SIZE_MAX when none */
-    double ratio;                  /* optimum_ms / best_ms; 0 when none */
-    /* Willemsen et al.'s score P = (B - F) / (B - O): F this run's best,
-     * O the optimum, B random_best_ms. 1: the optimum, 0: no better than
-     * random search. NaN when F or B is undefined or B == O. */
-    double score;
-    double random_best_ms;         /* B for this run's evaluations */
-    /* Evaluations after which the best first came within each fraction of
-     * CUTUNE_SIMULATE_WITHIN; 0 when it never did. */
-    size_t evals_within[CUTUNE_SIMULATE_N_WITHIN];
-    double seconds;                /* simulated */
-} cutune_simulate_run;
-
-/* Quartiles over the runs (the median of an even count is the mean of the
- * middle two). Evaluations to come within a fraction count a run that
- * never did as infinite. */
-typedef struct cutune_quartiles {
-    double q1, median, q3;
-} cutune_quartiles;
-
-typedef struct cutune_simulate_result {
-    const char *strategy;
-    size_t space_size;
-    size_t recorded;               /* recorded configurations in the space */
-    size_t correct;                /* of which ran correctly */
-    size_t budget;                 /* evaluations allowed; 0: no limit */
-    double optimum_ms;             /* INFINITY when nothing is correct */
-    const cutune_param_value *optimum; /* NULL when nothing is correct */
-    size_t n_params;
-    /* B for `budget` evaluations: the expected best of random search
-     * drawing that many recorded configurations without replacement,
-     * failures drawn like any other but giving no result (the expectation
-     * is taken over the draws with at least one success). NaN when there
-     * is no budget or nothing is correct. */
-    double random_best_ms;
-    const cutune_simulate_run *runs;
-    size_t n_runs;
-    cutune_quartiles ratio;
-    cutune_quartiles score;
-    cutune_quartiles evals_within[CUTUNE_SIMULATE_N_WITHIN];
-    size_t runs_within[CUTUNE_SIMULATE_N_WITHIN]; /* runs that got there */
-} cutune_simulate_result;
-
-typedef struct cutune_simulation cutune_simulation;
-
-/* Replays the recorded results of `options->results_path` as if they were
- * the GPU: each run's strategy proposes configurations of `problem`'s
- * space (load it with space_only when its kernel is not at hand), a
- * recorded failure fails again, a configuration the file does not hold
- * fails and is counted apart. Needs no GPU. Sets *out (owned by the
- * caller, freed with cutune_simulation_destroy) also on failure, for
- * cutune_simulation_errmsg. Returns CUTUNE_ERR_NO_VALID_RESULT when no run
- * found a configuration that ran correctly; the result is still there. */
-cutune_status cutune_simulate(const cutune_problem *problem,
-                              const cutune_simulate_options *options,
-                              cutune_simulation **out);
-/* Borrowed from the handle; NULL before a replay got as far as running. */
-const cutune_simulate_result *
-cutune_simulation_result(const cutune_simulation *simulation);
-const char *cutune_simulation_errmsg(const cutune_simulation *simulation);
-void cutune_simulation_destroy(cutune_simulation *simulation);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutune/simulate.h"
 
 static const char usage[] =
     "usage: cutune simulate PROBLEM --results T4.json[.gz] [options]\n"
@@ -225,10 +226,12 @@ int cli_cmd_simulate(int argc, char **argv)
         return cli_usage_error("--cache-dir needs --device-name (the device "
                                "the results were recorded on)");
 
-    cutune_problem_options po = {.problem_size = size.n ? size.v : NULL,
-                                 .n_problem_size = size.n,
-                                 .space_only = 1,
-                                 .max_space_visits = cli_space_limit()};
+    cutune_problem_options po;
+    cutune_problem_options_init(&po);
+    po.problem_size = size.n ? size.v : NULL;
+    po.n_problem_size = size.n;
+    po.space_only = 1;
+    po.max_space_visits = cli_space_limit();
     cutune_problem *p = NULL;
     cutune_status st = cutune_problem_load(problem, &po, &p);
     if (st) {

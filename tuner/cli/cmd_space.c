@@ -110,10 +110,12 @@ int cli_cmd_space(int argc, char **argv)
     int rc;
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    cutune_problem_options po = {.problem_size = size.n ? size.v : NULL,
-                                 .n_problem_size = size.n,
-                                 .space_only = 1,
-                                 .max_space_visits = cli_space_limit()};
+    cutune_problem_options po;
+    cutune_problem_options_init(&po);
+    po.problem_size = size.n ? size.v : NULL;
+    po.n_problem_size = size.n;
+    po.space_only = 1;
+    po.max_space_visits = cli_space_limit();
     cutune_problem *p;
     cutune_status st = cutune_problem_load(problem, &po, &p);
     if (st) {

@@ -168,10 +168,11 @@ unsigned long long cli_space_limit(void)
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p)
 {
-    cutune_problem_options po = {.problem_size = size ? size->v : NULL,
-                                 .n_problem_size = size ? size->n : 0,
-                                 .space_only = 0,
-                                 .max_space_visits = cli_space_limit()};
+    cutune_problem_options po;
+    cutune_problem_options_init(&po);
+    po.problem_size = size ? size->v : NULL;
+    po.n_problem_size = size ? size->n : 0;
+    po.max_space_visits = cli_space_limit();
     cutune_status st = cutune_problem_load(name, &po, p);
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(*p));

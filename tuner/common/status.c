@@ -33,3 +33,5 @@ const char *cutune_outcome_str(cutune_outcome outcome)
     }
     return "unknown";
 }
+
+const char *cutune_version(void) { return CUTUNE_VERSION_STRING; }

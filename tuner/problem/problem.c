@@ -191,6 +191,12 @@ static const cutune__template *find_template(const char *name)
     return NULL;
 }
 
+void cutune_problem_options_init(cutune_problem_options *o)
+{
+    if (o)
+        memset(o, 0, sizeof *o);
+}
+
 cutune_status cutune_problem_load(const char *name_or_path,
                                   const cutune_problem_options *options,
                                   cutune_problem **out)

@@ -12,7 +12,7 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "cutune/cutune.h"
+#include "cutune/simulate.h"
 #include "problem.h"
 #include "replay.h"
 #include "strategy.h"
