@@ -442,6 +442,16 @@ cutune_status cutune_cache_export(cutune_cache *cache,
                                   cutune_export_format format,
                                   const char *path);
 
+/* Calls `visit` once per valid record of the cache's directory, files in
+ * name order and lines in file order; `record` is borrowed for the
+ * duration of the call. A nonzero return stops the walk (the function
+ * still returns CUTUNE_OK). Skipped lines are counted and the warning set
+ * as for a lookup. */
+typedef int (*cutune_cache_visit_fn)(void *user,
+                                     const cutune_cache_record *record);
+cutune_status cutune_cache_foreach(cutune_cache *cache,
+                                   cutune_cache_visit_fn visit, void *user);
+
 /* ------------------------------------------------------------------ */
 /* Replay: a strategy run against recorded results instead of a GPU.   */
 
@@ -543,6 +553,60 @@ const cutune_simulate_result *
 cutune_simulation_result(const cutune_simulation *simulation);
 const char *cutune_simulation_errmsg(const cutune_simulation *simulation);
 void cutune_simulation_destroy(cutune_simulation *simulation);
+
+/* ------------------------------------------------------------------ */
+/* Reports: one self-contained HTML page (inline SVG and CSS, no
+ * scripts, nothing fetched) about a tune's results or a tuning cache.  */
+
+typedef struct cutune_report cutune_report;
+
+/* What a tune knows that a T4 file does not. Every field is optional:
+ * what is not given is marked unknown in the page, never guessed. */
+typedef struct cutune_report_options {
+    const char *results_path;      /* T4 results file, plain or gzip */
+    const char *title;             /* NULL: from the problem or cache */
+    const char *device_name;       /* NULL: unknown */
+    const char *strategy;          /* NULL: unknown */
+    int occupancy_block_size;      /* 0: unknown */
+    const cutune_param_value *baseline; /* the occupancy-seeded
+                                      configuration; NULL: unknown */
+    size_t n_baseline;
+    const cutune_param_value *winner; /* the tune's winner after its final
+                                      round; NULL: the fastest recorded */
+    size_t n_winner;
+    double winner_ms;              /* the winner's final time; 0: unknown */
+    size_t max_points;             /* points per plot; 0: 5000 */
+    size_t top;                    /* rows of the top table; 0: 20 */
+} cutune_report_options;
+
+void cutune_report_options_init(cutune_report_options *options);
+
+/* Reads the results of `options->results_path` onto `problem`'s space
+ * (load it with space_only when its kernel is not at hand) and summarizes
+ * them; the evaluation order is the file's. The problem must outlive the
+ * report. Sets *out (owned by the caller, freed with
+ * cutune_report_destroy) also on failure, for cutune_report_errmsg. */
+cutune_status cutune_report_create(const cutune_problem *problem,
+                                   const cutune_report_options *options,
+                                   cutune_report **out);
+
+/* A report of every record of `cache`: per problem, a grid of devices by
+ * problem sizes with each winner and its speed-up over the occupancy
+ * suggestion. `options` may be NULL; only title is read. */
+cutune_status cutune_report_create_cache(cutune_cache *cache,
+                                         const cutune_report_options *options,
+                                         cutune_report **out);
+
+/* Writes the page to `path`. */
+cutune_status cutune_report_write(cutune_report *report, const char *path);
+
+/* Notes about the page: what was unknown or left out ("no occupancy
+ * suggestion in the file"), one line each, borrowed from the report. */
+size_t cutune_report_note_count(const cutune_report *report);
+const char *cutune_report_note(const cutune_report *report, size_t index);
+
+const char *cutune_report_errmsg(const cutune_report *report);
+void cutune_report_destroy(cutune_report *report);
 
 #ifdef __cplusplus
 }
