@@ -198,7 +198,7 @@ static void put_cell(cutune__rtext *out, const cache_cell *c)
     }
     cutune__rtext_printf(out, "<td><b>%s ms</b>, %sx",
                          cutune__rtext_num(a, c->time_ms, 4),
-                         cutune__rtext_num(b, speedup(c), 3));
+                         cutune__rtext_fixed(b, speedup(c), 3));
     if (c->gbs > 0)
         cutune__rtext_printf(out, ", %s GB/s", cutune__rtext_num(g, c->gbs, 4));
     cutune__rtext_put(out, "<br><code>");
@@ -264,6 +264,12 @@ static void speedup_plot(cutune__rtext *out, size_t index,
                                       "dimensions)"};
     p.y = (cutune__svg_axis){.lo = fmin(ylo, 1), .hi = yhi,
                              .label = "speed-up over occupancy suggestion"};
+    const char *names[8];
+    for (size_t d = 0; d < nd && d < 8; d++)
+        names[d] = devs[d]->device;
+    p.legend_above = 1;
+    p.top = cutune__svg_legend_top(&p, names, nd < 8 ? nd : 8);
+    p.height += p.top;
     char id[32];
     snprintf(id, sizeof id, "cache-%zu", index);
     cutune__svg_begin(&p, out, id, "Speed-up against problem size",

@@ -436,10 +436,31 @@ void cutune__svg_vline(cutune__svg_plot *p, double x, size_t series,
     ref_line(p, px, p->top, px, p->height - p->bottom, series, name);
 }
 
+static double legend_width(const char *name)
+{
+    return 30 + 6.6 * (double)strlen(name ? name : "");
+}
+
+double cutune__svg_legend_top(const cutune__svg_plot *p,
+                              const char *const *names, size_t n)
+{
+    double x = p->left;
+    size_t rows = n ? 1 : 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = legend_width(names[i]);
+        if (i && x + w > p->width - p->right) {
+            rows++;
+            x = p->left;
+        }
+        x += w + 14;
+    }
+    return 12 + 20.0 * (double)rows;
+}
+
 void cutune__svg_legend(cutune__svg_plot *p, int marker, size_t series,
                         int dash, const char *name)
 {
-    double w = 30 + 6.6 * (double)strlen(name ? name : "");
+    double w = legend_width(name);
     double x, y;
     if (p->legend_above && p->clipped) {
         cutune__rtext_put(p->out, "</g>");

@@ -120,5 +120,9 @@ void cutune__svg_vline(cutune__svg_plot *p, double x, size_t series,
  * the frame when legend_above. */
 void cutune__svg_legend(cutune__svg_plot *p, int marker, size_t series,
                         int dash, const char *name);
+/* The top margin a legend_above of these entries needs on a plot of this
+ * width and left/right margins. */
+double cutune__svg_legend_top(const cutune__svg_plot *p,
+                              const char *const *names, size_t n);
 
 #endif
