@@ -27,7 +27,7 @@ static const char usage[] =
     "  --results FILE      T4 results, plain or gzip JSON (from tune --output\n"
     "                      or another tuner)\n"
     "  --cache DIR         report a tuning cache instead of results\n"
-    "  --output FILE       the page to write (required)\n"
+    "  -o, --output FILE   the page to write (required)\n"
     "  --size N[,N...]     problem size (replaces the T1 ProblemSize)\n"
     "  --title TEXT        the page's title\n"
     "  --max-points N      points per plot (default 5000)\n"
@@ -141,11 +141,13 @@ static int report_cache(const char *dir, const cutune_report_options *o,
 int cli_cmd_report(int argc, char **argv)
 {
     const char *results = NULL, *cache = NULL, *output = NULL, *title = NULL;
+    const char *out_short = NULL;
     long long max_points = 0, top = 0;
     cli_sizes size = {{0}, 0};
     const cli_opt opts[] = {{"--results", CLI_STRING, &results},
                             {"--cache", CLI_STRING, &cache},
                             {"--output", CLI_STRING, &output},
+                            {"-o", CLI_STRING, &out_short},
                             {"--size", CLI_SIZES, &size},
                             {"--title", CLI_STRING, &title},
                             {"--max-points", CLI_COUNT, &max_points},
@@ -160,6 +162,8 @@ int cli_cmd_report(int argc, char **argv)
         fputs(usage, stdout);
         return CLI_EXIT_OK;
     }
+    if (!output)
+        output = out_short;
     if (!output)
         return cli_usage_error("missing --output");
     if (!cache == !results)

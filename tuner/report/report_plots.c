@@ -33,6 +33,23 @@ static cutune__svg_scale scale_for(double lo, double hi, double ratio)
                                      : CUTUNE__SCALE_LINEAR;
 }
 
+/* A time axis from lo to hi, a little wider so that no point sits on the
+ * frame; log when the times span more than a factor 5. */
+static cutune__svg_axis time_axis(double lo, double hi, const char *label)
+{
+    cutune__svg_scale scale = scale_for(lo, hi, 5);
+    if (scale == CUTUNE__SCALE_LOG10) {
+        lo /= 1.04;
+        hi *= 1.04;
+    } else {
+        double pad = (hi - lo) * 0.04;
+        lo = lo - pad > 0 ? lo - pad : lo;
+        hi += pad;
+    }
+    return (cutune__svg_axis){.scale = scale, .lo = lo, .hi = hi,
+                              .label = label};
+}
+
 static double eval_time(const cutune_report *r, size_t eval)
 {
     return eval == SIZE_MAX ? NAN : r->evals[eval].time_ms;
@@ -155,8 +172,7 @@ static void one_convergence(const cutune_report *r, cutune__rtext *out,
                              .hi = xhi,
                              .label = seconds ? "seconds since the start"
                                               : "evaluations (file order)"};
-    p.y = (cutune__svg_axis){.scale = scale_for(lo, hi, 5), .lo = lo,
-                             .hi = hi, .label = "best time so far (ms)"};
+    p.y = time_axis(lo, hi, "best time so far (ms)");
     cutune__svg_begin(&p, out, seconds ? "conv-seconds" : "conv-evals",
                       seconds ? "Best time so far against seconds"
                               : "Best time so far against evaluations",
@@ -247,15 +263,25 @@ size_t cutune__report_plot_threads(const cutune_report *r, cutune__rtext *out)
         }
         if (m) {
             cutune__svg_plot p;
-            plot_init(&p, 560, 360);
+            plot_init(&p, 560, 330);
             p.legend_above = 1;
-            p.top = 54;
+            const char *names[5];
+            size_t nn = 0;
+            names[nn++] = "configuration";
+            if (r->occupancy_block_size > 0)
+                names[nn++] = "occupancy API block size";
+            if (r->default_eval != SIZE_MAX)
+                names[nn++] = "default configuration";
+            if (r->baseline_eval != SIZE_MAX)
+                names[nn++] = "occupancy suggestion";
+            names[nn++] = "winner";
+            p.top = cutune__svg_legend_top(&p, names, nn);
+            p.height += p.top;
             double lo = r->evals[order[0]].time_ms;
             double hi = r->evals[order[m - 1]].time_ms;
             p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LOG2, .lo = xlo,
                                      .hi = xhi, .label = "threads per block"};
-            p.y = (cutune__svg_axis){.scale = scale_for(lo, hi, 5), .lo = lo,
-                                     .hi = hi, .label = "time (ms)"};
+            p.y = time_axis(lo, hi, "time (ms)");
             cutune__svg_begin(&p, out, "threads",
                               "Time against threads per block",
                               "Each correct configuration's time against "
@@ -307,8 +333,7 @@ static void one_param_plot(const cutune_report *r,
                              .categories =
                                  (const char *const *)pr->value_texts[rp->param],
                              .n_categories = nv};
-    p.y = (cutune__svg_axis){.scale = scale_for(lo, hi, 5), .lo = lo,
-                             .hi = hi, .label = "time (ms)"};
+    p.y = time_axis(lo, hi, "time (ms)");
     char id[64], title[200], spread[32];
     snprintf(id, sizeof id, "param-%zu", rp->param);
     snprintf(title, sizeof title, "%s: slowest median / fastest median %sx",
