@@ -43,10 +43,20 @@ run_browser() {
     timeout 120 "$browser" --headless $sandbox --disable-gpu \
         --no-first-run --user-data-dir="$work/profile" \
         --enable-logging=stderr --v=0 "$@" "file://$html" \
-        >"$stdout" 2>"$work/log" || {
+        >"$stdout" 2>"$work/log"
+    rc=$?
+    # A container without user namespaces has no usable sandbox either.
+    if [ $rc -ne 0 ] && [ -z "$sandbox" ] &&
+        grep -q 'No usable sandbox' "$work/log"; then
+        echo "note: no usable sandbox here; running with --no-sandbox"
+        sandbox="--no-sandbox"
+        run_browser "$html" "$stdout" "$@"
+        return
+    fi
+    if [ $rc -ne 0 ]; then
         cat "$work/log" >&2
-        fail "$browser exited with status $? on $html"
-    }
+        fail "$browser exited with status $rc on $html"
+    fi
 }
 
 # console_lines: what the page said on the console (nothing, for ours).

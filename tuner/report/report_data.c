@@ -306,7 +306,7 @@ cutune_status cutune__report_load(cutune_report *r,
         set_threads(r);
         st = cutune__report_param_stats(r);
     }
-    if (!st && (place_references(r, o) || add_notes(r, t4)))
+    if (!st && (add_notes(r, t4) || place_references(r, o)))
         st = cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
     cutune__t4_free(t4);
     return st;
