@@ -56,7 +56,10 @@ static int load_problem(const char *name, const cli_sizes *size,
     return 0;
 }
 
-static int finish(cutune_report *rep, cutune_status st, const char *output)
+/* Writes the page; `announce` prints where (not after a tune, whose
+ * standard output may be JSON). */
+static int finish(cutune_report *rep, cutune_status st, const char *output,
+                  int announce)
 {
     if (st == CUTUNE_OK)
         st = cutune_report_write(rep, output);
@@ -65,17 +68,19 @@ static int finish(cutune_report *rep, cutune_status st, const char *output)
         cutune_report_destroy(rep);
         return cli_exit_code(st);
     }
-    printf("wrote %s\n", output);
+    if (announce)
+        printf("wrote %s\n", output);
     cutune_report_destroy(rep);
     return CLI_EXIT_OK;
 }
 
-int cli_write_report(const cutune_problem *p, const cutune_report_options *o,
-                     const char *output)
+static int write_report(const cutune_problem *p,
+                        const cutune_report_options *o, const char *output,
+                        int announce)
 {
     cutune_report *rep = NULL;
     cutune_status st = cutune_report_create(p, o, &rep);
-    return finish(rep, st, output);
+    return finish(rep, st, output, announce);
 }
 
 int cli_tune_report(cutune_session *s, const cutune_problem *p,
@@ -114,7 +119,7 @@ int cli_tune_report(cutune_session *s, const cutune_problem *p,
         o.n_winner = r->n_params;
         o.winner_ms = r->best_ms;
     }
-    int rc = cli_write_report(p, &o, output);
+    int rc = write_report(p, &o, output, 0);
     if (*tmp)
         unlink(tmp);
     return rc;
@@ -133,7 +138,7 @@ static int report_cache(const char *dir, const cutune_report_options *o,
     cutune_report *rep = NULL;
     st = cutune_report_create_cache(c, o, &rep);
     cli_cache_warning(c);
-    int rc = finish(rep, st, output);
+    int rc = finish(rep, st, output, 1);
     cutune_cache_close(c);
     return rc;
 }
@@ -185,7 +190,7 @@ int cli_cmd_report(int argc, char **argv)
     if (rc)
         return rc;
     o.results_path = results;
-    rc = cli_write_report(p, &o, output);
+    rc = write_report(p, &o, output, 1);
     cutune_problem_destroy(p);
     return rc;
 }

@@ -276,10 +276,11 @@ static void speedup_plot(cutune__rtext *out, size_t index,
                       "Per device, the cached winner's speed-up over the "
                       "occupancy suggestion at each problem size.");
     cutune__svg_hline(&p, 1, 6, "no speed-up");
-    double x[64], y[64];
-    for (size_t d = 0; d < nd; d++) {
+    double *x = malloc((to - from) * sizeof *x);
+    double *y = malloc((to - from) * sizeof *y);
+    for (size_t d = 0; x && y && d < nd; d++) {
         size_t n = 0;
-        for (size_t i = from; i < to && n < 64; i++)
+        for (size_t i = from; i < to; i++)
             if (!strcmp(cells[i].device, devs[d]->device)) {
                 x[n] = cells[i].size_product;
                 y[n++] = speedup(&cells[i]);
@@ -291,6 +292,10 @@ static void speedup_plot(cutune__rtext *out, size_t index,
         if (d < 8)
             cutune__svg_legend(&p, (int)(d % 6), d, 0, devs[d]->device);
     }
+    if (!x || !y)
+        out->oom = 1;
+    free(x);
+    free(y);
     cutune__svg_end(&p);
 }
 
