@@ -12,6 +12,9 @@
 
 /* Series numbers, which are colours (report_svg.c): one meaning each
  * across the page. */
+/* Tunables with more values get lines without a marker per value. */
+#define PARAM_MARKERS_MAX 40
+
 enum { S_BEST = 0, S_RANDOM = 1, S_OCCUPANCY = 2, S_DEFAULT = 3,
        S_WINNER = 4, S_MEDIAN = 5 };
 
@@ -343,7 +346,9 @@ static void one_param_plot(const cutune_report *r,
                       "time of the correct configurations with that value.");
     cutune__svg_line(&p, x, median, nv, S_MEDIAN, 0, 1, "median");
     cutune__svg_line(&p, x, best, nv, S_BEST, 0, 0, "best");
-    for (size_t v = 0; v < nv; v++) {
+    /* Past a few dozen values markers would only hide each other. */
+    int marks = nv <= PARAM_MARKERS_MAX;
+    for (size_t v = 0; marks && v < nv; v++) {
         char tip[160], b[32], m[32];
         snprintf(tip, sizeof tip, "%s = %s: best %s ms, median %s ms, %zu of "
                  "%zu correct", name, pr->value_texts[rp->param][v],
@@ -355,8 +360,10 @@ static void one_param_plot(const cutune_report *r,
         cutune__svg_marker(&p, x[v], best[v], CUTUNE__MARK_CIRCLE, S_BEST,
                            tip);
     }
-    cutune__svg_legend(&p, CUTUNE__MARK_CIRCLE, S_BEST, 0, "best");
-    cutune__svg_legend(&p, CUTUNE__MARK_SQUARE, S_MEDIAN, 0, "median");
+    cutune__svg_legend(&p, marks ? CUTUNE__MARK_CIRCLE : -1, S_BEST, 0,
+                       "best");
+    cutune__svg_legend(&p, marks ? CUTUNE__MARK_SQUARE : -1, S_MEDIAN, 1,
+                       "median");
     cutune__svg_end(&p);
     free(x);
     free(best);
