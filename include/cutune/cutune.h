@@ -583,16 +583,18 @@ void cutune_report_options_init(cutune_report_options *options);
 
 /* Reads the results of `options->results_path` onto `problem`'s space
  * (load it with space_only when its kernel is not at hand) and summarizes
- * them; the evaluation order is the file's. The problem must outlive the
- * report. Sets *out (owned by the caller, freed with
- * cutune_report_destroy) also on failure, for cutune_report_errmsg. */
+ * them; the evaluation order is the file's. `options` and what it points
+ * to are read during the call only; the problem must outlive the report.
+ * Sets *out (owned by the caller, freed with cutune_report_destroy) also
+ * on failure, for cutune_report_errmsg. */
 cutune_status cutune_report_create(const cutune_problem *problem,
                                    const cutune_report_options *options,
                                    cutune_report **out);
 
 /* A report of every record of `cache`: per problem, a grid of devices by
  * problem sizes with each winner and its speed-up over the occupancy
- * suggestion. `options` may be NULL; only title is read. */
+ * suggestion. `options` may be NULL; only title is read. The records are
+ * copied: the cache may be closed before the report is written. */
 cutune_status cutune_report_create_cache(cutune_cache *cache,
                                          const cutune_report_options *options,
                                          cutune_report **out);
