@@ -108,8 +108,11 @@ static void test_own_t4(void)
     cutune_report *r = NULL;
     CHECK_INT(cutune_report_create(p, &o, &r), CUTUNE_OK);
     CHECK_INT(cutune_report_write(r, "own.html"), CUTUNE_OK);
-    for (size_t i = 0; i < cutune_report_note_count(r); i++)
+    for (size_t i = 0; i < cutune_report_note_count(r); i++) {
         CHECK(!strstr(cutune_report_note(r, i), "occupancy suggestion is"));
+        /* the writer's timestamps are read back: seconds come from them */
+        CHECK(!strstr(cutune_report_note(r, i), "Seconds are"));
+    }
     cutune_report_destroy(r);
     char *html = slurp("own.html", NULL);
     CHECK(html != NULL);
@@ -201,6 +204,33 @@ static void test_cache(void)
     free(html);
 }
 
+/* The T4 reader keeps what the seconds axis needs: timestamps (with a
+ * fraction and a zone) and the framework and validation times. */
+static void test_t4_times(void)
+{
+    char t1[4096], t4[4096];
+    const char *src = getenv("CUTUNE_SOURCE_DIR");
+    snprintf(t1, sizeof t1, "%s/tests/data/convolution_milo.json",
+             src ? src : ".");
+    snprintf(t4, sizeof t4, "%s/tests/data/convolution_milo_A100_T4.json.gz",
+             src ? src : ".");
+    cutune_problem_options po = {NULL, 0, 1};
+    cutune_problem *p = NULL;
+    CHECK_INT(cutune_problem_load(t1, &po, &p), CUTUNE_OK);
+    cutune__t4 *res = NULL;
+    char err[512] = "";
+    CHECK_INT(cutune__t4_load(t4, p, &res, err, sizeof err), CUTUNE_OK);
+    if (res) {
+        CHECK_INT(res->n_entries, 4362);
+        /* "2023-12-22 09:54:05.502007+00:00" */
+        CHECK_NEAR(res->entries[0].timestamp, 1703238845.502007, 1e-5);
+        CHECK_NEAR(res->entries[0].other_ms, 105.24242906831205, 1e-9);
+        CHECK(res->entries[1].timestamp > res->entries[0].timestamp);
+    }
+    cutune__t4_free(res);
+    cutune_problem_destroy(p);
+}
+
 static void test_errors(void)
 {
     cutune_problem *p = NULL;
@@ -229,6 +259,7 @@ int main(void)
     test_own_t4();
     test_big_space();
     test_cache();
+    test_t4_times();
     test_errors();
     return check_finish();
 }
