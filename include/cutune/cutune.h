@@ -480,6 +480,16 @@ cutune_status cutune_cache_export(cutune_cache *cache,
                                   cutune_export_format format,
                                   const char *path);
 
+/* Calls `visit` once per valid record of the cache's directory, files in
+ * name order and lines in file order; `record` is borrowed for the
+ * duration of the call. A nonzero return stops the walk (the function
+ * still returns CUTUNE_OK). Skipped lines are counted and the warning set
+ * as for a lookup. */
+typedef int (*cutune_cache_visit_fn)(void *user,
+                                     const cutune_cache_record *record);
+cutune_status cutune_cache_foreach(cutune_cache *cache,
+                                   cutune_cache_visit_fn visit, void *user);
+
 #ifdef __cplusplus
 }
 #endif

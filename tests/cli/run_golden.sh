@@ -79,6 +79,10 @@ case_ simulate-all-fail 6 simulate sim.json --results sim_fail_T4.json --strateg
 case_ simulate-no-results 1 simulate sim.json
 case_ simulate-unknown-strategy 1 simulate sim.json --results sim_T4.json --strategy nosuch
 case_ simulate-cache 0 simulate sim.json --results sim_T4.json --budget-evals 8 --seed 1 --cache-dir "$tmp/simcache" --device-name "GTX Simulated 1"
+case_ report-help 0 report --help
+case_ report-no-output 1 report sim.json --results sim_T4.json
+case_ report-results-and-cache 1 report sim.json --results sim_T4.json --cache fleet -o "$tmp/r.html"
+case_ report-missing-results 2 report sim.json --results nosuch_T4.json -o "$tmp/r.html"
 if grep -q '"simulated":true' "$tmp"/simcache/*.jsonl 2>/dev/null; then
     passed=$((passed + 1))
 else

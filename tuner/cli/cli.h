@@ -116,5 +116,13 @@ int cli_cmd_list(int argc, char **argv);
 int cli_cmd_devices(int argc, char **argv);
 int cli_cmd_space(int argc, char **argv);
 int cli_cmd_simulate(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
+
+/* The report of `tune --report` (cmd_report.c): from `t4_path`, or from a
+ * temporary T4 file the session writes when it is NULL; `r` may be NULL
+ * (a tune with no valid result). Returns an exit code. */
+int cli_tune_report(cutune_session *s, const cutune_problem *p,
+                    const cutune_tune_result *r, const char *t4_path,
+                    const char *output);
 
 #endif

@@ -27,6 +27,8 @@ static const char usage[] =
     "  --no-cache          do not record the winner\n"
     "  --output FILE       write every evaluation as T4 results (gzip when\n"
     "                      FILE ends in .gz)\n"
+    "  --report FILE       write an HTML report of the tune (see cutune\n"
+    "                      report)\n"
     "  --threads N         NVRTC compile threads (default: one per core)\n"
     "  --no-binary-cache   compile everything; skip the on-disk binaries\n"
     "  --warm-cache        keep the L2 warm between timed launches\n"
@@ -133,7 +135,7 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
 int cli_cmd_tune(int argc, char **argv)
 {
     const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
-    const char *output = NULL, *check = NULL;
+    const char *output = NULL, *check = NULL, *report = NULL;
     long long device = 0, budget = 0, seed = 1, threads = 0;
     double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
@@ -149,6 +151,7 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--no-cache", CLI_FLAG, &no_cache},
                             {"--output", CLI_STRING, &output},
+                            {"--report", CLI_STRING, &report},
                             {"--threads", CLI_COUNT, &threads},
                             {"--no-binary-cache", CLI_FLAG, &no_binaries},
                             {"--warm-cache", CLI_FLAG, &warm},
@@ -210,6 +213,10 @@ int cli_cmd_tune(int argc, char **argv)
             fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
             rc = cli_exit_code(wst);
         }
+    }
+    if (report && (st == CUTUNE_OK || st == CUTUNE_ERR_NO_VALID_RESULT)) {
+        int rrc = cli_tune_report(s, p, st ? NULL : r, output, report);
+        rc = rc ? rc : rrc;
     }
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));

@@ -22,6 +22,8 @@ static const struct {
      cli_cmd_space},
     {"simulate", "replay recorded results to judge a strategy (no GPU)",
      cli_cmd_simulate},
+    {"report", "write an HTML report of results or a cache (no GPU)",
+     cli_cmd_report},
     {"compile", "compile configurations with NVRTC (no GPU needed)",
      cli_cmd_compile},
     {"list", "list the built-in kernel templates", cli_cmd_list},

@@ -4,6 +4,8 @@
  * largest published T4 files are a few tens of MB as text, and replay needs
  * every entry anyway.
  */
+/* timegm() */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 
 #include "t4.h"
@@ -139,6 +141,34 @@ static double measured_time(json_t *res)
     return NAN;
 }
 
+/* "2023-12-22 09:54:05.502007+00:00" (or with 'T', or 'Z'), as seconds
+ * since the Unix epoch; NAN when the text is not such a time. */
+static double parse_timestamp(const char *text)
+{
+    struct tm tm = {0};
+    int used = 0;
+    char sep;
+    if (!text || sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year,
+                        &tm.tm_mon, &tm.tm_mday, &sep, &tm.tm_hour,
+                        &tm.tm_min, &tm.tm_sec, &used) != 7 ||
+        (sep != ' ' && sep != 'T'))
+        return NAN;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    double t = (double)timegm(&tm);
+    const char *rest = text + used;
+    if (*rest == '.') {
+        char *end;
+        t += strtod(rest, &end);
+        rest = end;
+    }
+    int zh, zm;
+    if ((*rest == '+' || *rest == '-') &&
+        sscanf(rest + 1, "%2d:%2d", &zh, &zm) == 2)
+        t -= (*rest == '+' ? 1 : -1) * (zh * 3600.0 + zm * 60.0);
+    return t;
+}
+
 static cutune_status load_entry(const char *path, const cutune_problem *p,
                                 json_t *res, size_t i, double to_ms,
                                 uint32_t *cfg, cutune__t4 *t4, char *err,
@@ -204,6 +234,13 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
                            "duration (a finite number, 0 or more)",
                            path, i, c);
     }
+    static const char *const others[] = {"framework", "search_algorithm",
+                                         "validation"};
+    for (size_t k = 0; k < 3; k++)
+        if (json_number(json_object_get(times, others[k]), &c))
+            e->other_ms += c * to_ms;
+    e->timestamp =
+        parse_timestamp(json_string_value(json_object_get(res, "timestamp")));
     json_t *rt = json_object_get(times, "runtimes");
     if (rt && !json_is_null(rt)) {
         if (!json_is_array(rt))

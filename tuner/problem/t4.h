@@ -25,6 +25,10 @@ typedef struct cutune__t4_entry {
     double compile_ms;     /* as recorded; 0 when absent */
     double *runtimes;      /* all recorded runtimes, ms (owned) */
     size_t n_runtimes;
+    double other_ms;       /* framework, search_algorithm and validation
+                              times, ms; 0 when absent */
+    double timestamp;      /* seconds since the Unix epoch; NAN when
+                              absent or unreadable */
 } cutune__t4_entry;
 
 typedef struct cutune__t4 {
