@@ -1,16 +1,21 @@
 #!/bin/sh
 # Records the exhaustive T4 spaces of bench/spaces/ on a GPU:
-#   bench/record_spaces.sh BUILD OUT [SECONDS]
+#   bench/record_spaces.sh BUILD OUT [SECONDS] [HUB_DIR]
 # Tunes each built-in template (matmul left out: 56,754 configurations)
 # with brute_force at two problem sizes, one after another, each file
 # written to OUT/TEMPLATE_SIZE_T4.json.gz. Every tune gets at most 40 s
 # (--budget-seconds) and the whole run at most SECONDS (default 440): a
 # tune that ran out of time holds a prefix of the space in index order,
-# which bench/spaces/README.md marks as not exhaustive.
+# which bench/spaces/README.md marks as not exhaustive. With HUB_DIR (a
+# folder holding the hub's convolution_milo.json and its kernel source,
+# which this repository does not carry), the convolution space is
+# recorded last with what time is left (at most 150 s). Everything ends
+# up in OUT/spaces.tar too (the device tool returns few files).
 set -u
-build=$1
-out=$2
+build=$(cd "$1" && pwd)
+out=$(mkdir -p "$2" && cd "$2" && pwd)
 total=${3:-440}
+hub=${4:-}
 start=$(date +%s)
 log=$out/record.log
 mkdir -p "$out"
@@ -20,7 +25,7 @@ mkdir -p "$out"
     "$build/cutune" list
 } >"$log"
 run() {
-    name=$1 size=$2 tag=$3
+    name=$1 size=$2 tag=$3 cap=${4:-40}
     now=$(date +%s)
     left=$((start + total - now))
     if [ "$left" -lt 15 ]; then
@@ -28,11 +33,16 @@ run() {
         return
     fi
     b=$((left - 10))
-    [ "$b" -gt 40 ] && b=40
+    [ "$b" -gt "$cap" ] && b=$cap
     t0=$(date +%s)
-    timeout -k 5 $((b + 25)) "$build/cutune" tune "$name" --strategy brute_force \
-        --size "$size" --no-cache --quiet --budget-seconds "$b" \
-        --output "$out/${name}_${tag}_T4.json.gz" >"$out/${name}_${tag}.txt" 2>&1
+    problem=$name
+    [ -n "$hub" ] && [ -f "$hub/$name.json" ] && problem=$hub/$name.json
+    set -- --size "$size"
+    [ "$size" = t1 ] && set --
+    (cd "$(dirname "$problem")" && timeout -k 5 $((b + 25)) \
+        "$build/cutune" tune "$(basename "$problem")" --strategy brute_force \
+        "$@" --no-cache --quiet --budget-seconds "$b" \
+        --output "$out/${name}_${tag}_T4.json.gz") >"$out/${name}_${tag}.txt" 2>&1
     rc=$?
     echo "$name size $size budget ${b}s rc $rc wall $(( $(date +%s) - t0 ))s" >>"$log"
 }
@@ -50,4 +60,6 @@ for pass in 1 2; do
     run copy "$one" "$oned"
     run aos_soa "$one" "$oned"
 done
+[ -n "$hub" ] && run convolution_milo t1 H100 150
 date -u +"end %Y-%m-%dT%H:%M:%SZ" >>"$log"
+(cd "$out" && tar cf spaces.tar ./*.gz ./*.txt record.log)
