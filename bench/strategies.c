@@ -3,16 +3,24 @@
  *
  * usage: bench-strategies [--seeds N] [--threads N] [--out FILE]
  *                         [--strategies NAME,NAME,...] [--shares]
- *                         [--batch B]
- *                         T1.json:T4.json.gz ...
+ *                         [--batch B] [--spaces LIST]
+ *                         PROBLEM[@SIZE]:T4.json.gz ...
+ *
+ * PROBLEM is a T1 file (only its space is read) or a built-in template,
+ * SIZE its problem size (N[,N...], as --size). --spaces reads such pairs
+ * from a list, one "PROBLEM[@SIZE] T4" a line (# comments), paths
+ * relative to the list (bench/spaces/spaces.txt).
  *
  * For each file, strategy and budget it runs N seeds (1..N) of a replay
  * with that budget, with no start configuration (nothing is known about
  * occupancy here), and prints a markdown table of medians over the seeds:
- * optimum time / best found time, the score P = (B - F) / (B - O) of
- * Willemsen et al., and the evaluations needed to come within 5% of the
- * optimum ("-" when the median run never did). It prints figures and does
- * not judge them. bench/strategies.sh runs it on tests/data.
+ * optimum time / best found time with its quartiles, the score P =
+ * (B - F) / (B - O) of Willemsen et al., and the evaluations needed to
+ * come within 5% of the optimum ("-" when the median run never did).
+ * Then the worst case: per strategy and budget, the lowest median and
+ * the lowest first quartile over all spaces, and the worst single seed.
+ * It prints figures and does not judge them. bench/strategies.sh runs it
+ * on bench/spaces.
  *
  * --strategies runs only the strategies named (brute_force included when
  * named). --shares adds, per file, strategy and budget, the share of seeds
@@ -41,7 +49,7 @@
 
 static const size_t budgets[] = {50, 100, 200, 400};
 #define N_BUDGETS (sizeof budgets / sizeof *budgets)
-#define MAX_FILES 16
+#define MAX_FILES 64
 #define MAX_STRATEGIES 32
 
 /* opt/found thresholds of --shares. */
@@ -49,7 +57,7 @@ static const double share_levels[] = {0.90, 0.95, 0.98};
 #define N_LEVELS (sizeof share_levels / sizeof *share_levels)
 
 typedef struct figures {
-    double ratio, score, within5;
+    double ratio, ratio_q1, ratio_q3, ratio_min, score, within5;
     double share[N_LEVELS]; /* of seeds with opt/found >= share_levels[] */
     double seconds; /* CPU time of the strategy, per run */
 } figures;
@@ -95,6 +103,18 @@ static double median(double *v, size_t n)
     return 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The q-quantile (0..1) by linear interpolation between order
+ * statistics, as cutune simulate reports them. Sorts v. */
+static double quantile(double *v, size_t n, double q)
+{
+    qsort(v, n, sizeof *v, by_value);
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+    if (v[lo] == v[hi])
+        return v[lo];
+    return v[lo] + (pos - (double)lo) * (v[hi] - v[lo]);
+}
+
 static double cpu_now(void)
 {
     struct timespec t;
@@ -125,8 +145,11 @@ static void run_job(job *j, size_t seeds, size_t batch)
             double f = r.search.best_objective;
             ratio[s] = isfinite(f) ? d->optimum / f : 0;
             score[s] = cutune__replay_score(d->random_best[b], f, d->optimum);
+            /* Not finding anything scores lowest; where random search
+             * expects the optimum (a budget the size of the space) P is
+             * not defined, and 1 says it was matched. */
             if (isnan(score[s]))
-                score[s] = -INFINITY;
+                score[s] = d->random_best[b] == d->optimum ? 1 : -INFINITY;
             w5[s] = r.evals_within[2] == SIZE_MAX ? INFINITY
                                                   : (double)r.evals_within[2];
         }
@@ -137,6 +160,9 @@ static void run_job(job *j, size_t seeds, size_t batch)
                 k += ratio[s] >= share_levels[l];
             j->fig[b].share[l] = (double)k / (double)seeds;
         }
+        j->fig[b].ratio_q1 = quantile(ratio, seeds, 0.25);
+        j->fig[b].ratio_q3 = quantile(ratio, seeds, 0.75);
+        j->fig[b].ratio_min = ratio[0];
         j->fig[b].ratio = median(ratio, seeds);
         j->fig[b].score = median(score, seeds);
         j->fig[b].within5 = median(w5, seeds);
@@ -160,25 +186,48 @@ static void *worker(void *arg)
     }
 }
 
-static int load(dataset *d, const char *spec)
+/* Loads the space of `spec` ("PROBLEM[@SIZE]:T4"), relative paths taken
+ * from `dir` when not NULL. */
+static int load(dataset *d, const char *spec, const char *dir)
 {
-    char t1[1024];
+    char problem[2048], t4path[2048];
+    long long size[4];
+    size_t n_size = 0;
     const char *colon = strchr(spec, ':');
-    if (!colon || (size_t)(colon - spec) >= sizeof t1) {
-        fprintf(stderr, "bench-strategies: '%s' is not T1:T4\n", spec);
+    if (!colon || (size_t)(colon - spec) >= sizeof problem) {
+        fprintf(stderr, "bench-strategies: '%s' is not PROBLEM:T4\n", spec);
         return -1;
     }
-    memcpy(t1, spec, (size_t)(colon - spec));
-    t1[colon - spec] = '\0';
-    const char *t4path = colon + 1;
+    memcpy(problem, spec, (size_t)(colon - spec));
+    problem[colon - spec] = '\0';
+    char *at = strchr(problem, '@');
+    if (at) {
+        *at = '\0';
+        for (char *q = at + 1; *q && n_size < 4; q += *q == ',')
+            size[n_size++] = strtoll(q, &q, 10);
+    }
+    /* A template name has no '/' and no ".json"; a file is relative. */
+    if (dir && strstr(problem, ".json") && problem[0] != '/') {
+        char rel[1024];
+        snprintf(rel, sizeof rel, "%.1000s", problem);
+        snprintf(problem, sizeof problem, "%.1000s/%s", dir, rel);
+    }
+    snprintf(t4path, sizeof t4path, "%.1000s%s%.1000s",
+             dir && colon[1] != '/' ? dir : "",
+             dir && colon[1] != '/' ? "/" : "", colon + 1);
     const char *base = strrchr(t4path, '/');
-    snprintf(d->name, sizeof d->name, "%s", base ? base + 1 : t4path);
-    char *dot = strstr(d->name, ".json");
+    snprintf(d->name, sizeof d->name, "%.200s", base ? base + 1 : t4path);
+    char *dot = strstr(d->name, "_T4.json");
+    if (!dot)
+        dot = strstr(d->name, ".json");
     if (dot)
         *dot = '\0';
-    cutune_problem_options po = {
-        .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
-    if (cutune_problem_load(t1, &po, &d->problem) != CUTUNE_OK) {
+    cutune_problem_options po;
+    cutune_problem_options_init(&po);
+    po.problem_size = n_size ? size : NULL;
+    po.n_problem_size = n_size;
+    po.space_only = 1;
+    if (cutune_problem_load(problem, &po, &d->problem) != CUTUNE_OK) {
         fprintf(stderr, "bench-strategies: %s\n",
                 cutune_problem_errmsg(d->problem));
         return -1;
@@ -216,6 +265,39 @@ static int load(dataset *d, const char *spec)
     return 0;
 }
 
+/* Loads every "PROBLEM[@SIZE] T4" line of the list at `path` after the
+ * n_data spaces already in `data`; returns the new count, or -1. */
+static long load_list(dataset *data, size_t n_data, const char *path)
+{
+    char dir[1024], line[2048], spec[2100];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    while (fgets(line, sizeof line, f)) {
+        char a[1024], b[1024];
+        if (line[0] == '#' || sscanf(line, "%1023s %1023s", a, b) != 2)
+            continue;
+        if (n_data >= MAX_FILES)
+            break;
+        snprintf(spec, sizeof spec, "%s:%s", a, b);
+        if (load(&data[n_data], spec, dir)) {
+            fclose(f);
+            return -1;
+        }
+        n_data++;
+    }
+    fclose(f);
+    return (long)n_data;
+}
+
 static void fmt_evals(char *buf, size_t len, double v)
 {
     if (isinf(v) || isnan(v))
@@ -238,49 +320,58 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
-    size_t seeds = 100, threads = 0, n_data = 0, batch = 1;
-    const char *out_path = NULL, *only = NULL;
-    int shares = 0;
+typedef struct bench_args {
+    size_t seeds, threads, n_data, batch;
+    const char *out_path, *only;
+    int shares;
     dataset data[MAX_FILES];
-    gsl_set_error_handler_off();
-    memset(data, 0, sizeof data);
+} bench_args;
+
+/* Returns 0, 1 on a usage error, 2 when a space did not load. */
+static int parse_args(bench_args *a, int argc, char **argv)
+{
+    a->seeds = 100;
+    a->batch = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
-            seeds = (size_t)strtoul(argv[++i], NULL, 10);
+            a->seeds = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            threads = (size_t)strtoul(argv[++i], NULL, 10);
+            a->threads = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            out_path = argv[++i];
+            a->out_path = argv[++i];
         else if (strcmp(argv[i], "--strategies") == 0 && i + 1 < argc)
-            only = argv[++i];
+            a->only = argv[++i];
         else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc)
-            batch = (size_t)strtoul(argv[++i], NULL, 10);
+            a->batch = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--shares") == 0)
-            shares = 1;
-        else if (n_data < MAX_FILES) {
-            if (load(&data[n_data], argv[i]))
+            a->shares = 1;
+        else if (strcmp(argv[i], "--spaces") == 0 && i + 1 < argc) {
+            long k = load_list(a->data, a->n_data, argv[++i]);
+            if (k < 0)
                 return 2;
-            n_data++;
+            a->n_data = (size_t)k;
+        } else if (a->n_data < MAX_FILES) {
+            if (load(&a->data[a->n_data], argv[i], NULL))
+                return 2;
+            a->n_data++;
         }
     }
-    if (n_data == 0 || seeds == 0 || batch == 0) {
+    if (a->n_data == 0 || a->seeds == 0 || a->batch == 0) {
         fputs("usage: bench-strategies [--seeds N] [--threads N] "
               "[--out FILE] [--strategies NAME,...] [--shares] "
-              "[--batch B] T1.json:T4.json.gz ...\n", stderr);
+              "[--batch B] [--spaces LIST] PROBLEM[@SIZE]:T4.json.gz ...\n",
+              stderr);
         return 1;
     }
-    if (threads == 0) {
+    if (a->threads == 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = c > 0 ? (size_t)c : 1;
+        a->threads = c > 0 ? (size_t)c : 1;
     }
-    size_t n_strat = 0;
-    while (cutune__strategies[n_strat])
-        n_strat++;
-    if (only) {
+    if (a->threads > 64)
+        a->threads = 64;
+    if (a->only) {
         char name[64];
-        for (const char *q = only; *q;) {
+        for (const char *q = a->only; *q;) {
             const char *end = strchr(q, ',');
             size_t len = end ? (size_t)(end - q) : strlen(q);
             snprintf(name, sizeof name, "%.*s", (int)len, q);
@@ -292,42 +383,49 @@ int main(int argc, char **argv)
             q += len + (end != NULL);
         }
     }
-    /* brute_force is left out unless named: it sweeps in index order and
-     * its figures say where the optimum happens to sit, nothing about
-     * search. */
-    pool p;
-    memset(&p, 0, sizeof p);
-    p.jobs = calloc(n_data * n_strat, sizeof *p.jobs);
-    if (!p.jobs)
-        return 2;
-    for (size_t f = 0; f < n_data; f++)
+    return 0;
+}
+
+/* One job per space and strategy; brute_force is left out unless named:
+ * it sweeps in index order and its figures say where the optimum happens
+ * to sit, nothing about search. Returns the wall time in seconds, or a
+ * negative number when memory ran out. */
+static double run_all(pool *p, const bench_args *a)
+{
+    size_t n_strat = 0;
+    while (cutune__strategies[n_strat])
+        n_strat++;
+    memset(p, 0, sizeof *p);
+    p->jobs = calloc(a->n_data * n_strat, sizeof *p->jobs);
+    if (!p->jobs)
+        return -1;
+    for (size_t f = 0; f < a->n_data; f++)
         for (size_t s = 0; s < n_strat; s++) {
             const char *name = cutune__strategies[s]->name;
-            if (only ? !listed(only, name)
-                     : strcmp(name, "brute_force") == 0)
+            if (a->only ? !listed(a->only, name)
+                        : strcmp(name, "brute_force") == 0)
                 continue;
-            p.jobs[p.n_jobs].data = &data[f];
-            p.jobs[p.n_jobs++].type = cutune__strategies[s];
+            p->jobs[p->n_jobs].data = &a->data[f];
+            p->jobs[p->n_jobs++].type = cutune__strategies[s];
         }
-    p.seeds = seeds;
-    p.batch = batch;
-    pthread_mutex_init(&p.lock, NULL);
+    p->seeds = a->seeds;
+    p->batch = a->batch;
+    pthread_mutex_init(&p->lock, NULL);
     pthread_t tid[64];
-    if (threads > 64)
-        threads = 64;
     struct timespec w0, w1;
     clock_gettime(CLOCK_MONOTONIC, &w0);
-    for (size_t t = 0; t < threads; t++)
-        pthread_create(&tid[t], NULL, worker, &p);
-    for (size_t t = 0; t < threads; t++)
+    for (size_t t = 0; t < a->threads; t++)
+        pthread_create(&tid[t], NULL, worker, p);
+    for (size_t t = 0; t < a->threads; t++)
         pthread_join(tid[t], NULL);
     clock_gettime(CLOCK_MONOTONIC, &w1);
+    pthread_mutex_destroy(&p->lock);
+    return (double)(w1.tv_sec - w0.tv_sec) +
+           1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+}
 
-    FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    if (!out) {
-        perror(out_path);
-        return 2;
-    }
+static void print_intro(FILE *out, const bench_args *a, double wall)
+{
     fprintf(out, "# Search strategies on recorded measurements\n\n"
                  "Produced by `bench/strategies.sh` (bench-strategies, "
                  "cutune %s): every strategy replayed against every T4 "
@@ -338,83 +436,150 @@ int main(int argc, char **argv)
     fprintf(out, " evaluations, %zu seeds each, no start configuration, "
                  "%zu proposal%s at a time. "
                  "Medians over the seeds of: **opt/found**, the optimum's "
-                 "time over the best found time (1 = the optimum); **P**, "
+                 "time over the best found time (1 = the optimum), with "
+                 "its first and third quartiles in brackets; **P**, "
                  "the score (B - F) / (B - O) of Willemsen et al. with B "
                  "the exact expected best of random search with the same "
                  "budget (1 = the optimum, 0 = as good as random search); "
                  "**5%%**, evaluations until the best found was within 5%% "
                  "of the optimum (- when the median run never got there). "
                  "CPU time of the strategy itself is the last column "
-                 "(ms per run at the largest budget). Wall time of the "
+                 "(ms per run at the largest budget). The worst case over "
+                 "all spaces comes first. Wall time of the "
                  "whole benchmark: %.0f s on %zu threads.\n",
-            seeds, batch, batch == 1 ? "" : "s",
-            (double)(w1.tv_sec - w0.tv_sec) +
-                1e-9 * (double)(w1.tv_nsec - w0.tv_nsec),
-            threads);
-    for (size_t f = 0; f < n_data; f++) {
-        const dataset *d = &data[f];
-        size_t correct = 0;
-        for (size_t i = 0; i < d->n; i++)
-            correct += isfinite(d->objective[i]) != 0;
-        fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum "
-                     "%.4f ms. Random search expects",
-                d->name, d->n, correct, d->optimum);
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu",
-                    b ? "," : "", d->random_best[b],
-                    d->optimum / d->random_best[b], budgets[b]);
-        fprintf(out, ".\n\n| strategy |");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, " %zu: opt/found | P | 5%% |", budgets[b]);
-        fprintf(out, " ms/run |\n|---|");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "---:|---:|---:|");
-        fprintf(out, "---:|\n");
-        for (size_t j = 0; j < p.n_jobs; j++) {
-            const job *jb = &p.jobs[j];
-            if (jb->data != d)
-                continue;
-            fprintf(out, "| %s |", jb->type->name);
-            for (size_t b = 0; b < N_BUDGETS; b++) {
-                char w[16];
-                fmt_evals(w, sizeof w, jb->fig[b].within5);
-                fprintf(out, " %.3f | %.2f | %s |", jb->fig[b].ratio,
-                        jb->fig[b].score, w);
-            }
-            fprintf(out, " %.1f |\n",
-                    1e3 * jb->fig[N_BUDGETS - 1].seconds);
-        }
-        if (!shares)
+            a->seeds, a->batch, a->batch == 1 ? "" : "s", wall, a->threads);
+}
+
+/* Per strategy and budget, over all spaces: the lowest median opt/found
+ * (and its space), the lowest first quartile, the lowest P and the
+ * worst single seed. */
+static void print_worst(FILE *out, const pool *p, const bench_args *a)
+{
+    fprintf(out, "\n## Worst case over the %zu spaces\n\n"
+                 "Per strategy and budget: the lowest median opt/found of "
+                 "any space (the space), the lowest first quartile, the "
+                 "lowest median P, and the worst single seed.\n\n"
+                 "| strategy | budget | worst median | space | worst Q1 | "
+                 "worst P | worst seed |\n|---|---:|---:|---|---:|---:|---:|\n",
+            a->n_data);
+    for (size_t j0 = 0; j0 < p->n_jobs; j0++) {
+        const cutune__strategy_type *type = p->jobs[j0].type;
+        int first = 1;
+        for (size_t k = 0; k < j0; k++)
+            first &= p->jobs[k].type != type;
+        if (!first)
             continue;
-        fprintf(out, "\nShare of seeds with opt/found >=");
-        for (size_t l = 0; l < N_LEVELS; l++)
-            fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
-        fprintf(out, ":\n\n| strategy |");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, " %zu |", budgets[b]);
-        fprintf(out, "\n|---|");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "---:|");
-        fprintf(out, "\n");
-        for (size_t j = 0; j < p.n_jobs; j++) {
-            const job *jb = &p.jobs[j];
-            if (jb->data != d)
-                continue;
-            fprintf(out, "| %s |", jb->type->name);
-            for (size_t b = 0; b < N_BUDGETS; b++) {
-                for (size_t l = 0; l < N_LEVELS; l++)
-                    fprintf(out, "%s%.2f", l ? " / " : " ",
-                            jb->fig[b].share[l]);
-                fprintf(out, " |");
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            double med = INFINITY, q1 = INFINITY, sc = INFINITY;
+            double lo = INFINITY;
+            const char *where = "";
+            for (size_t j = j0; j < p->n_jobs; j++) {
+                const figures *f = &p->jobs[j].fig[b];
+                if (p->jobs[j].type != type)
+                    continue;
+                if (f->ratio < med) {
+                    med = f->ratio;
+                    where = p->jobs[j].data->name;
+                }
+                q1 = f->ratio_q1 < q1 ? f->ratio_q1 : q1;
+                sc = f->score < sc ? f->score : sc;
+                lo = f->ratio_min < lo ? f->ratio_min : lo;
             }
-            fprintf(out, "\n");
+            fprintf(out, "| %s | %zu | %.3f | %s | %.3f | %.2f | %.3f |\n",
+                    b ? "" : type->name, budgets[b], med, where, q1, sc, lo);
         }
     }
+}
+
+static void print_shares(FILE *out, const pool *p, const dataset *d)
+{
+    fprintf(out, "\nShare of seeds with opt/found >=");
+    for (size_t l = 0; l < N_LEVELS; l++)
+        fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
+    fprintf(out, ":\n\n| strategy |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, " %zu |", budgets[b]);
+    fprintf(out, "\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---:|");
+    fprintf(out, "\n");
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->type->name);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            for (size_t l = 0; l < N_LEVELS; l++)
+                fprintf(out, "%s%.2f", l ? " / " : " ", jb->fig[b].share[l]);
+            fprintf(out, " |");
+        }
+        fprintf(out, "\n");
+    }
+}
+
+static void print_space(FILE *out, const pool *p, const dataset *d,
+                        int shares)
+{
+    size_t correct = 0;
+    for (size_t i = 0; i < d->n; i++)
+        correct += isfinite(d->objective[i]) != 0;
+    fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum "
+                 "%.4f ms. Random search expects",
+            d->name, d->n, correct, d->optimum);
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu", b ? "," : "",
+                d->random_best[b], d->optimum / d->random_best[b],
+                budgets[b]);
+    fprintf(out, ".\n\n| strategy |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, " %zu: opt/found [Q1, Q3] | P | 5%% |", budgets[b]);
+    fprintf(out, " ms/run |\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---:|---:|---:|");
+    fprintf(out, "---:|\n");
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->type->name);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            char w[16];
+            fmt_evals(w, sizeof w, jb->fig[b].within5);
+            fprintf(out, " %.3f [%.3f, %.3f] | %.2f | %s |", jb->fig[b].ratio,
+                    jb->fig[b].ratio_q1, jb->fig[b].ratio_q3,
+                    jb->fig[b].score, w);
+        }
+        fprintf(out, " %.1f |\n", 1e3 * jb->fig[N_BUDGETS - 1].seconds);
+    }
+    if (shares)
+        print_shares(out, p, d);
+}
+
+int main(int argc, char **argv)
+{
+    static bench_args a;
+    pool p;
+    gsl_set_error_handler_off();
+    int rc = parse_args(&a, argc, argv);
+    if (rc)
+        return rc;
+    double wall = run_all(&p, &a);
+    if (wall < 0)
+        return 2;
+    FILE *out = a.out_path ? fopen(a.out_path, "w") : stdout;
+    if (!out) {
+        perror(a.out_path);
+        return 2;
+    }
+    print_intro(out, &a, wall);
+    print_worst(out, &p, &a);
+    for (size_t f = 0; f < a.n_data; f++)
+        print_space(out, &p, &a.data[f], a.shares);
     if (out != stdout)
         fclose(out);
-    for (size_t f = 0; f < n_data; f++) {
-        free(data[f].objective);
-        cutune_problem_destroy(data[f].problem);
+    for (size_t f = 0; f < a.n_data; f++) {
+        free(a.data[f].objective);
+        cutune_problem_destroy(a.data[f].problem);
     }
     free(p.jobs);
     return 0;

@@ -2,33 +2,29 @@
 # The strategy benchmark, in one command (no GPU needed):
 #   bench/strategies.sh [BUILD_DIR] [SEEDS]
 # Builds bench-strategies optimised in BUILD_DIR (default build-bench),
-# replays every strategy on every T4 file of tests/data/t4 and writes
-# bench/results/strategies.md (medians over the seeds, and the share of
-# seeds within 10%, 5% and 2% of the optimum), then the default strategy
-# asked for 32 proposals at a time, as a tune on the GPU machine asks, into
-# bench/results/strategies-batch32.md.
+# replays every strategy on every space of bench/spaces/spaces.txt (the
+# corpus: bench/spaces/README.md) at 50, 100, 200 and 400 evaluations with
+# SEEDS seeds (default 20) and writes bench/results/strategies.md: the
+# worst case over the spaces, then per space the medians and quartiles
+# over the seeds and the share of seeds within 10%, 5% and 2% of the
+# optimum; then the default strategy asked for 32 proposals at a time, as
+# a tune on the GPU machine asks, into bench/results/strategies-batch32.md.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}
-seeds=${2:-100}
-data=${CUTUNE_TEST_DATA:-$here/tests/data}
+seeds=${2:-20}
 cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCUTUNE_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target bench-strategies -j"$(nproc)" >/dev/null
-set --
-for t4 in "$data"/t4/*_T4.json.gz; do
-    name=$(basename "$t4" _T4.json.gz)
-    problem=${name%_*}
-    set -- "$@" "$data/t1/$problem.json:$t4"
-done
 "$build/bench-strategies" --seeds "$seeds" --shares \
-    --out "$here/bench/results/strategies.md" "$@"
+    --spaces "$here/bench/spaces/spaces.txt" \
+    --out "$here/bench/results/strategies.md"
 echo "wrote $here/bench/results/strategies.md"
 # The tuner asks for twice as many proposals as it has compile threads
 # (32 on the 16-core GPU machine); the default strategy stops a batch where
 # a result changes what it would propose next, so its figures there should
-# stay close to the one-by-one table above.
+# equal the one-by-one table above.
 "$build/bench-strategies" --seeds "$seeds" --shares --batch 32 \
-    --strategies default,random \
-    --out "$here/bench/results/strategies-batch32.md" "$@"
+    --strategies default,random --spaces "$here/bench/spaces/spaces.txt" \
+    --out "$here/bench/results/strategies-batch32.md"
 echo "wrote $here/bench/results/strategies-batch32.md"

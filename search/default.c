@@ -37,7 +37,24 @@
  *
  *  - A better first start: a few random configurations (the
  *    occupancy-seeded start among them, evaluated first) are the first
- *    nodes. When every node is closed, a random configuration is the next.
+ *    nodes; the second is the edge seen from the first (every block
+ *    dimension at its largest value), where single-configuration optima
+ *    sit that one-step moves reach last. When every node is closed, a
+ *    random configuration is the next.
+ *
+ *  - Block shapes. Where the space has two block dimensions, the probe
+ *    also tries the best's width and height changed together at the same
+ *    thread count, half or twice it (block 128x2 -> 32x4), which neither
+ *    single moves nor pairs of the best single moves reach.
+ *
+ *  - Restarts. Once the best has stood for RESTART_AFTER neighbourhoods'
+ *    worth of evaluations (since it last changed or the last climb
+ *    ended), a climb starts from a new configuration (the first at the
+ *    largest block seen from the best, the others at random) and moves
+ *    to its first better neighbour, best predicted first, until a local
+ *    minimum or a neighbourhood's worth of evaluations. Its nodes join the
+ *    others, so a basin it finds that beats the best is expanded from
+ *    then on: the budget is not spent in the first basin alone.
  *
  *  - Batches. The tuner asks for many proposals at once (its compile pool
  *    works ahead) and reports results one at a time. After each, the
@@ -81,6 +98,16 @@
  * repeat of a tune along another path (onto configurations that its
  * binary cache has not compiled). */
 #define TIE_REL 0.01
+/* A climb from a new start is due once the best has stood for this many
+ * neighbourhoods' worth of evaluations since it last changed or the last
+ * climb ended (see restart_due). One neighbourhood cost A100 convolution
+ * its median at 100 and 200 evaluations (0.931 -> 0.773, 1.000 -> 0.931,
+ * 60 seeds); two left every space of bench/spaces within noise of no
+ * restarts at all, three the same as two. */
+#define RESTART_AFTER 2.0
+/* A climb ends after this share of a neighbourhood's worth of
+ * evaluations, or at a local minimum. */
+#define CLIMB_MAX 1.0
 
 typedef struct ranked {
     double score;
@@ -115,12 +142,14 @@ typedef struct default_state {
     size_t held_len;
 
     size_t sample_left; /* of the initial sample, still to propose */
+    size_t sample_first; /* its first configuration */
     size_t best;        /* the best result; a tie keeps the earlier one */
     size_t last_better; /* evaluations reported when the best last changed */
     size_t *batch;      /* batch_cap: the last batch of expansions */
     size_t batch_cap;
     size_t batch_len;      /* proposals of the last batch */
     size_t batch_pos;      /* of them, results reported */
+    size_t probe_batch;    /* proposals of the last batch, when a probe */
     uint64_t salt;         /* ties among predictions, fixed per run */
     uint64_t draws;        /* random configurations drawn (random_draw) */
     size_t first_random;   /* in the batch, the first random draw: from
@@ -130,6 +159,14 @@ typedef struct default_state {
     size_t list_count;
     size_t list_next;
 
+    /* Restarts: a climb from a new start, so that the budget is spread
+     * over basins instead of staying around the first fast one. */
+    size_t climb;        /* the node climbed from; SIZE_MAX: none */
+    size_t climb_evals;  /* evaluations of the current climb */
+    size_t climb_end;    /* evaluations when the last climb ended */
+    size_t restarts;     /* climbs started */
+    unsigned char *edge_param; /* n_params: block-size parameters */
+
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */
 } default_state;
@@ -138,6 +175,7 @@ static void default_destroy(void *state)
 {
     default_state *st = state;
     free(st->batch);
+    free(st->edge_param);
     free(st->config);
     free(st->nbr);
     free(st->list);
@@ -150,6 +188,14 @@ static void default_destroy(void *state)
     free(st->varying);
     cutune__history_free(&st->h);
     memset(st, 0, sizeof *st);
+}
+
+/* Whether a parameter is a thread block dimension (Kernel Tuner's and
+ * cutune's naming: block_size_x/y/z), whose largest value is an edge of
+ * the space where optima sit more often than a random start would find. */
+static int is_block_param(const char *name)
+{
+    return name && strncmp(name, "block_size_", 11) == 0;
 }
 
 static int default_init(void *state, const cutune__strategy_ctx *ctx)
@@ -166,6 +212,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->sample_left = INITIAL_SAMPLE;
     st->best = SIZE_MAX;
     st->first_random = SIZE_MAX;
+    st->climb = SIZE_MAX;
     st->salt = ((uint64_t)gsl_rng_get(ctx->rng) << 32) ^ gsl_rng_get(ctx->rng);
     if (cutune__history_init(&st->h, st->n))
         return -1;
@@ -173,7 +220,8 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->varying = malloc(np * sizeof *st->varying);
     st->stats_off = malloc(np * sizeof *st->stats_off);
     st->config = malloc(np * sizeof *st->config);
-    if (!st->varying || !st->stats_off || !st->config)
+    st->edge_param = calloc(np, sizeof *st->edge_param);
+    if (!st->varying || !st->stats_off || !st->config || !st->edge_param)
         goto fail;
     for (size_t p = 0; p < st->n_params; p++) {
         size_t nv = cutune__space_value_count(s, p);
@@ -182,14 +230,15 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
             continue;
         st->varying[st->n_varying++] = p;
         st->any_size += nv - 1;
+        st->edge_param[p] = is_block_param(cutune__space_param_name(s, p));
         if (nv <= STATS_MAX_VALUES) {
             st->stats_off[p] = n_stats;
             n_stats += nv * nv;
         }
     }
     /* A probe: the ANY scan, then up to half a neighbourhood of pairs. */
-    list_cap =
-        st->any_size + (MAX_PAIRS > st->any_size ? MAX_PAIRS : st->any_size);
+    list_cap = 2 * st->any_size +
+               (MAX_PAIRS > st->any_size ? MAX_PAIRS : st->any_size);
     st->delta_sum = calloc(n_stats ? n_stats : 1, sizeof *st->delta_sum);
     st->delta_count = calloc(n_stats ? n_stats : 1, sizeof *st->delta_count);
     st->probed = calloc(st->n ? st->n : 1, sizeof *st->probed);
@@ -369,6 +418,35 @@ static size_t random_draw(default_state *st)
     return cutune__history_untaken_at(&st->h, (size_t)(r % left));
 }
 
+/* The untaken one-step neighbour of c, best predicted (ties in
+ * tie_order); SIZE_MAX when none. *pending is set when a neighbour is
+ * proposed but has no result yet. */
+static size_t best_neighbour(default_state *st, size_t c, int *pending)
+{
+    size_t best = SIZE_MAX;
+    size_t m = neighbours(st, c, CUTUNE__NEIGHBOUR_ADJACENT);
+    double best_score = 0;
+    uint64_t best_order = 0;
+    *pending = 0;
+    for (size_t i = 0; i < m; i++) {
+        size_t j = st->nbr[i];
+        int known;
+        if (cutune__history_is_taken(&st->h, j)) {
+            *pending |= !st->h.done[j];
+            continue;
+        }
+        double score = predicted(st, c, j, 1, &known);
+        uint64_t order = tie_order(st, j);
+        if (best == SIZE_MAX || score < best_score ||
+            (score == best_score && order < best_order)) {
+            best = j;
+            best_score = score;
+            best_order = order;
+        }
+    }
+    return best;
+}
+
 /* The untaken one-step neighbour, best predicted (ties in tie_order), of
  * the fastest open node; nodes found closed on the way leave the heap (to
  * `held` while a neighbour is only proposed). SIZE_MAX when no node is
@@ -376,27 +454,9 @@ static size_t random_draw(default_state *st)
 static size_t expand(default_state *st)
 {
     while (st->heap_len > 0) {
-        size_t c = st->heap[0], best = SIZE_MAX;
-        size_t m = neighbours(st, c, CUTUNE__NEIGHBOUR_ADJACENT);
-        double best_score = 0;
-        uint64_t best_order = 0;
-        int pending = 0;
-        for (size_t i = 0; i < m; i++) {
-            size_t j = st->nbr[i];
-            int known;
-            if (cutune__history_is_taken(&st->h, j)) {
-                pending |= !st->h.done[j];
-                continue;
-            }
-            double score = predicted(st, c, j, 1, &known);
-            uint64_t order = tie_order(st, j);
-            if (best == SIZE_MAX || score < best_score ||
-                (score == best_score && order < best_order)) {
-                best = j;
-                best_score = score;
-                best_order = order;
-            }
-        }
+        size_t c = st->heap[0];
+        int pending;
+        size_t best = best_neighbour(st, c, &pending);
         if (best != SIZE_MAX)
             return best;
         heap_pop(st);
@@ -406,12 +466,97 @@ static size_t expand(default_state *st)
     return SIZE_MAX;
 }
 
+/* The next step of the climb: the best predicted untaken neighbour of
+ * the climb's node, while the climb has budget left. SIZE_MAX when the
+ * climb is over (a local minimum: every neighbour taken). */
+static size_t climb_step(default_state *st)
+{
+    int pending;
+    if (st->climb == SIZE_MAX ||
+        (double)st->climb_evals >= CLIMB_MAX * (double)st->any_size)
+        return SIZE_MAX;
+    return best_neighbour(st, st->climb, &pending);
+}
+
 /* Held nodes back into the heap: the proposals that closed them have been
  * answered or handed back. */
 static void unhold(default_state *st)
 {
     while (st->held_len > 0)
         heap_push(st, st->held[--st->held_len]);
+}
+
+/* The learnt effect of moving parameter p from value a to v (0 unknown). */
+static double move_effect(const default_state *st, size_t p, uint32_t a,
+                          uint32_t v)
+{
+    if (st->stats_off[p] == SIZE_MAX || a == v)
+        return 0;
+    size_t nv = cutune__space_value_count(st->space, p);
+    size_t e = st->stats_off[p] + a * nv + v;
+    return st->delta_count[e] ? st->delta_sum[e] / st->delta_count[e] : 0;
+}
+
+static int64_t int_value(const default_state *st, size_t p, uint32_t v)
+{
+    const cutune__value *x = cutune__space_value(st->space, p, v);
+    return x && x->type == CUTUNE__V_INT ? x->u.i : 0;
+}
+
+/* Block shapes of b: where the space has two block dimensions, the
+ * untaken configurations like b but for those two, with as many threads
+ * as b, half or twice as many (a width and height that change together,
+ * which neither single nor most pair moves reach), by the sum of their
+ * learnt effects; inserted after the first n_any of the probe, at most
+ * half a neighbourhood of them. */
+static void add_shapes(default_state *st, size_t b, size_t n_any)
+{
+    size_t px = SIZE_MAX, py = SIZE_MAX, n_shapes = 0;
+    for (size_t p = 0; p < st->n_params; p++)
+        if (st->edge_param[p] && px == SIZE_MAX)
+            px = p;
+        else if (st->edge_param[p] && py == SIZE_MAX)
+            py = p;
+    if (py == SIZE_MAX)
+        return;
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    int64_t threads = int_value(st, px, cb[px]) * int_value(st, py, cb[py]);
+    size_t nx = cutune__space_value_count(st->space, px);
+    size_t ny = cutune__space_value_count(st->space, py);
+    size_t cap = (st->any_size + 1) / 2;
+    ranked *shapes = st->list + st->list_count;
+    for (uint32_t x = 0; x < nx; x++)
+        for (uint32_t y = 0; y < ny; y++) {
+            int64_t t = int_value(st, px, x) * int_value(st, py, y);
+            size_t idx;
+            if ((x == cb[px] || y == cb[py]) ||
+                (t != threads && 2 * t != threads && t != 2 * threads))
+                continue;
+            memcpy(st->config, cb, st->n_params * sizeof *st->config);
+            st->config[px] = x;
+            st->config[py] = y;
+            if (!cutune__space_index_of(st->space, st->config, &idx) ||
+                cutune__history_is_taken(&st->h, idx))
+                continue;
+            ranked *r = &shapes[n_shapes++];
+            r->score = move_effect(st, px, cb[px], x) +
+                       move_effect(st, py, cb[py], y);
+            r->index = idx;
+            r->order = idx;
+        }
+    qsort(shapes, n_shapes, sizeof *shapes, by_score);
+    if (n_shapes > cap)
+        n_shapes = cap;
+    /* After the single moves, before the pairs. */
+    size_t n_pairs = st->list_count - n_any;
+    ranked *tmp = malloc((n_pairs ? n_pairs : 1) * sizeof *tmp);
+    if (!tmp)
+        return;
+    memcpy(tmp, st->list + n_any, n_pairs * sizeof *tmp);
+    memmove(st->list + n_any, shapes, n_shapes * sizeof *shapes);
+    memcpy(st->list + n_any + n_shapes, tmp, n_pairs * sizeof *tmp);
+    free(tmp);
+    st->list_count += n_shapes;
 }
 
 /* The probe of b: its untaken neighbours of any one parameter that are
@@ -492,6 +637,7 @@ static void load_probe(default_state *st, size_t b)
     if (n_pairs > (st->any_size + 1) / 2)
         n_pairs = (st->any_size + 1) / 2;
     st->list_count = n_any + n_pairs;
+    add_shapes(st, b, n_any);
 }
 
 /* Whether the best configuration's probe is due. */
@@ -501,6 +647,69 @@ static int probe_due(const default_state *st)
            !st->probed[st->best] &&
            st->h.n_done - st->last_better >=
                PROBE_AFTER_NEIGHBOURHOODS * st->any_size;
+}
+
+/* Whether a climb from a new start is due: no climb or probe under way,
+ * and the best has stood for RESTART_AFTER neighbourhoods' worth of
+ * evaluations since it last changed or the last climb ended. */
+static int restart_due(const default_state *st)
+{
+    if (st->climb != SIZE_MAX || st->best == SIZE_MAX ||
+        st->sample_left > 0 || st->list_next < st->list_count ||
+        st->batch_pos < st->probe_batch)
+        return 0;
+    size_t since =
+        st->last_better > st->climb_end ? st->last_better : st->climb_end;
+    return (double)(st->h.n_done - since) >=
+           RESTART_AFTER * (double)st->any_size;
+}
+
+/* The edge of the space that one-step moves reach last, seen from
+ * `from`: its configuration with every block dimension at its largest
+ * value, or the valid configuration nearest to that. SIZE_MAX when that is
+ * `from` itself or already taken. */
+static size_t edge_of(default_state *st, size_t from)
+{
+    int any = 0;
+    memcpy(st->config, cutune__space_config(st->space, from),
+           st->n_params * sizeof *st->config);
+    for (size_t p = 0; p < st->n_params; p++)
+        if (st->edge_param[p]) {
+            uint32_t last =
+                (uint32_t)cutune__space_value_count(st->space, p) - 1;
+            any |= st->config[p] != last;
+            st->config[p] = last;
+        }
+    size_t idx = any ? cutune__space_nearest(st->space, st->config)
+                     : SIZE_MAX;
+    if (idx == SIZE_MAX || cutune__history_is_taken(&st->h, idx))
+        return SIZE_MAX;
+    return idx;
+}
+
+/* Where the next climb starts: the first at the edge seen from the best,
+ * the others at random. SIZE_MAX when nothing is left. */
+static size_t restart_point(default_state *st)
+{
+    size_t idx = SIZE_MAX;
+    if (st->restarts == 0)
+        idx = edge_of(st, st->best);
+    return idx != SIZE_MAX ? idx : random_draw(st);
+}
+
+/* Proposes the start of a climb, alone (its steps depend on its result):
+ * 1, or 0 when nothing is left. */
+static size_t start_climb(default_state *st, size_t *out)
+{
+    size_t idx = restart_point(st);
+    if (idx == SIZE_MAX)
+        return 0;
+    cutune__history_take(&st->h, idx);
+    st->climb = idx;
+    st->climb_evals = 0;
+    st->restarts++;
+    out[0] = idx;
+    return 1;
 }
 
 static size_t default_next(void *state, size_t *out, size_t cap)
@@ -513,8 +722,13 @@ static size_t default_next(void *state, size_t *out, size_t cap)
         while (k < cap && st->sample_left > 0) {
             size_t idx = st->start;
             st->start = SIZE_MAX;
+            /* The second is the edge seen from the first. */
+            if (idx == SIZE_MAX && st->sample_left + 1 == INITIAL_SAMPLE)
+                idx = edge_of(st, st->sample_first);
             if (idx == SIZE_MAX)
                 idx = cutune__history_random_untaken(&st->h, st->rng);
+            if (st->sample_left == INITIAL_SAMPLE)
+                st->sample_first = idx;
             if (idx == SIZE_MAX)
                 break;
             cutune__history_take(&st->h, idx);
@@ -536,7 +750,14 @@ static size_t default_next(void *state, size_t *out, size_t cap)
      * default_enough) never cuts a probe short. */
     st->batch_len = st->batch_pos = 0;
     st->first_random = SIZE_MAX;
+    st->probe_batch = k;
     if (k > 0)
+        return k;
+    if (st->climb != SIZE_MAX && climb_step(st) == SIZE_MAX) {
+        st->climb = SIZE_MAX;
+        st->climb_end = st->h.n_done;
+    }
+    if (restart_due(st) && (k = start_climb(st, out)) > 0)
         return k;
     if (cap > st->batch_cap) {
         size_t *b = realloc(st->batch, cap * sizeof *b);
@@ -553,8 +774,13 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     if (limit == 0)
         limit = 1;
     st->first_random = SIZE_MAX;
+    /* A climb's batch holds its steps only: when it ends, the next
+     * batch decides what comes after it. */
+    int climbing = st->climb != SIZE_MAX;
     while (k < limit) {
-        size_t idx = expand(st);
+        size_t idx = climbing ? climb_step(st) : expand(st);
+        if (idx == SIZE_MAX && climbing)
+            break;
         if (idx == SIZE_MAX) {
             if (st->first_random == SIZE_MAX) {
                 st->first_random = k;
@@ -627,10 +853,13 @@ static int still_next(default_state *st, size_t pos)
     for (size_t i = pos; i < st->batch_len; i++)
         cutune__history_release(&st->h, st->batch[i]);
     unhold(st);
-    size_t now = expand(st);
+    int climbing = st->climb != SIZE_MAX;
+    size_t now = climbing ? climb_step(st) : expand(st);
     for (size_t i = pos; i < st->batch_len; i++)
         cutune__history_take(&st->h, st->batch[i]);
-    return now == st->batch[pos] || now == SIZE_MAX;
+    /* A climb that has nothing more to propose is over: what comes next
+     * is decided afresh. */
+    return now == st->batch[pos] || (now == SIZE_MAX && !climbing);
 }
 
 static void default_report(void *state, size_t index, double objective)
@@ -644,6 +873,14 @@ static void default_report(void *state, size_t index, double objective)
         return;
     learn(st, index);
     double o = st->h.objective[index];
+    if (st->climb == index && !isfinite(o)) {
+        st->climb = SIZE_MAX;
+        st->climb_end = st->h.n_done;
+    } else if (st->climb != SIZE_MAX && st->climb != index) {
+        st->climb_evals++;
+        if (isfinite(o) && faster(o, st->h.objective[st->climb]))
+            st->climb = index;
+    }
     if (isfinite(o)) {
         heap_push(st, index);
         if (st->best == SIZE_MAX || faster(o, st->h.objective[st->best])) {
@@ -667,7 +904,7 @@ static int default_enough(void *state)
 {
     default_state *st = state;
     return (st->batch_pos < st->batch_len && !still_next(st, st->batch_pos)) ||
-           probe_due(st);
+           probe_due(st) || restart_due(st);
 }
 
 /* A proposal handed back (the batch was cut, or the budget ran out before
