@@ -53,7 +53,8 @@ tune() {
 # aos_soa with one layout: a copy of the T1 file whose LAYOUT has one value.
 for layout in 0 1; do
     mkdir -p "$out/layout$layout"
-    cp "$src/templates/aos_soa.cu" "$out/layout$layout/"
+    cp "$src/templates/aos_soa.cu" "$src/templates/cutune_prelude.cuh" \
+        "$out/layout$layout/"
     python3 - "$src/templates/aos_soa.json" "$out/layout$layout/aos_soa.json" \
         "$layout" <<'PY'
 import json, sys

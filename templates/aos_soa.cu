@@ -42,24 +42,8 @@
 #ifndef UNROLL
 #define UNROLL 1
 #endif
-#ifndef USE_LDG
-#define USE_LDG 0
-#endif
-#ifndef USE_RESTRICT
-#define USE_RESTRICT 0
-#endif
 
-#if USE_RESTRICT
-#define CUTUNE_RESTRICT __restrict__
-#else
-#define CUTUNE_RESTRICT
-#endif
-
-#if USE_LDG
-#define CUTUNE_LOAD(p) __ldg(p)
-#else
-#define CUTUNE_LOAD(p) (*(p))
-#endif
+#include "cutune_prelude.cuh"
 
 #if VEC != 1 && VEC != 2 && VEC != 4
 #error VEC must be 1, 2 or 4

@@ -48,9 +48,6 @@
 #ifndef USE_SHARED
 #define USE_SHARED 0
 #endif
-#ifndef USE_LDG
-#define USE_LDG 0
-#endif
 #ifndef FILTER_W
 #define FILTER_W 7
 #endif
@@ -58,11 +55,7 @@
 #define FILTER_H 7
 #endif
 
-#if USE_LDG
-#define CUTUNE_LOAD(p) __ldg(p)
-#else
-#define CUTUNE_LOAD(p) (*(p))
-#endif
+#include "cutune_prelude.cuh"
 
 /* The block's output tile, and the input it reads. */
 #define OUT_W (block_size_x * TILE_X)

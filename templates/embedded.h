@@ -16,4 +16,11 @@ typedef struct cutune__template {
 extern const cutune__template cutune__templates[];
 extern const size_t cutune__template_count;
 
+/* The prelude the templates share (templates/cutune_prelude.cuh), which
+ * each includes by this name: built in, there is no folder for NVRTC to
+ * find it in, so the loader puts the text in place of the #include. */
+#define CUTUNE__TEMPLATE_PRELUDE_NAME "cutune_prelude.cuh"
+extern const char cutune__template_prelude[];
+extern const size_t cutune__template_prelude_len;
+
 #endif

@@ -179,137 +179,116 @@ load_vals(const float *__restrict__ m, int rows, int width, int row, int col,
     return r;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-matmul(float *__restrict__ C, const float *__restrict__ A,
-       const float *__restrict__ B, int M, int N, int K)
+/* The kernel's steps, each inlined into it: global to registers, registers
+ * to shared memory, a step of BK values of k, and the stores of C. */
+typedef float mm_a_tiles[STAGES][BK][BM + PAD];
+typedef float mm_b_tiles[STAGES][BK][BN + PAD];
+
+/* Global to registers: vector l of the A tile is row l / (BK / VEC),
+ * column (l % (BK / VEC)) * VEC; consecutive threads read consecutive
+ * vectors of a row. Likewise for B with BN / VEC vectors per row. */
+__device__ __forceinline__ void
+load_tiles(mm_vals (&a_stage)[A_LOADS], mm_vals (&b_stage)[B_LOADS],
+           const float *__restrict__ A, const float *__restrict__ B, int M,
+           int N, int K, int tid, int m0, int n0, int k0, bool a_aligned,
+           bool b_aligned)
 {
-    __shared__ __align__(16) float As[STAGES][BK][BM + PAD];
-    __shared__ __align__(16) float Bs[STAGES][BK][BN + PAD];
-
-    const int tid = threadIdx.x;
-    const int tx = tid % (BN / TN);
-    const int ty = tid / (BN / TN);
-    const int m0 = blockIdx.y * BM;
-    const int n0 = blockIdx.x * BN;
-    const bool a_aligned = K % VEC == 0;
-    const bool b_aligned = N % VEC == 0;
-
-    mm_vals a_stage[A_LOADS], b_stage[B_LOADS];
-
-    float acc[TM][TN];
 #pragma unroll
-    for (int i = 0; i < TM; i++)
+    for (int i = 0; i < A_LOADS; i++) {
+        const int l = tid + i * THREADS;
+        if (A_VECS % THREADS == 0 || l < A_VECS)
+            a_stage[i] = load_vals(A, M, K, m0 + l / (BK / VEC),
+                                   k0 + (l % (BK / VEC)) * VEC, a_aligned);
+    }
 #pragma unroll
-        for (int j = 0; j < TN; j++)
-            acc[i][j] = 0.0f;
+    for (int i = 0; i < B_LOADS; i++) {
+        const int l = tid + i * THREADS;
+        if (B_VECS % THREADS == 0 || l < B_VECS)
+            b_stage[i] = load_vals(B, K, N, k0 + l / (BN / VEC),
+                                   n0 + (l % (BN / VEC)) * VEC, b_aligned);
+    }
+}
 
-    /* Global to registers: vector l of the A tile is row l / (BK / VEC),
-     * column (l % (BK / VEC)) * VEC; consecutive threads read consecutive
-     * vectors of a row. Likewise for B with BN / VEC vectors per row. */
-#define LOAD_TILES(k0)                                                       \
-    do {                                                                     \
-        _Pragma("unroll") for (int i = 0; i < A_LOADS; i++)                  \
-        {                                                                    \
-            const int l = tid + i * THREADS;                                 \
-            if (A_VECS % THREADS == 0 || l < A_VECS)                         \
-                a_stage[i] = load_vals(A, M, K, m0 + l / (BK / VEC),         \
-                                       (k0) + (l % (BK / VEC)) * VEC,        \
-                                       a_aligned);                           \
-        }                                                                    \
-        _Pragma("unroll") for (int i = 0; i < B_LOADS; i++)                  \
-        {                                                                    \
-            const int l = tid + i * THREADS;                                 \
-            if (B_VECS % THREADS == 0 || l < B_VECS)                         \
-                b_stage[i] = load_vals(B, K, N, (k0) + l / (BN / VEC),       \
-                                       n0 + (l % (BN / VEC)) * VEC,          \
-                                       b_aligned);                           \
-        }                                                                    \
-    } while (0)
+/* Registers to shared buffer `s`, the A tile transposed. */
+__device__ __forceinline__ void
+store_tiles(mm_a_tiles &As, mm_b_tiles &Bs, int s,
+            const mm_vals (&a_stage)[A_LOADS],
+            const mm_vals (&b_stage)[B_LOADS], int tid)
+{
+#pragma unroll
+    for (int i = 0; i < A_LOADS; i++) {
+        const int l = tid + i * THREADS;
+        if (A_VECS % THREADS == 0 || l < A_VECS) {
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                As[s][(l % (BK / VEC)) * VEC + e][l / (BK / VEC)] =
+                    a_stage[i].v[e];
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < B_LOADS; i++) {
+        const int l = tid + i * THREADS;
+        if (B_VECS % THREADS == 0 || l < B_VECS) {
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                Bs[s][l / (BN / VEC)][(l % (BN / VEC)) * VEC + e] =
+                    b_stage[i].v[e];
+        }
+    }
+}
 
-#define STORE_TILES(s)                                                       \
-    do {                                                                     \
-        _Pragma("unroll") for (int i = 0; i < A_LOADS; i++)                  \
-        {                                                                    \
-            const int l = tid + i * THREADS;                                 \
-            if (A_VECS % THREADS == 0 || l < A_VECS) {                       \
-                _Pragma("unroll") for (int e = 0; e < VEC; e++)              \
-                    As[s][(l % (BK / VEC)) * VEC + e][l / (BK / VEC)] =      \
-                        a_stage[i].v[e];                                     \
-            }                                                                \
-        }                                                                    \
-        _Pragma("unroll") for (int i = 0; i < B_LOADS; i++)                  \
-        {                                                                    \
-            const int l = tid + i * THREADS;                                 \
-            if (B_VECS % THREADS == 0 || l < B_VECS) {                       \
-                _Pragma("unroll") for (int e = 0; e < VEC; e++)              \
-                    Bs[s][l / (BN / VEC)][(l % (BN / VEC)) * VEC + e] =      \
-                        b_stage[i].v[e];                                     \
-            }                                                                \
-        }                                                                    \
-    } while (0)
-
-    const int tiles = (K + BK - 1) / BK;
-    LOAD_TILES(0);
-    STORE_TILES(0);
-    __syncthreads();
-
-    for (int t = 0; t < tiles; t++) {
-        const int cur = DB ? (t & 1) : 0;
-        if (DB && t + 1 < tiles)
-            LOAD_TILES((t + 1) * BK);
-
-        MM_UNROLL(UNROLL)
-        for (int kk = 0; kk < BK; kk++) {
-            float a[TM], b[TN];
+/* The outer products of the BK values of k of shared buffer `cur`, in
+ * increasing k: one fmaf per k for every element of the thread tile. */
+__device__ __forceinline__ void multiply_tiles(float (&acc)[TM][TN],
+                                               const mm_a_tiles &As,
+                                               const mm_b_tiles &Bs, int cur,
+                                               int tx, int ty)
+{
+    MM_UNROLL(UNROLL)
+    for (int kk = 0; kk < BK; kk++) {
+        float a[TM], b[TN];
 #if TM % 4 == 0 && (BM + PAD) % 4 == 0
 #pragma unroll
-            for (int i = 0; i < TM; i += 4) {
-                const float4 v = *(const float4 *)&As[cur][kk][ROW_OF(ty, i)];
-                a[i] = v.x;
-                a[i + 1] = v.y;
-                a[i + 2] = v.z;
-                a[i + 3] = v.w;
-            }
+        for (int i = 0; i < TM; i += 4) {
+            const float4 v = *(const float4 *)&As[cur][kk][ROW_OF(ty, i)];
+            a[i] = v.x;
+            a[i + 1] = v.y;
+            a[i + 2] = v.z;
+            a[i + 3] = v.w;
+        }
 #else
 #pragma unroll
-            for (int i = 0; i < TM; i++)
-                a[i] = As[cur][kk][ROW_OF(ty, i)];
+        for (int i = 0; i < TM; i++)
+            a[i] = As[cur][kk][ROW_OF(ty, i)];
 #endif
 #if TN % 4 == 0 && (BN + PAD) % 4 == 0
 #pragma unroll
-            for (int j = 0; j < TN; j += 4) {
-                const float4 v = *(const float4 *)&Bs[cur][kk][COL_OF(tx, j)];
-                b[j] = v.x;
-                b[j + 1] = v.y;
-                b[j + 2] = v.z;
-                b[j + 3] = v.w;
-            }
+        for (int j = 0; j < TN; j += 4) {
+            const float4 v = *(const float4 *)&Bs[cur][kk][COL_OF(tx, j)];
+            b[j] = v.x;
+            b[j + 1] = v.y;
+            b[j + 2] = v.z;
+            b[j + 3] = v.w;
+        }
 #else
 #pragma unroll
-            for (int j = 0; j < TN; j++)
-                b[j] = Bs[cur][kk][COL_OF(tx, j)];
+        for (int j = 0; j < TN; j++)
+            b[j] = Bs[cur][kk][COL_OF(tx, j)];
 #endif
 #pragma unroll
-            for (int i = 0; i < TM; i++)
+        for (int i = 0; i < TM; i++)
 #pragma unroll
-                for (int j = 0; j < TN; j++)
-                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
-
-        if (t + 1 < tiles) {
-            if (!DB) {
-                /* The loads only fill registers, so they go out before
-                 * the barrier that lets the only buffer be overwritten. */
-                LOAD_TILES((t + 1) * BK);
-                __syncthreads();
-            }
-            STORE_TILES(DB ? cur ^ 1 : 0);
-            __syncthreads();
-        }
+            for (int j = 0; j < TN; j++)
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
-#undef LOAD_TILES
-#undef STORE_TILES
+}
 
+/* The thread tile to C, VEC floats at a time where C's rows allow. */
+__device__ __forceinline__ void store_c(float *__restrict__ C,
+                                        const float (&acc)[TM][TN], int M,
+                                        int N, int m0, int n0, int tx, int ty,
+                                        bool b_aligned)
+{
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         const int row = m0 + ROW_OF(ty, i);
@@ -340,4 +319,58 @@ matmul(float *__restrict__ C, const float *__restrict__ A,
                 c[col] = acc[i][j];
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+matmul(float *__restrict__ C, const float *__restrict__ A,
+       const float *__restrict__ B, int M, int N, int K)
+{
+    __shared__ __align__(16) mm_a_tiles As;
+    __shared__ __align__(16) mm_b_tiles Bs;
+
+    const int tid = threadIdx.x;
+    const int tx = tid % (BN / TN);
+    const int ty = tid / (BN / TN);
+    const int m0 = blockIdx.y * BM;
+    const int n0 = blockIdx.x * BN;
+    const bool a_aligned = K % VEC == 0;
+    const bool b_aligned = N % VEC == 0;
+
+    mm_vals a_stage[A_LOADS], b_stage[B_LOADS];
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
+
+    const int tiles = (K + BK - 1) / BK;
+    load_tiles(a_stage, b_stage, A, B, M, N, K, tid, m0, n0, 0, a_aligned,
+               b_aligned);
+    store_tiles(As, Bs, 0, a_stage, b_stage, tid);
+    __syncthreads();
+
+    for (int t = 0; t < tiles; t++) {
+        const int cur = DB ? (t & 1) : 0;
+        if (DB && t + 1 < tiles)
+            load_tiles(a_stage, b_stage, A, B, M, N, K, tid, m0, n0,
+                       (t + 1) * BK, a_aligned, b_aligned);
+
+        multiply_tiles(acc, As, Bs, cur, tx, ty);
+
+        if (t + 1 < tiles) {
+            if (!DB) {
+                /* The loads only fill registers, so they go out before
+                 * the barrier that lets the only buffer be overwritten. */
+                load_tiles(a_stage, b_stage, A, B, M, N, K, tid, m0, n0,
+                           (t + 1) * BK, a_aligned, b_aligned);
+                __syncthreads();
+            }
+            store_tiles(As, Bs, DB ? cur ^ 1 : 0, a_stage, b_stage, tid);
+            __syncthreads();
+        }
+    }
+
+    store_c(C, acc, M, N, m0, n0, tx, ty, b_aligned);
 }

@@ -41,15 +41,8 @@
 #ifndef GRID_BLOCKS
 #define GRID_BLOCKS 0
 #endif
-#ifndef USE_LDG
-#define USE_LDG 0
-#endif
 
-#if USE_LDG
-#define CUTUNE_LOAD(p) __ldg(p)
-#else
-#define CUTUNE_LOAD(p) (*(p))
-#endif
+#include "cutune_prelude.cuh"
 
 #if (block_size_x & (block_size_x - 1)) != 0 || block_size_x < 32
 #error block_size_x must be a power of two of at least 32

@@ -31,24 +31,8 @@
 #ifndef PAD
 #define PAD 1
 #endif
-#ifndef USE_LDG
-#define USE_LDG 0
-#endif
-#ifndef USE_RESTRICT
-#define USE_RESTRICT 0
-#endif
 
-#if USE_RESTRICT
-#define CUTUNE_RESTRICT __restrict__
-#else
-#define CUTUNE_RESTRICT
-#endif
-
-#if USE_LDG
-#define CUTUNE_LOAD(p) __ldg(p)
-#else
-#define CUTUNE_LOAD(p) (*(p))
-#endif
+#include "cutune_prelude.cuh"
 
 #define TILE block_size_x
 

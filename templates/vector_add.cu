@@ -18,24 +18,8 @@
 #ifndef UNROLL
 #define UNROLL 1
 #endif
-#ifndef USE_LDG
-#define USE_LDG 0
-#endif
-#ifndef USE_RESTRICT
-#define USE_RESTRICT 0
-#endif
 
-#if USE_RESTRICT
-#define CUTUNE_RESTRICT __restrict__
-#else
-#define CUTUNE_RESTRICT
-#endif
-
-#if USE_LDG
-#define CUTUNE_LOAD(p) __ldg(p)
-#else
-#define CUTUNE_LOAD(p) (*(p))
-#endif
+#include "cutune_prelude.cuh"
 
 extern "C" __global__ void __launch_bounds__(block_size_x)
 vector_add(float *CUTUNE_RESTRICT c, const float *CUTUNE_RESTRICT a,

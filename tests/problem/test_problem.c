@@ -563,6 +563,31 @@ static void test_references(void)
     }
 }
 
+/* The built-in templates include cutune_prelude.cuh, which the loader
+ * puts in place of the #include: NVRTC has no folder to find it in. A
+ * space-only load hashes the same source a full load compiles. */
+static void test_template_prelude(void)
+{
+    cutune_problem *p, *q;
+    CHECK_INT(cutune_problem_load("vector_add", NULL, &p), CUTUNE_OK);
+    CHECK(strstr(p->source, "\n#include \"cutune_prelude.cuh\"") == NULL);
+    CHECK_CONTAINS(p->source, "#line 1 \"cutune_prelude.cuh\"\n");
+    CHECK_CONTAINS(p->source, "#define CUTUNE_LOAD(p) __ldg(p)\n");
+    /* The #include is line 22 of vector_add.cu. */
+    CHECK_CONTAINS(p->source, "#endif\n#line 23 \"vector_add.cu\"\n\n"
+                              "extern \"C\" __global__");
+    CHECK_INT(strlen(p->source), p->source_len);
+    cutune_problem_options po = {.space_only = 1};
+    CHECK_INT(cutune_problem_load("vector_add", &po, &q), CUTUNE_OK);
+    CHECK_STR(cutune_problem_source_hash(q), cutune_problem_source_hash(p));
+    cutune_problem_destroy(q);
+    cutune_problem_destroy(p);
+    /* matmul shares none of it: its source is the file's. */
+    CHECK_INT(cutune_problem_load("matmul", NULL, &p), CUTUNE_OK);
+    CHECK(strstr(p->source, "#line") == NULL);
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     test_space_only();
@@ -571,6 +596,7 @@ int main(void)
         return 1;
     }
     test_vector_add();
+    test_template_prelude();
     test_from_file();
     test_grid_div();
     test_bad_input();

@@ -97,12 +97,17 @@ static cutune_status space_only(cutune_problem *p, json_t *root,
         !(p->kernel_name = strdup(kname ? kname : "")))
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     cutune_status st = cutune__t1_build_space(p);
+    /* A built-in's hash is that of the source a full load compiles. */
+    size_t len = 0;
+    char *source = builtin ? cutune__t1_template_source(builtin, &len) : NULL;
+    if (builtin && !source)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (st == CUTUNE_OK)
         cutune__problem_hash_kernel(
             p, cutune__t1_string(json_object_get(root, "KernelSpecification"),
                                  "KernelFile"),
-            dir, builtin ? builtin->source : NULL,
-            builtin ? builtin->source_len : 0);
+            dir, source, len);
+    free(source);
     return st;
 }
 

@@ -82,6 +82,56 @@ static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
 static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
                                       const char *dir);
 
+/* The prelude goes in as text rather than as an NVRTC header (the
+ * headers/includeNames of nvrtcCreateProgram): the source is then the one
+ * thing that is compiled, hashed (source_hash) and keyed in the binary
+ * cache, so the compile jobs, the compile processes' COMPILE message and
+ * the cache key need nothing new, and the jobs the session builds from
+ * p->source compile unchanged. The #line directives keep NVRTC's messages
+ * on the lines of the prelude and of the template. */
+char *cutune__t1_template_source(const cutune__template *t, size_t *len)
+{
+    static const char directive[] =
+        "#include \"" CUTUNE__TEMPLATE_PRELUDE_NAME "\"";
+    const char *at = t->source;
+    size_t line = 1;
+    /* The directive on a line of its own. */
+    for (;;) {
+        if (strncmp(at, directive, sizeof directive - 1) == 0 &&
+            (at[sizeof directive - 1] == '\n' ||
+             at[sizeof directive - 1] == '\0'))
+            break;
+        at = strchr(at, '\n');
+        if (!at)
+            break;
+        at++;
+        line++;
+    }
+    if (!at) {
+        char *copy = malloc(t->source_len + 1);
+        if (copy)
+            memcpy(copy, t->source, t->source_len + 1);
+        *len = t->source_len;
+        return copy;
+    }
+    const char *rest = at + sizeof directive - 1;
+    if (*rest == '\n')
+        rest++;
+    char *out = cutune__strdup_printf(
+        "%.*s#line 1 \"" CUTUNE__TEMPLATE_PRELUDE_NAME "\"\n%s%s"
+        "#line %zu \"%s\"\n%s",
+        (int)(at - t->source), t->source, cutune__template_prelude,
+        cutune__template_prelude_len > 0 &&
+                cutune__template_prelude[cutune__template_prelude_len - 1] !=
+                    '\n'
+            ? "\n"
+            : "",
+        line + 1, t->source_name, rest);
+    if (out)
+        *len = strlen(out);
+    return out;
+}
+
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
                                   const char *dir,
                                   const cutune__template *builtin)
@@ -154,11 +204,9 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
 
     /* The kernel source: embedded for a built-in, else beside the file. */
     if (builtin) {
-        p->source = malloc(builtin->source_len + 1);
+        p->source = cutune__t1_template_source(builtin, &p->source_len);
         if (!p->source)
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        memcpy(p->source, builtin->source, builtin->source_len + 1);
-        p->source_len = builtin->source_len;
         snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
                  (unsigned long long)cutune__fnv1a64(p->source,
                                                      p->source_len));

@@ -65,6 +65,10 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
                                       const char *dir,
                                       const cutune__template *builtin);
+/* A built-in template's source as NVRTC gets it: the embedded prelude in
+ * place of its `#include "cutune_prelude.cuh"` line. Malloc'ed (the
+ * caller frees), `*len` bytes; NULL when memory ran out. */
+char *cutune__t1_template_source(const cutune__template *t, size_t *len);
 cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
                                    const char *dir);
 cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
