@@ -238,6 +238,131 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
+/* 0 when every name in the comma-separated `only` is a strategy; else 1
+ * after a message. */
+static int check_names(const char *only)
+{
+    char name[64];
+    for (const char *q = only; *q;) {
+        const char *end = strchr(q, ',');
+        size_t len = end ? (size_t)(end - q) : strlen(q);
+        snprintf(name, sizeof name, "%.*s", (int)len, q);
+        if (!cutune__strategy_find(name)) {
+            fprintf(stderr, "bench-strategies: no strategy '%s'\n", name);
+            return 1;
+        }
+        q += len + (end != NULL);
+    }
+    return 0;
+}
+
+/* Runs the pool's jobs on *threads threads, lowered to 64 if it is more;
+ * the wall time in seconds. */
+static double run_pool(pool *p, size_t *threads)
+{
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_t tid[64];
+    if (*threads > 64)
+        *threads = 64;
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    for (size_t t = 0; t < *threads; t++)
+        pthread_create(&tid[t], NULL, worker, p);
+    for (size_t t = 0; t < *threads; t++)
+        pthread_join(tid[t], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    return (double)(w1.tv_sec - w0.tv_sec) +
+           1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+}
+
+/* The report's title and the paragraph that says what the figures are. */
+static void print_intro(FILE *out, size_t seeds, size_t batch, double wall,
+                        size_t threads)
+{
+    fprintf(out, "# Search strategies on recorded measurements\n\n"
+                 "Produced by `bench/strategies.sh` (bench-strategies, "
+                 "cutune %s): every strategy replayed against every T4 "
+                 "file, at budgets of", CUTUNE_VERSION_STRING);
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "%s %zu", b ? (b + 1 == N_BUDGETS ? " and" : ",") : "",
+                budgets[b]);
+    fprintf(out, " evaluations, %zu seeds each, no start configuration, "
+                 "%zu proposal%s at a time. "
+                 "Medians over the seeds of: **opt/found**, the optimum's "
+                 "time over the best found time (1 = the optimum); **P**, "
+                 "the score (B - F) / (B - O) of Willemsen et al. with B "
+                 "the exact expected best of random search with the same "
+                 "budget (1 = the optimum, 0 = as good as random search); "
+                 "**5%%**, evaluations until the best found was within 5%% "
+                 "of the optimum (- when the median run never got there). "
+                 "CPU time of the strategy itself is the last column "
+                 "(ms per run at the largest budget). Wall time of the "
+                 "whole benchmark: %.0f s on %zu threads.\n",
+            seeds, batch, batch == 1 ? "" : "s", wall, threads);
+}
+
+/* The table of medians for one file. */
+static void print_medians(FILE *out, const pool *p, const dataset *d)
+{
+    size_t correct = 0;
+    for (size_t i = 0; i < d->n; i++)
+        correct += isfinite(d->objective[i]) != 0;
+    fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum "
+                 "%.4f ms. Random search expects",
+            d->name, d->n, correct, d->optimum);
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu",
+                b ? "," : "", d->random_best[b],
+                d->optimum / d->random_best[b], budgets[b]);
+    fprintf(out, ".\n\n| strategy |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, " %zu: opt/found | P | 5%% |", budgets[b]);
+    fprintf(out, " ms/run |\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---:|---:|---:|");
+    fprintf(out, "---:|\n");
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->type->name);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            char w[16];
+            fmt_evals(w, sizeof w, jb->fig[b].within5);
+            fprintf(out, " %.3f | %.2f | %s |", jb->fig[b].ratio,
+                    jb->fig[b].score, w);
+        }
+        fprintf(out, " %.1f |\n", 1e3 * jb->fig[N_BUDGETS - 1].seconds);
+    }
+}
+
+/* --shares: the table of shares of seeds for one file. */
+static void print_shares(FILE *out, const pool *p, const dataset *d)
+{
+    fprintf(out, "\nShare of seeds with opt/found >=");
+    for (size_t l = 0; l < N_LEVELS; l++)
+        fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
+    fprintf(out, ":\n\n| strategy |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, " %zu |", budgets[b]);
+    fprintf(out, "\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---:|");
+    fprintf(out, "\n");
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->type->name);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            for (size_t l = 0; l < N_LEVELS; l++)
+                fprintf(out, "%s%.2f", l ? " / " : " ", jb->fig[b].share[l]);
+            fprintf(out, " |");
+        }
+        fprintf(out, "\n");
+    }
+}
+
 int main(int argc, char **argv)
 {
     size_t seeds = 100, threads = 0, n_data = 0, batch = 1;
@@ -278,20 +403,8 @@ int main(int argc, char **argv)
     size_t n_strat = 0;
     while (cutune__strategies[n_strat])
         n_strat++;
-    if (only) {
-        char name[64];
-        for (const char *q = only; *q;) {
-            const char *end = strchr(q, ',');
-            size_t len = end ? (size_t)(end - q) : strlen(q);
-            snprintf(name, sizeof name, "%.*s", (int)len, q);
-            if (!cutune__strategy_find(name)) {
-                fprintf(stderr, "bench-strategies: no strategy '%s'\n",
-                        name);
-                return 1;
-            }
-            q += len + (end != NULL);
-        }
-    }
+    if (only && check_names(only))
+        return 1;
     /* brute_force is left out unless named: it sweeps in index order and
      * its figures say where the optimum happens to sit, nothing about
      * search. */
@@ -311,104 +424,18 @@ int main(int argc, char **argv)
         }
     p.seeds = seeds;
     p.batch = batch;
-    pthread_mutex_init(&p.lock, NULL);
-    pthread_t tid[64];
-    if (threads > 64)
-        threads = 64;
-    struct timespec w0, w1;
-    clock_gettime(CLOCK_MONOTONIC, &w0);
-    for (size_t t = 0; t < threads; t++)
-        pthread_create(&tid[t], NULL, worker, &p);
-    for (size_t t = 0; t < threads; t++)
-        pthread_join(tid[t], NULL);
-    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double wall = run_pool(&p, &threads);
 
     FILE *out = out_path ? fopen(out_path, "w") : stdout;
     if (!out) {
         perror(out_path);
         return 2;
     }
-    fprintf(out, "# Search strategies on recorded measurements\n\n"
-                 "Produced by `bench/strategies.sh` (bench-strategies, "
-                 "cutune %s): every strategy replayed against every T4 "
-                 "file, at budgets of", CUTUNE_VERSION_STRING);
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "%s %zu", b ? (b + 1 == N_BUDGETS ? " and" : ",") : "",
-                budgets[b]);
-    fprintf(out, " evaluations, %zu seeds each, no start configuration, "
-                 "%zu proposal%s at a time. "
-                 "Medians over the seeds of: **opt/found**, the optimum's "
-                 "time over the best found time (1 = the optimum); **P**, "
-                 "the score (B - F) / (B - O) of Willemsen et al. with B "
-                 "the exact expected best of random search with the same "
-                 "budget (1 = the optimum, 0 = as good as random search); "
-                 "**5%%**, evaluations until the best found was within 5%% "
-                 "of the optimum (- when the median run never got there). "
-                 "CPU time of the strategy itself is the last column "
-                 "(ms per run at the largest budget). Wall time of the "
-                 "whole benchmark: %.0f s on %zu threads.\n",
-            seeds, batch, batch == 1 ? "" : "s",
-            (double)(w1.tv_sec - w0.tv_sec) +
-                1e-9 * (double)(w1.tv_nsec - w0.tv_nsec),
-            threads);
+    print_intro(out, seeds, batch, wall, threads);
     for (size_t f = 0; f < n_data; f++) {
-        const dataset *d = &data[f];
-        size_t correct = 0;
-        for (size_t i = 0; i < d->n; i++)
-            correct += isfinite(d->objective[i]) != 0;
-        fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum "
-                     "%.4f ms. Random search expects",
-                d->name, d->n, correct, d->optimum);
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu",
-                    b ? "," : "", d->random_best[b],
-                    d->optimum / d->random_best[b], budgets[b]);
-        fprintf(out, ".\n\n| strategy |");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, " %zu: opt/found | P | 5%% |", budgets[b]);
-        fprintf(out, " ms/run |\n|---|");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "---:|---:|---:|");
-        fprintf(out, "---:|\n");
-        for (size_t j = 0; j < p.n_jobs; j++) {
-            const job *jb = &p.jobs[j];
-            if (jb->data != d)
-                continue;
-            fprintf(out, "| %s |", jb->type->name);
-            for (size_t b = 0; b < N_BUDGETS; b++) {
-                char w[16];
-                fmt_evals(w, sizeof w, jb->fig[b].within5);
-                fprintf(out, " %.3f | %.2f | %s |", jb->fig[b].ratio,
-                        jb->fig[b].score, w);
-            }
-            fprintf(out, " %.1f |\n",
-                    1e3 * jb->fig[N_BUDGETS - 1].seconds);
-        }
-        if (!shares)
-            continue;
-        fprintf(out, "\nShare of seeds with opt/found >=");
-        for (size_t l = 0; l < N_LEVELS; l++)
-            fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
-        fprintf(out, ":\n\n| strategy |");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, " %zu |", budgets[b]);
-        fprintf(out, "\n|---|");
-        for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "---:|");
-        fprintf(out, "\n");
-        for (size_t j = 0; j < p.n_jobs; j++) {
-            const job *jb = &p.jobs[j];
-            if (jb->data != d)
-                continue;
-            fprintf(out, "| %s |", jb->type->name);
-            for (size_t b = 0; b < N_BUDGETS; b++) {
-                for (size_t l = 0; l < N_LEVELS; l++)
-                    fprintf(out, "%s%.2f", l ? " / " : " ",
-                            jb->fig[b].share[l]);
-                fprintf(out, " |");
-            }
-            fprintf(out, "\n");
-        }
+        print_medians(out, &p, &data[f]);
+        if (shares)
+            print_shares(out, &p, &data[f]);
     }
     if (out != stdout)
         fclose(out);
