@@ -64,6 +64,8 @@ int cutune__make_dirs(const char *path, size_t *failed)
         p[i] = '\0';
         if (mkdir(p, 0755) != 0 && errno != EEXIST) {
             int err = errno;
+            /* EACCES and the like for a directory that is already there
+             * (a parent we may not write to) are no obstacle. */
             if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
                 free(p);
                 return make_dirs_failed(failed, i, err);

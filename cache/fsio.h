@@ -19,10 +19,10 @@ uint64_t cutune__fnv1a64_continue(uint64_t hash, const void *data, size_t len);
 /* mkdir -p with mode 0755 (less the umask): creates `path` and its missing
  * parents. A parent that exists is no obstacle even where mkdir() fails on
  * it for another reason (EACCES in a directory this user may not write).
- * Returns 0, or -1 with errno set; then, when `failed` is not NULL,
- * *failed is the length of the prefix of `path` that could not be made
- * (all of it when it exists but is no directory), or 0 when memory ran
- * out. */
+ * Returns 0, or -1 with errno set (ENOMEM when memory ran out); then,
+ * when `failed` is not NULL, *failed is the length of the prefix of `path`
+ * that could not be made (all of it when it exists but is no directory, or
+ * when memory ran out). */
 int cutune__make_dirs(const char *path, size_t *failed);
 
 /* fsync() on a directory, which makes the names of files created or
