@@ -275,15 +275,29 @@ static double *load(const char *spec, cutune_problem **problem, size_t *n)
     return o;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct options {
+    size_t seeds, budget;
+    double noise, shift, far_noise, far_at;
+    const char *strategies;
+    size_t top_k, ahead_k, batch, threads;
+    size_t ahead_p, ahead_m;
+    int model; /* --ahead given: the compile model is on */
+    int any;
+    int first; /* argv index of the first T1:T4 */
+} options;
+
+/* Reads the options into *o. 0, or the exit code after a message. */
+static int parse_options(int argc, char **argv, options *o)
 {
-    size_t seeds = 100, budget = 100;
-    double noise = 0.003, shift = 0.005, far_noise = 0, far_at = 1.03;
-    const char *strategies = "default,local,random";
-    size_t top_k = 0, ahead_k = 0, batch = 1, threads = 16;
-    size_t ahead_p = 0, ahead_m = 0;
-    int model = 0;
-    int any = 0;
+    *o = (options){.seeds = 100,
+                   .budget = 100,
+                   .noise = 0.003,
+                   .shift = 0.005,
+                   .far_at = 1.03,
+                   .strategies = "default,local,random",
+                   .batch = 1,
+                   .threads = 16};
     int first = 1;
     for (; first < argc && strncmp(argv[first], "--", 2) == 0; first += 2) {
         if (first + 1 >= argc) {
@@ -293,32 +307,32 @@ int main(int argc, char **argv)
         }
         const char *v = argv[first + 1];
         if (!strcmp(argv[first], "--seeds"))
-            seeds = strtoul(v, NULL, 10);
+            o->seeds = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--budget"))
-            budget = strtoul(v, NULL, 10);
+            o->budget = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--noise"))
-            noise = strtod(v, NULL);
+            o->noise = strtod(v, NULL);
         else if (!strcmp(argv[first], "--shift"))
-            shift = strtod(v, NULL);
+            o->shift = strtod(v, NULL);
         else if (!strcmp(argv[first], "--strategies"))
-            strategies = v;
+            o->strategies = v;
         else if (!strcmp(argv[first], "--speculate"))
-            top_k = strtoul(v, NULL, 10);
+            o->top_k = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--far-noise"))
-            far_noise = strtod(v, NULL);
+            o->far_noise = strtod(v, NULL);
         else if (!strcmp(argv[first], "--far-at"))
-            far_at = strtod(v, NULL);
+            o->far_at = strtod(v, NULL);
         else if (!strcmp(argv[first], "--lookahead"))
-            ahead_k = strtoul(v, NULL, 10);
+            o->ahead_k = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--speculate-kind"))
-            any = !strcmp(v, "any");
+            o->any = !strcmp(v, "any");
         else if (!strcmp(argv[first], "--batch"))
-            batch = strtoul(v, NULL, 10);
+            o->batch = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--threads"))
-            threads = strtoul(v, NULL, 10);
+            o->threads = strtoul(v, NULL, 10);
         else if (!strcmp(argv[first], "--ahead")) {
-            model = sscanf(v, "%zu,%zu", &ahead_p, &ahead_m) == 2;
-            if (!model) {
+            o->model = sscanf(v, "%zu,%zu", &o->ahead_p, &o->ahead_m) == 2;
+            if (!o->model) {
                 fprintf(stderr, "bench-divergence: --ahead P,M\n");
                 return 2;
             }
@@ -329,189 +343,275 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (first >= argc || seeds == 0 || budget == 0 || batch == 0) {
+    if (first >= argc || o->seeds == 0 || o->budget == 0 || o->batch == 0) {
         fprintf(stderr, "usage: bench-divergence [--seeds N] [--budget B] "
                 "[--noise REL] [--shift REL] [--strategies a,b] T1:T4 ...\n");
         return 2;
     }
+    o->first = first;
+    return 0;
+}
+
+/* One file's record and the scratch its strategies share. */
+typedef struct file_run {
+    const options *o;
+    cutune_problem *problem;
+    double *record;
+    size_t n;
+    double optimum;
+    double *perturbed;
+    unsigned char *spec, *picked, *cached, *started;
+    size_t *top, *nb, *eval_at, *first_ahead, *order;
+    unsigned char *seen[2];
+    double *news, *found[2];
+    /* Totals of the strategy being run, per run (first, repeat). */
+    size_t waits[2], batches[2], late[2];
+    size_t lead_hist[4], lead_total;
+} file_run;
+
+static void file_run_alloc(file_run *fr)
+{
+    size_t n = fr->n, seeds = fr->o->seeds;
+    fr->perturbed = malloc(n * sizeof *fr->perturbed);
+    fr->spec = calloc(n, 1);
+    fr->picked = calloc(n, 1);
+    fr->cached = fr->o->model ? calloc(n, 1) : NULL;
+    fr->started = fr->o->model ? calloc(n, 1) : NULL;
+    fr->top = malloc((fr->o->top_k + 1) * sizeof *fr->top);
+    fr->nb = malloc(n * sizeof *fr->nb);
+    fr->eval_at = malloc(n * sizeof *fr->eval_at);
+    fr->first_ahead = malloc(n * sizeof *fr->first_ahead);
+    fr->order = malloc(n * sizeof *fr->order);
+    fr->seen[0] = calloc(n, 1);
+    fr->seen[1] = calloc(n, 1);
+    fr->news = malloc(seeds * sizeof *fr->news);
+    fr->found[0] = malloc(seeds * sizeof(double));
+    fr->found[1] = malloc(seeds * sizeof(double));
+}
+
+static void file_run_free(file_run *fr)
+{
+    free(fr->found[0]);
+    free(fr->found[1]);
+    free(fr->news);
+    free(fr->seen[0]);
+    free(fr->seen[1]);
+    free(fr->perturbed);
+    free(fr->spec);
+    free(fr->picked);
+    free(fr->cached);
+    free(fr->started);
+    free(fr->top);
+    free(fr->nb);
+    free(fr->eval_at);
+    free(fr->first_ahead);
+    free(fr->order);
+    free(fr->record);
+    cutune_problem_destroy(fr->problem);
+}
+
+/* Run r of seed s's record. Noise depends on (seed, run) only, so every
+ * strategy meets the same perturbed records. */
+static void perturb(file_run *fr, gsl_rng *noise_rng, size_t s, int r)
+{
+    const options *o = fr->o;
+    const double *record = fr->record;
+    gsl_rng_set(noise_rng, 1 + 2 * s + (unsigned long)r);
+    double k = exp(gsl_ran_gaussian(noise_rng, o->shift));
+    for (size_t i = 0; i < fr->n; i++) {
+        if (!isfinite(record[i])) {
+            fr->perturbed[i] = record[i];
+            continue;
+        }
+        double sd = o->far_noise > 0 && record[i] > o->far_at * fr->optimum
+                        ? o->far_noise
+                        : o->noise;
+        fr->perturbed[i] =
+            record[i] * k * exp(gsl_ran_gaussian(noise_rng, sd));
+    }
+}
+
+/* The models run r takes part in (see run_ctx). */
+static void prepare_ctx(file_run *fr, int r, run_ctx *rc)
+{
+    const options *o = fr->o;
+    size_t n = fr->n;
+    if (fr->cached) {
+        if (r == 0)
+            memset(fr->cached, 0, n);
+        rc->cached = fr->cached;
+        rc->started = fr->started;
+        rc->ahead_p = o->ahead_p;
+        rc->ahead_m = o->ahead_m;
+        rc->threads = o->threads;
+    }
+    if (r == 0 && o->top_k) {
+        memset(fr->spec, 0, n);
+        rc->space = fr->problem->space;
+        rc->top_k = o->top_k;
+        rc->any = o->any;
+        rc->top = fr->top;
+        rc->spec = fr->spec;
+        rc->nb = fr->nb;
+        rc->nb_cap = n;
+    }
+    if (r == 1 && o->ahead_k) {
+        memset(fr->picked, 0, n);
+        for (size_t i = 0; i < n; i++)
+            fr->first_ahead[i] = SIZE_MAX;
+        rc->space = fr->problem->space;
+        rc->picked = fr->picked;
+        rc->nb = fr->nb;
+        rc->nb_cap = n;
+        rc->ahead_k = o->ahead_k;
+        rc->eval_at = fr->eval_at;
+        rc->first_ahead = fr->first_ahead;
+        rc->order = fr->order;
+    }
+}
+
+/* The first run and the repeat of seed s. */
+static void run_seed(file_run *fr, const cutune__strategy_type *type,
+                     gsl_rng *noise_rng, size_t s)
+{
+    for (int r = 0; r < 2; r++) {
+        perturb(fr, noise_rng, s, r);
+        memset(fr->seen[r], 0, fr->n);
+        run_ctx rc = {.objective = fr->perturbed, .seen = fr->seen[r]};
+        prepare_ctx(fr, r, &rc);
+        cutune__search_options so;
+        memset(&so, 0, sizeof so);
+        so.max_evals = fr->o->budget;
+        so.batch = fr->o->batch;
+        so.seed = s + 1;
+        so.start = SIZE_MAX;
+        cutune__search_result res;
+        cutune__search_run(type, fr->problem->space, &so, eval, &rc, &res);
+        fr->waits[r] += rc.waits;
+        fr->late[r] += rc.late;
+        fr->batches[r] += rc.batches;
+        fr->found[r][s] =
+            res.best == SIZE_MAX ? 0.0 : fr->optimum / fr->record[res.best];
+    }
+}
+
+/* How many configurations the repeat evaluated that the first run did
+ * not (nor compiled ahead); adds the first run's extra compiles to
+ * *extra and the look-ahead's leads to the histogram. */
+static size_t count_fresh(file_run *fr, size_t *extra)
+{
+    size_t fresh = 0, top_k = fr->o->top_k;
+    unsigned char *const *seen = fr->seen;
+    for (size_t i = 0; i < fr->n; i++) {
+        fresh += seen[1][i] && !seen[0][i] && !(top_k && fr->spec[i]);
+        *extra += top_k && fr->spec[i] && !seen[0][i];
+    }
+    for (size_t i = 0; fr->o->ahead_k && i < fr->n; i++) {
+        if (!seen[1][i] || seen[0][i])
+            continue;
+        static const size_t leads[4] = {1, 5, 10, 20};
+        fr->lead_total++;
+        for (int l = 0; l < 4; l++)
+            fr->lead_hist[l] +=
+                fr->first_ahead[i] != SIZE_MAX &&
+                fr->eval_at[i] >= fr->first_ahead[i] + leads[l];
+    }
+    return fresh;
+}
+
+static void print_row(const file_run *fr, const char *name, const char *sname,
+                      double sum, size_t none, size_t extra)
+{
+    const options *o = fr->o;
+    double seeds = (double)o->seeds;
+    double ahead = (double)(fr->lead_total + !fr->lead_total);
+    printf("| %s | %s | %.0f | %.1f | %.2f | %.3f / %.3f |", name, sname,
+           median(fr->news, o->seeds), sum / seeds, (double)none / seeds,
+           median(fr->found[0], o->seeds), median(fr->found[1], o->seeds));
+    if (o->top_k)
+        printf(" %.1f |", (double)extra / seeds);
+    if (o->ahead_k)
+        printf(" ahead by 1/5/10/20: %.2f %.2f %.2f %.2f |",
+               (double)fr->lead_hist[0] / ahead,
+               (double)fr->lead_hist[1] / ahead,
+               (double)fr->lead_hist[2] / ahead,
+               (double)fr->lead_hist[3] / ahead);
+    if (fr->cached)
+        printf(" batches %.1f / %.1f, starting on a compile %.1f "
+               "/ %.1f, waiting later in the batch %.1f / %.1f |",
+               (double)fr->batches[0] / seeds, (double)fr->batches[1] / seeds,
+               (double)fr->waits[0] / seeds, (double)fr->waits[1] / seeds,
+               (double)fr->late[0] / seeds, (double)fr->late[1] / seeds);
+    printf("\n");
+}
+
+/* One row of the table: strategy `type` over all seeds. */
+static void run_strategy(file_run *fr, const cutune__strategy_type *type,
+                         const char *name, const char *sname,
+                         gsl_rng *noise_rng)
+{
+    memset(fr->waits, 0, sizeof fr->waits);
+    memset(fr->late, 0, sizeof fr->late);
+    memset(fr->batches, 0, sizeof fr->batches);
+    memset(fr->lead_hist, 0, sizeof fr->lead_hist);
+    fr->lead_total = 0;
+    double sum = 0;
+    size_t none = 0, extra = 0;
+    for (size_t s = 0; s < fr->o->seeds; s++) {
+        run_seed(fr, type, noise_rng, s);
+        size_t fresh = count_fresh(fr, &extra);
+        fr->news[s] = (double)fresh;
+        sum += (double)fresh;
+        none += fresh == 0;
+    }
+    print_row(fr, name, sname, sum, none, extra);
+}
+
+/* The rows of spec "T1:T4". 0, or the exit code after a message. */
+static int run_file(const options *o, const char *spec, gsl_rng *noise_rng)
+{
+    file_run fr = {.o = o};
+    fr.record = load(spec, &fr.problem, &fr.n);
+    if (!fr.record) {
+        cutune_problem_destroy(fr.problem);
+        return 1;
+    }
+    fr.optimum = cutune__replay_optimum(fr.record, fr.n, NULL);
+    const char *name = strrchr(spec, '/');
+    name = name ? name + 1 : spec;
+    file_run_alloc(&fr);
+    char list[256];
+    snprintf(list, sizeof list, "%s", o->strategies);
+    for (char *save = NULL, *sname = strtok_r(list, ",", &save); sname;
+         sname = strtok_r(NULL, ",", &save)) {
+        const cutune__strategy_type *type = cutune__strategy_find(sname);
+        if (!type) {
+            fprintf(stderr, "bench-divergence: no strategy '%s'\n", sname);
+            file_run_free(&fr);
+            return 2;
+        }
+        run_strategy(&fr, type, name, sname, noise_rng);
+    }
+    file_run_free(&fr);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc;
     printf("Repeated tunes under noise: %zu seeds, %zu evaluations, noise "
            "%.2f%%, shift %.2f%% (standard deviations of log time).\n\n",
-           seeds, budget, 100 * noise, 100 * shift);
+           o.seeds, o.budget, 100 * o.noise, 100 * o.shift);
     printf("| file | strategy | new in the repeat: median | mean | seeds "
            "with none | opt/found, first / repeat |%s\n",
-           model ? " compiles, first / repeat |" : "");
-    printf("|---|---|---:|---:|---:|---:|%s\n", model ? "---|" : "");
+           o.model ? " compiles, first / repeat |" : "");
+    printf("|---|---|---:|---:|---:|---:|%s\n", o.model ? "---|" : "");
     gsl_rng *noise_rng = gsl_rng_alloc(gsl_rng_mt19937);
-    for (int f = first; f < argc; f++) {
-        cutune_problem *problem = NULL;
-        size_t n = 0;
-        double *record = load(argv[f], &problem, &n);
-        if (!record) {
-            cutune_problem_destroy(problem);
-            return 1;
-        }
-        double optimum = cutune__replay_optimum(record, n, NULL);
-        const char *name = strrchr(argv[f], '/');
-        name = name ? name + 1 : argv[f];
-        double *perturbed = malloc(n * sizeof *perturbed);
-        unsigned char *spec = calloc(n, 1), *picked = calloc(n, 1);
-        unsigned char *cached = model ? calloc(n, 1) : NULL;
-        unsigned char *started = model ? calloc(n, 1) : NULL;
-        size_t waits[2] = {0, 0}, batches[2] = {0, 0}, late[2] = {0, 0};
-        size_t *top = malloc((top_k + 1) * sizeof *top);
-        size_t *nb = malloc(n * sizeof *nb);
-        size_t *eval_at = malloc(n * sizeof *eval_at);
-        size_t *first_ahead = malloc(n * sizeof *first_ahead);
-        size_t *order = malloc(n * sizeof *order);
-        size_t lead_hist[4] = {0}, lead_total = 0;
-        unsigned char *seen[2] = {calloc(n, 1), calloc(n, 1)};
-        double *news = malloc(seeds * sizeof *news);
-        double *found[2] = {malloc(seeds * sizeof(double)),
-                            malloc(seeds * sizeof(double))};
-        char list[256];
-        snprintf(list, sizeof list, "%s", strategies);
-        for (char *save = NULL, *sname = strtok_r(list, ",", &save); sname;
-             sname = strtok_r(NULL, ",", &save)) {
-            const cutune__strategy_type *type = cutune__strategy_find(sname);
-            if (!type) {
-                fprintf(stderr, "bench-divergence: no strategy '%s'\n",
-                        sname);
-                return 2;
-            }
-            double sum = 0;
-            size_t none = 0, extra = 0;
-            for (size_t s = 0; s < seeds; s++) {
-                for (int r = 0; r < 2; r++) {
-                    /* Noise depends on (seed, run) only, so every strategy
-                     * meets the same perturbed records. */
-                    gsl_rng_set(noise_rng, 1 + 2 * s + (unsigned long)r);
-                    double k = exp(gsl_ran_gaussian(noise_rng, shift));
-                    for (size_t i = 0; i < n; i++)
-                        perturbed[i] =
-                            isfinite(record[i])
-                                ? record[i] * k *
-                                      exp(gsl_ran_gaussian(
-                                          noise_rng,
-                                          far_noise > 0 &&
-                                                  record[i] > far_at * optimum
-                                              ? far_noise
-                                              : noise))
-                                : record[i];
-                    memset(seen[r], 0, n);
-                    run_ctx rc = {.objective = perturbed, .seen = seen[r]};
-                    if (cached) {
-                        if (r == 0)
-                            memset(cached, 0, n);
-                        rc.cached = cached;
-                        rc.started = started;
-                        rc.ahead_p = ahead_p;
-                        rc.ahead_m = ahead_m;
-                        rc.threads = threads;
-                    }
-                    if (r == 0 && top_k) {
-                        memset(spec, 0, n);
-                        rc.space = problem->space;
-                        rc.top_k = top_k;
-                        rc.any = any;
-                        rc.top = top;
-                        rc.spec = spec;
-                        rc.nb = nb;
-                        rc.nb_cap = n;
-                    }
-                    if (r == 1 && ahead_k) {
-                        memset(picked, 0, n);
-                        for (size_t i = 0; i < n; i++)
-                            first_ahead[i] = SIZE_MAX;
-                        rc.space = problem->space;
-                        rc.picked = picked;
-                        rc.nb = nb;
-                        rc.nb_cap = n;
-                        rc.ahead_k = ahead_k;
-                        rc.eval_at = eval_at;
-                        rc.first_ahead = first_ahead;
-                        rc.order = order;
-                    }
-                    cutune__search_options so;
-                    memset(&so, 0, sizeof so);
-                    so.max_evals = budget;
-                    so.batch = batch;
-                    so.seed = s + 1;
-                    so.start = SIZE_MAX;
-                    cutune__search_result res;
-                    cutune__search_run(type, problem->space, &so, eval, &rc,
-                                       &res);
-                    waits[r] += rc.waits;
-                    late[r] += rc.late;
-                    batches[r] += rc.batches;
-                    found[r][s] = res.best == SIZE_MAX
-                                      ? 0.0
-                                      : optimum / record[res.best];
-                }
-                size_t fresh = 0;
-                for (size_t i = 0; i < n; i++) {
-                    fresh += seen[1][i] && !seen[0][i] &&
-                             !(top_k && spec[i]);
-                    extra += top_k && spec[i] && !seen[0][i];
-                }
-                for (size_t i = 0; ahead_k && i < n; i++) {
-                    if (!seen[1][i] || seen[0][i])
-                        continue;
-                    static const size_t leads[4] = {1, 5, 10, 20};
-                    lead_total++;
-                    for (int l = 0; l < 4; l++)
-                        lead_hist[l] += first_ahead[i] != SIZE_MAX &&
-                                        eval_at[i] >= first_ahead[i] + leads[l];
-                }
-                news[s] = (double)fresh;
-                sum += (double)fresh;
-                none += fresh == 0;
-            }
-            printf("| %s | %s | %.0f | %.1f | %.2f | %.3f / %.3f |", name,
-                   sname, median(news, seeds), sum / (double)seeds,
-                   (double)none / (double)seeds, median(found[0], seeds),
-                   median(found[1], seeds));
-            if (top_k)
-                printf(" %.1f |", (double)extra / (double)seeds);
-            if (ahead_k)
-                printf(" ahead by 1/5/10/20: %.2f %.2f %.2f %.2f |",
-                       (double)lead_hist[0] / (double)(lead_total + !lead_total),
-                       (double)lead_hist[1] / (double)(lead_total + !lead_total),
-                       (double)lead_hist[2] / (double)(lead_total + !lead_total),
-                       (double)lead_hist[3] / (double)(lead_total + !lead_total));
-            if (cached)
-                printf(" batches %.1f / %.1f, starting on a compile %.1f "
-                       "/ %.1f, waiting later in the batch %.1f / %.1f |",
-                       (double)batches[0] / (double)seeds,
-                       (double)batches[1] / (double)seeds,
-                       (double)waits[0] / (double)seeds,
-                       (double)waits[1] / (double)seeds,
-                       (double)late[0] / (double)seeds,
-                       (double)late[1] / (double)seeds);
-            memset(waits, 0, sizeof waits);
-            memset(late, 0, sizeof late);
-            memset(batches, 0, sizeof batches);
-            memset(lead_hist, 0, sizeof lead_hist);
-            lead_total = 0;
-            printf("\n");
-        }
-        free(found[0]);
-        free(found[1]);
-        free(news);
-        free(seen[0]);
-        free(seen[1]);
-        free(perturbed);
-        free(spec);
-        free(picked);
-        free(cached);
-        free(started);
-        free(top);
-        free(nb);
-        free(eval_at);
-        free(first_ahead);
-        free(order);
-        free(record);
-        cutune_problem_destroy(problem);
-    }
+    for (int f = o.first; f < argc && rc == 0; f++)
+        rc = run_file(&o, argv[f], noise_rng);
     gsl_rng_free(noise_rng);
-    return 0;
+    return rc;
 }

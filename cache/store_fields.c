@@ -1,6 +1,6 @@
 /* The rules for a cache record's fields that writing and reading share:
- * ASCII and UTF-8 checks, the file-name hash, timestamps in the one form
- * the format allows, compute capabilities. */
+ * ASCII and UTF-8 checks, timestamps in the one form the format allows,
+ * compute capabilities. */
 #include "store_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -21,16 +21,6 @@ int cutune__store_is_hex(unsigned char c)
 unsigned char cutune__store_ascii_lower(unsigned char c)
 {
     return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
-}
-
-uint32_t cutune__store_fnv1a(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
 }
 
 /* jansson refuses strings that are not UTF-8; checking first lets the error

@@ -13,6 +13,7 @@
 #define _DEFAULT_SOURCE /* flock() is BSD, not POSIX */
 #endif
 
+#include "fsio.h"
 #include "store.h"
 
 #include <dirent.h>
@@ -93,7 +94,6 @@ const char *cutune__store_errno_text(int err, char *buf, size_t size);
 int cutune__store_is_ascii_alnum(unsigned char c);
 int cutune__store_is_hex(unsigned char c);
 unsigned char cutune__store_ascii_lower(unsigned char c);
-uint32_t cutune__store_fnv1a(const char *s);
 int cutune__store_utf8_valid(const char *s);
 int cutune__store_fits(const char *field, size_t size);
 char *cutune__store_path_join(const char *dir, const char *name);

@@ -1,6 +1,7 @@
 /* The cache's files: the name a device's records go to, directories made
  * on demand, and the two ways a file is written (appending one locked line;
- * replacing a whole file atomically). */
+ * replacing a whole file atomically). The plumbing under them is fsio.c's,
+ * which the tuner shares. */
 #include "store_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -48,8 +49,9 @@ int cutune__cache_file_name(const cutune_device *device, char *buf,
         char whole[sizeof device->name];
         memcpy(whole, device->name, sizeof whole);
         whole[sizeof whole - 1] = '\0';
+        const char *hashed = uuid[0] ? uuid : whole;
         snprintf(id, sizeof id, "%08lx",
-                 (unsigned long)cutune__store_fnv1a(uuid[0] ? uuid : whole));
+                 (unsigned long)cutune__fnv1a32(hashed, strlen(hashed)));
     }
 
     int len = snprintf(buf, size, "%s%s-%s.jsonl",
@@ -62,56 +64,22 @@ int cutune__cache_file_name(const cutune_device *device, char *buf,
     return 0;
 }
 
-/* mkdir -p with mode 0755 (less the umask). */
+/* mkdir -p (cutune__make_dirs), with the cache's message on failure. */
 cutune_status cutune__store_make_dir(cutune_cache *cache, const char *dir)
 {
-    struct stat st;
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+    size_t failed;
+    if (cutune__make_dirs(dir, &failed) == 0)
         return CUTUNE_OK;
-
-    size_t len = strlen(dir);
-    char *p = malloc(len + 1);
-    if (!p)
+    int err = errno;
+    if (err == ENOMEM)
         return cutune__store_fail_memory(cache);
-    memcpy(p, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if ((p[i] != '/' && p[i] != '\0') || p[i - 1] == '/')
-            continue;
-        char saved = p[i];
-        p[i] = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            int err = errno;
-            /* EACCES and the like for a directory that is already there
-             * (a parent we may not write to) are no obstacle. */
-            if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                cutune_status status =
-                    cutune__cache_fail_sys(cache, err, "create directory", p);
-                free(p);
-                return status;
-            }
-        }
-        p[i] = saved;
-    }
-    free(p);
-    if (stat(dir, &st) != 0)
-        return cutune__cache_fail_sys(cache, errno, "create directory", dir);
-    if (!S_ISDIR(st.st_mode))
-        return cutune__cache_fail_sys(cache, ENOTDIR, "create directory", dir);
-    return CUTUNE_OK;
-}
-
-/* A new file's directory entry is only durable once the directory itself
- * is synced. Best effort: the record is already on disk, and some file
- * systems refuse fsync on directories. */
-static void sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (fsync(fd) != 0) {
-            /* see above */
-        }
-        close(fd);
-    }
+    char *part = strndup(dir, failed);
+    if (!part)
+        return cutune__store_fail_memory(cache);
+    cutune_status status =
+        cutune__cache_fail_sys(cache, err, "create directory", part);
+    free(part);
+    return status;
 }
 
 /* `line` is "\n<json>\n". */
@@ -190,7 +158,7 @@ cutune_status cutune__store_write_line(cutune_cache *cache, const char *path,
         }
     }
     if (before == 0)
-        sync_dir(cache->dir);
+        cutune__sync_dir(cache->dir);
 
 unlock:
     flock(fd, LOCK_UN);
@@ -227,32 +195,15 @@ cutune_status cutune__cache_write_file(cutune_cache *cache, const char *path,
     cutune_status status = cutune__store_make_dir(cache, dir);
     if (status != CUTUNE_OK)
         goto out;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        status = cutune__cache_fail_sys(cache, errno, "create", tmp);
-        goto out;
-    }
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            status = cutune__cache_fail_sys(cache, w < 0 ? errno : EIO,
-                                            "write", tmp);
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (status == CUTUNE_OK && fsync(fd) != 0)
-        status = cutune__cache_fail_sys(cache, errno, "sync", tmp);
-    if (close(fd) != 0 && status == CUTUNE_OK)
-        status = cutune__cache_fail_sys(cache, errno, "close", tmp);
-    if (status == CUTUNE_OK && rename(tmp, path) != 0)
-        status = cutune__cache_fail_sys(cache, errno, "rename into", path);
-    if (status != CUTUNE_OK)
-        unlink(tmp);
+    cutune__atomic_file f;
+    if (cutune__atomic_file_open(&f, tmp, 0644) == 0)
+        cutune__atomic_file_write(&f, data, len);
+    if (cutune__atomic_file_commit(&f, path, 1) == 0)
+        cutune__sync_dir(dir);
     else
-        sync_dir(dir);
+        status = cutune__cache_fail_sys(
+            cache, f.err, f.failed,
+            strcmp(f.failed, "rename into") == 0 ? path : tmp);
 out:
     free(tmp);
     free(dir);

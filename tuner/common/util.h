@@ -1,23 +1,25 @@
-/* Small helpers shared by the tuner's files. */
+/* Small helpers shared by the tuner's files. Hashing, making directories
+ * and atomic writes are cache/fsio.h's, which the cache shares: included
+ * here, so that a file of the tuner finds all its plumbing in one place. */
 #ifndef CUTUNE_TUNER_UTIL_H
 #define CUTUNE_TUNER_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cutune/cutune.h"
+#include "fsio.h"
+
 /* printf into a new malloc'ed string; NULL when memory ran out. */
 char *cutune__strdup_printf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
-/* 64-bit FNV-1a: a stable digest for cache keys and stale-source checks
- * (not for security). */
-uint64_t cutune__fnv1a64(const void *data, size_t len);
-uint64_t cutune__fnv1a64_continue(uint64_t hash, const void *data,
-                                  size_t len);
-
-/* mkdir -p: creates `path` and its missing parents. 0, or -1 with errno
- * set. */
-int cutune__make_dirs(const char *path);
+/* Formats a message into err (errlen bytes, truncated; nothing when err is
+ * NULL or errlen 0) and returns `st`: the failure path of functions that
+ * report through a caller's buffer rather than a handle. */
+cutune_status cutune__errf(char *err, size_t errlen, cutune_status st,
+                           const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Seconds on the monotonic clock. */
 double cutune__now(void);

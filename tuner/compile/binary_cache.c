@@ -39,7 +39,7 @@ cutune__binary_cache *cutune__binary_cache_open(const char *dir,
     c->max_bytes = max_bytes ? max_bytes : CUTUNE__BINARY_CACHE_DEFAULT_MAX;
     pthread_mutex_init(&c->lock, NULL);
     /* A directory that cannot be made only means every lookup misses. */
-    cutune__make_dirs(c->dir);
+    cutune__make_dirs(c->dir, NULL);
     return c;
 }
 
@@ -84,21 +84,6 @@ static int read_all(int fd, void *buf, size_t len)
     char *p = buf;
     while (len > 0) {
         ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -165,22 +150,21 @@ void cutune__binary_cache_put(cutune__binary_cache *c, const char *key,
     char *tmp = cutune__strdup_printf("%s/tmp-XXXXXX", c->dir);
     if (!path || !tmp)
         goto out;
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        goto out;
     uint64_t key_len = strlen(key), data_len = size;
     unsigned char flag = ok ? 1 : 0;
-    int bad = write_all(fd, magic, sizeof magic) ||
-              write_all(fd, &key_len, sizeof key_len) ||
-              write_all(fd, key, key_len) || write_all(fd, &flag, 1) ||
-              write_all(fd, &data_len, sizeof data_len) ||
-              write_all(fd, data, size);
-    if (close(fd) != 0)
-        bad = 1;
-    /* rename() replaces atomically: concurrent readers see the old entry
-     * or the new one, and concurrent writers of the same key agree. */
-    if (bad || rename(tmp, path) != 0)
-        unlink(tmp);
+    /* The rename replaces atomically: concurrent readers see the old entry
+     * or the new one, and concurrent writers of the same key agree. No
+     * fsync: an entry a crash tears reads as a miss, compiled again. */
+    cutune__atomic_file f;
+    if (cutune__atomic_file_open(&f, tmp, 0) != 0)
+        goto out;
+    cutune__atomic_file_write(&f, magic, sizeof magic);
+    cutune__atomic_file_write(&f, &key_len, sizeof key_len);
+    cutune__atomic_file_write(&f, key, key_len);
+    cutune__atomic_file_write(&f, &flag, 1);
+    cutune__atomic_file_write(&f, &data_len, sizeof data_len);
+    cutune__atomic_file_write(&f, data, size);
+    cutune__atomic_file_commit(&f, path, 0);
     pthread_mutex_lock(&c->lock);
     int evict = ++c->puts % EVICT_EVERY == 0;
     pthread_mutex_unlock(&c->lock);

@@ -4,7 +4,6 @@
 #include "inflate.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,23 +11,9 @@
 
 #include <zlib.h>
 
+#include "util.h"
+
 #define MIB ((size_t)1 << 20)
-
-static cutune_status input_fail(char *err, size_t errlen, cutune_status st,
-                                const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static cutune_status input_fail(char *err, size_t errlen, cutune_status st,
-                                const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 size_t cutune__max_input_bytes(void)
 {
@@ -47,11 +32,11 @@ size_t cutune__max_input_bytes(void)
 static cutune_status too_big(const char *path, size_t limit, char *err,
                              size_t errlen)
 {
-    return input_fail(err, errlen, CUTUNE_ERR_LIMIT,
-                      "%s: larger than %zu MiB decompressed; refused (set %s "
-                      "to a larger number of MiB to read it)",
-                      path, limit / MIB ? limit / MIB : 1,
-                      CUTUNE__MAX_INPUT_ENV);
+    return cutune__errf(
+        err, errlen, CUTUNE_ERR_LIMIT,
+        "%s: larger than %zu MiB decompressed; refused (set %s "
+        "to a larger number of MiB to read it)",
+        path, limit / MIB ? limit / MIB : 1, CUTUNE__MAX_INPUT_ENV);
 }
 
 static cutune_status inflate_all(gzFile gz, const char *path, size_t limit,
@@ -61,7 +46,8 @@ static cutune_status inflate_all(gzFile gz, const char *path, size_t limit,
     size_t cap = limit < MIB ? limit : MIB, n = 0;
     char *buf = malloc(cap + 1);
     if (!buf)
-        return input_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                            "out of memory");
     for (;;) {
         if (n == cap) {
             if (cap >= limit) {
@@ -77,8 +63,8 @@ static cutune_status inflate_all(gzFile gz, const char *path, size_t limit,
             char *bigger = realloc(buf, grown + 1);
             if (!bigger) {
                 free(buf);
-                return input_fail(err, errlen, CUTUNE_ERR_NO_MEMORY,
-                                  "out of memory");
+                return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                                    "out of memory");
             }
             buf = bigger;
             cap = grown;
@@ -89,9 +75,9 @@ static cutune_status inflate_all(gzFile gz, const char *path, size_t limit,
             int zerr;
             const char *why = gzerror(gz, &zerr);
             free(buf);
-            return input_fail(err, errlen, CUTUNE_ERR_IO,
-                              "%s: cannot read: %s", path,
-                              zerr == Z_ERRNO ? strerror(errno) : why);
+            return cutune__errf(err, errlen, CUTUNE_ERR_IO,
+                                "%s: cannot read: %s", path,
+                                zerr == Z_ERRNO ? strerror(errno) : why);
         }
         if (got == 0)
             break;
@@ -101,10 +87,10 @@ static cutune_status inflate_all(gzFile gz, const char *path, size_t limit,
     gzerror(gz, &zerr);
     if (zerr == Z_BUF_ERROR) {
         free(buf);
-        return input_fail(err, errlen, CUTUNE_ERR_PARSE,
-                          "%s: truncated: the gzip stream ends early (after "
-                          "%zu bytes decompressed); the file was cut short",
-                          path, n);
+        return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                            "%s: truncated: the gzip stream ends early (after "
+                            "%zu bytes decompressed); the file was cut short",
+                            path, n);
     }
     buf[n] = '\0';
     *data = buf;
@@ -122,8 +108,8 @@ cutune_status cutune__read_input(const char *path, size_t limit, char **data,
     errno = 0;
     gzFile gz = gzopen(path, "rb");
     if (!gz)
-        return input_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot open: %s",
-                          path, errno ? strerror(errno) : "out of memory");
+        return cutune__errf(err, errlen, CUTUNE_ERR_IO, "%s: cannot open: %s",
+                            path, errno ? strerror(errno) : "out of memory");
     cutune_status st = inflate_all(gz, path, limit, data, len, err, errlen);
     gzclose(gz);
     return st;

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,22 +22,7 @@
 
 #include "inflate.h"
 #include "problem.h"
-
-static cutune_status t4_fail(char *err, size_t errlen, cutune_status st,
-                             const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static cutune_status t4_fail(char *err, size_t errlen, cutune_status st,
-                             const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
+#include "util.h"
 
 /* Factor from the file's time unit to milliseconds; 0 when unknown. The
  * published files spell it "miliseconds". */
@@ -169,6 +153,43 @@ static double parse_timestamp(const char *text)
     return t;
 }
 
+/* A result's configuration as value indices into cfg; *inside is 0 when a
+ * value is not among its parameter's. */
+static cutune_status load_configuration(const char *path,
+                                        const cutune_problem *p,
+                                        json_t *conf, size_t i,
+                                        uint32_t *cfg, int *inside,
+                                        char *err, size_t errlen)
+{
+    /* Every parameter must be named, and nothing else: a file with other
+     * names was recorded for a different problem. */
+    if (json_object_size(conf) != p->n_params) {
+        const char *key;
+        json_t *val;
+        json_object_foreach(conf, key, val) {
+            if (cutune__problem_find_param(p, key) == SIZE_MAX)
+                return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                                    "%s: results[%zu].configuration.%s: the "
+                                    "problem has no such parameter",
+                                    path, i, key);
+        }
+    }
+    *inside = 1;
+    for (size_t k = 0; k < p->n_params; k++) {
+        json_t *v = json_object_get(conf, p->param_names[k]);
+        if (!v)
+            return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                                "%s: results[%zu].configuration.%s: missing",
+                                path, i, p->param_names[k]);
+        size_t idx = find_value(p, k, v);
+        if (idx == SIZE_MAX)
+            *inside = 0;
+        else
+            cfg[k] = (uint32_t)idx;
+    }
+    return CUTUNE_OK;
+}
+
 static cutune_status load_entry(const char *path, const cutune_problem *p,
                                 json_t *res, size_t i, double to_ms,
                                 uint32_t *cfg, cutune__t4 *t4, char *err,
@@ -178,37 +199,18 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     e->config_index = SIZE_MAX;
     e->time_ms = INFINITY;
     if (!json_is_object(res))
-        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                       "%s: results[%zu]: expected an object", path, i);
+        return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                            "%s: results[%zu]: expected an object", path, i);
     json_t *conf = json_object_get(res, "configuration");
     if (!json_is_object(conf))
-        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                       "%s: results[%zu].configuration: missing", path, i);
-    /* Every parameter must be named, and nothing else: a file with other
-     * names was recorded for a different problem. */
-    if (json_object_size(conf) != p->n_params) {
-        const char *key;
-        json_t *val;
-        json_object_foreach(conf, key, val) {
-            if (cutune__problem_find_param(p, key) == SIZE_MAX)
-                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                               "%s: results[%zu].configuration.%s: the "
-                               "problem has no such parameter", path, i, key);
-        }
-    }
-    int inside = 1;
-    for (size_t k = 0; k < p->n_params; k++) {
-        json_t *v = json_object_get(conf, p->param_names[k]);
-        if (!v)
-            return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                           "%s: results[%zu].configuration.%s: missing", path,
-                           i, p->param_names[k]);
-        size_t idx = find_value(p, k, v);
-        if (idx == SIZE_MAX)
-            inside = 0;
-        else
-            cfg[k] = (uint32_t)idx;
-    }
+        return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                            "%s: results[%zu].configuration: missing", path,
+                            i);
+    int inside;
+    cutune_status st = load_configuration(path, p, conf, i, cfg, &inside,
+                                          err, errlen);
+    if (st)
+        return st;
     if (inside && !cutune__space_index_of(p->space, cfg, &e->config_index))
         e->config_index = SIZE_MAX;
     if (e->config_index == SIZE_MAX)
@@ -216,23 +218,25 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
 
     json_t *inv = json_object_get(res, "invalidity");
     if (!json_is_string(inv))
-        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                       "%s: results[%zu].invalidity: missing", path, i);
+        return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                            "%s: results[%zu].invalidity: missing", path, i);
     if (!cutune__t4_outcome_from_str(json_string_value(inv), &e->outcome))
         t4->n_other_invalidity++;
 
     json_t *times = json_object_get(res, "times");
     if (times && !json_is_object(times))
-        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                       "%s: results[%zu].times: expected an object", path, i);
+        return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                            "%s: results[%zu].times: expected an object", path,
+                            i);
     double c;
     if (json_number(json_object_get(times, "compilation"), &c)) {
         e->compile_ms = c * to_ms;
         if (!(e->compile_ms >= 0) || !isfinite(e->compile_ms))
-            return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                           "%s: results[%zu].times.compilation: %g is not a "
-                           "duration (a finite number, 0 or more)",
-                           path, i, c);
+            return cutune__errf(
+                err, errlen, CUTUNE_ERR_PARSE,
+                "%s: results[%zu].times.compilation: %g is not a "
+                "duration (a finite number, 0 or more)",
+                path, i, c);
     }
     static const char *const others[] = {"framework", "search_algorithm",
                                          "validation"};
@@ -244,27 +248,30 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     json_t *rt = json_object_get(times, "runtimes");
     if (rt && !json_is_null(rt)) {
         if (!json_is_array(rt))
-            return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                           "%s: results[%zu].times.runtimes: expected an "
-                           "array", path, i);
+            return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                                "%s: results[%zu].times.runtimes: expected an "
+                                "array",
+                                path, i);
         size_t n = json_array_size(rt);
         e->runtimes = malloc((n ? n : 1) * sizeof *e->runtimes);
         if (!e->runtimes)
-            return t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY,
-                           "out of memory");
+            return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                                "out of memory");
         for (size_t k = 0; k < n; k++) {
             double r;
             if (!json_number(json_array_get(rt, k), &r))
-                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                               "%s: results[%zu].times.runtimes[%zu]: "
-                               "expected a number", path, i, k);
+                return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                                    "%s: results[%zu].times.runtimes[%zu]: "
+                                    "expected a number",
+                                    path, i, k);
             e->runtimes[k] = r * to_ms;
             e->n_runtimes = k + 1;
             if (!(e->runtimes[k] > 0) || !isfinite(e->runtimes[k]))
-                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                               "%s: results[%zu].times.runtimes[%zu]: %g is "
-                               "not a time (a positive finite number)",
-                               path, i, k, r);
+                return cutune__errf(
+                    err, errlen, CUTUNE_ERR_PARSE,
+                    "%s: results[%zu].times.runtimes[%zu]: %g is "
+                    "not a time (a positive finite number)",
+                    path, i, k, r);
         }
     }
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
@@ -276,10 +283,11 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         } else {
             double t = measured_time(res);
             if (!isnan(t) && (!(t > 0) || !isfinite(t * to_ms)))
-                return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                               "%s: results[%zu].measurements: time %g is "
-                               "not a time (a positive finite number)",
-                               path, i, t);
+                return cutune__errf(
+                    err, errlen, CUTUNE_ERR_PARSE,
+                    "%s: results[%zu].measurements: time %g is "
+                    "not a time (a positive finite number)",
+                    path, i, t);
             if (isfinite(t))
                 e->time_ms = t * to_ms;
         }
@@ -294,8 +302,8 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
         return CUTUNE_ERR_INVALID_ARGUMENT;
     *out = NULL;
     if (!path || !problem || !problem->space)
-        return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
-                       "no T4 file or no problem given");
+        return cutune__errf(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
+                            "no T4 file or no problem given");
     char *text = NULL;
     size_t len = 0;
     cutune_status st = cutune__read_input(path, 0, &text, &len, err, errlen);
@@ -305,36 +313,36 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
     json_t *root = json_loadb(text, len, 0, &jerr);
     free(text);
     if (!root)
-        return t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                       "%s: line %d, column %d: %s", path, jerr.line,
-                       jerr.column, jerr.text);
+        return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                            "%s: line %d, column %d: %s", path, jerr.line,
+                            jerr.column, jerr.text);
     cutune__t4 *t4 = calloc(1, sizeof *t4);
     uint32_t *cfg = malloc((problem->n_params ? problem->n_params : 1) *
                            sizeof *cfg);
     json_t *results = json_object_get(root, "results");
     double to_ms = 1.0;
     if (!t4 || !cfg) {
-        st = t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        st = cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto done;
     }
     if (!json_is_array(results)) {
-        st = t4_fail(err, errlen, CUTUNE_ERR_PARSE,
-                     "%s: results: missing (is this a T4 file?)", path);
+        st = cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                          "%s: results: missing (is this a T4 file?)", path);
         goto done;
     }
     json_t *unit = json_object_get(json_object_get(root, "metadata"),
                                    "timeunit");
     if (json_is_string(unit) &&
         (to_ms = unit_to_ms(json_string_value(unit))) == 0.0) {
-        st = t4_fail(err, errlen, CUTUNE_ERR_UNSUPPORTED,
-                     "%s: metadata.timeunit: '%s' is not a known unit", path,
-                     json_string_value(unit));
+        st = cutune__errf(err, errlen, CUTUNE_ERR_UNSUPPORTED,
+                          "%s: metadata.timeunit: '%s' is not a known unit",
+                          path, json_string_value(unit));
         goto done;
     }
     size_t n = json_array_size(results);
     t4->entries = calloc(n ? n : 1, sizeof *t4->entries);
     if (!t4->entries) {
-        st = t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        st = cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
@@ -467,14 +475,15 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
                                char *err, size_t errlen)
 {
     if (!path || !problem || !problem->space || (n && !records))
-        return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
-                       "no T4 path, problem or results given");
+        return cutune__errf(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
+                            "no T4 path, problem or results given");
     size_t space = cutune__space_size(problem->space);
     for (size_t i = 0; i < n; i++)
         if (records[i].config_index >= space)
-            return t4_fail(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
-                           "result %zu: configuration %zu is not in the "
-                           "space", i, records[i].config_index);
+            return cutune__errf(err, errlen, CUTUNE_ERR_INVALID_ARGUMENT,
+                                "result %zu: configuration %zu is not in the "
+                                "space",
+                                i, records[i].config_index);
     json_t *results = json_array();
     json_t *root = json_pack("{s:{s:s}, s:s}", "metadata", "timeunit",
                              "milliseconds", "schema_version", "1.0.0");
@@ -492,7 +501,8 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (!text)
-        return t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                            "out of memory");
     size_t len = strlen(text);
     size_t plen = strlen(path);
     int gzip = plen > 3 && strcmp(path + plen - 3, ".gz") == 0;
@@ -518,11 +528,11 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
     }
     free(text);
     if (!ok)
-        return t4_fail(err, errlen, CUTUNE_ERR_IO, "%s: cannot write: %s",
-                       path, errno ? strerror(errno) : "write failed");
+        return cutune__errf(err, errlen, CUTUNE_ERR_IO, "%s: cannot write: %s",
+                            path, errno ? strerror(errno) : "write failed");
     return CUTUNE_OK;
 oom:
     json_decref(results);
     json_decref(root);
-    return t4_fail(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }

@@ -243,14 +243,12 @@ static void record_size(const char *path, long long size)
 {
     char *sp = size_path(path);
     char *tmp = sp ? cutune__strdup_printf("%s.XXXXXX", sp) : NULL;
-    int fd = tmp ? mkstemp(tmp) : -1;
-    if (fd >= 0) {
+    cutune__atomic_file f;
+    if (tmp && cutune__atomic_file_open(&f, tmp, 0) == 0) {
         char text[32];
         int n = snprintf(text, sizeof text, "%lld\n", size);
-        int ok = write(fd, text, (size_t)n) == n;
-        close(fd);
-        if (!ok || rename(tmp, sp) != 0)
-            unlink(tmp);
+        cutune__atomic_file_write(&f, text, (size_t)n);
+        cutune__atomic_file_commit(&f, sp, 0);
     }
     free(tmp);
     free(sp);
@@ -386,33 +384,29 @@ static long long rewrite(const char *path, const struct stat *was,
                          const char *buf, const log_line *lines, size_t n)
 {
     char *tmp = cutune__strdup_printf("%s.XXXXXX", path);
-    int fd = tmp ? mkstemp(tmp) : -1;
-    if (fd < 0) {
+    cutune__atomic_file f;
+    if (!tmp || cutune__atomic_file_open(&f, tmp, 0) != 0) {
         free(tmp);
         return -1;
     }
     long long total = 0;
     /* The old file's mode and owner (a shared cache may be group
      * writable); the owner only where this user may give it. */
-    int ok = fchmod(fd, was->st_mode & 07777) == 0;
-    if (fchown(fd, was->st_uid, was->st_gid) != 0) {
+    int ok = fchmod(f.fd, was->st_mode & 07777) == 0;
+    if (fchown(f.fd, was->st_uid, was->st_gid) != 0) {
         /* Not permitted for another user's file: this user owns it now. */
     }
     for (size_t i = 0; ok && i < n; i++) {
         if (!lines[i].keep)
             continue;
-        ssize_t w = write(fd, buf + lines[i].at, lines[i].len);
-        ok = w == (ssize_t)lines[i].len;
-        if (!ok && w >= 0)
-            errno = ENOSPC;
+        ok = cutune__atomic_file_write(&f, buf + lines[i].at,
+                                       lines[i].len) == 0;
         total += (long long)lines[i].len;
     }
-    ok = ok && fsync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
+    if (!ok)
+        cutune__atomic_file_abort(&f);
+    if (!ok || cutune__atomic_file_commit(&f, path, 1) != 0)
         total = -1;
-    }
     free(tmp);
     return total;
 }
@@ -501,7 +495,7 @@ cutune__measure_log *cutune__measure_log_open(const char *path, int load_it,
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        if (cutune__make_dirs(dir) != 0) {
+        if (cutune__make_dirs(dir, NULL) != 0) {
             snprintf(err, errlen, "cannot create %s: %s", dir,
                      strerror(errno));
             free(dir);
