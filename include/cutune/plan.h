@@ -72,7 +72,7 @@ struct cutune_plan_backend {
      * the backend until its next call; sets *appended when the backend
      * has written the record to the cache directory itself (else the
      * caller appends it). `write_cache` 0: the backend must not write to
-     * the cache (an MPI rank that is not rank 0). */
+     * the cache, only return the record. */
     cutune_status (*tune)(void *user, const cutune_plan_task *task,
                           const cutune_problem *problem, int write_cache,
                           cutune_cache_record *record, int *appended,
@@ -148,9 +148,10 @@ int cutune_plan_mpi_launched(void);
 
 /* cutune_plan_run over the ranks of MPI_COMM_WORLD: rank 0 hands the
  * tasks out one at a time to whichever rank asks, checks the cache for
- * them and appends every record a rank sends back to its cache; the
- * other ranks tune (never writing their records to rank 0's cache
- * themselves). Initializes MPI when the caller has not, and then
+ * them and appends every record a rank sends back to its cache (unless
+ * that very record is there already: a rank writing to the same cache
+ * directory); the other ranks tune, keeping a copy in their own cache
+ * directory where the backend writes one. Initializes MPI when the caller has not, and then
  * finalizes it. With one rank, it is cutune_plan_run. Task states are
  * complete on rank 0 only. CUTUNE_ERR_UNSUPPORTED when built without MPI.
  */

@@ -113,7 +113,10 @@ static int tune_task(cutune_plan *plan, size_t index,
     }
     cutune_cache_record rec;
     int appended = 0;
-    st = backend->tune(backend->user, task, problem, 0, &rec, &appended,
+    /* The rank's own cache keeps a copy (and the session's record, read
+     * back, carries what its result does not); rank 0 does not write a
+     * record twice where the two caches are one. */
+    st = backend->tune(backend->user, task, problem, 1, &rec, &appended,
                        why, sizeof why);
     /* The record borrows the problem's name and hash. */
     json_t *encoded = st == CUTUNE_OK ? cutune__plan_record_encode(&rec)
