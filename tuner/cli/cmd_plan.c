@@ -86,6 +86,17 @@ static cutune_status make_backend(const plan_args *a, cli_progress *pr,
     return cutune_plan_session_backend_create(&o, backend);
 }
 
+/* What the MPI launcher tells each process (Open MPI, PMIx, PMI). */
+static int rank_zero(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i]))
+            return strcmp(getenv(vars[i]), "0") == 0;
+    return 1;
+}
+
 static int finish(const cutune_plan *plan, const cutune_plan_report *r)
 {
     /* Rank 0 reports every failure; another rank's exit status would
@@ -119,9 +130,7 @@ static int run_plan(const plan_args *a)
     int mpi = cutune_plan_mpi_launched();
     cli_progress pr;
     /* Only rank 0 sees the whole plan; the others stay quiet. */
-    cli_progress_init(&pr, a->quiet || (mpi && getenv("OMPI_COMM_WORLD_RANK")
-                                        && strcmp(getenv(
-                                        "OMPI_COMM_WORLD_RANK"), "0")));
+    cli_progress_init(&pr, a->quiet || (mpi && !rank_zero()));
     pr.verbose = a->verbose;
     cutune_plan_backend *backend = NULL;
     if ((st = make_backend(a, &pr, &backend)) != CUTUNE_OK) {

@@ -24,6 +24,9 @@ typedef struct session_backend {
     cutune_session *session;        /* of the last tune: owns its result */
     cutune_cache *cache;            /* owns the record read back */
     long long size[8];
+    /* Fingerprints asked for before: each costs a worker start. */
+    cutune_device known[64];
+    unsigned char is_known[64];
 } session_backend;
 
 static void session_destroy(cutune_plan_backend *base)
@@ -42,6 +45,10 @@ static cutune_status session_device(void *user, int ordinal,
                                     size_t why_size)
 {
     session_backend *b = user;
+    if (ordinal >= 0 && ordinal < 64 && b->is_known[ordinal]) {
+        *device = b->known[ordinal];
+        return CUTUNE_OK;
+    }
     cutune_session_options o = b->options;
     o.device = ordinal;
     cutune_session *s = NULL;
@@ -52,9 +59,13 @@ static cutune_status session_device(void *user, int ordinal,
         st = cutune_session_devices(s, &list, &n);
     if (st == CUTUNE_OK && (size_t)ordinal >= n)
         st = CUTUNE_ERR_NO_DEVICE;
-    if (st == CUTUNE_OK)
+    if (st == CUTUNE_OK) {
         *device = list[ordinal];
-    else if (st == CUTUNE_ERR_NO_DEVICE && s && n)
+        if (ordinal < 64) {
+            b->known[ordinal] = *device;
+            b->is_known[ordinal] = 1;
+        }
+    } else if (st == CUTUNE_ERR_NO_DEVICE && s && n)
         snprintf(why, why_size, "no CUDA device %d (this host has %zu)",
                  ordinal, n);
     else
