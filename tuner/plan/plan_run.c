@@ -239,7 +239,8 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
     (void)report;
     if (plan)
         snprintf(plan->errmsg, sizeof plan->errmsg,
-                 "this cutune was built without MPI (CMake found none)");
+                 "this cutune was built without MPI (CMake found none, or "
+                 "CUTUNE_MPI=OFF)");
     return CUTUNE_ERR_UNSUPPORTED;
 }
 #endif
