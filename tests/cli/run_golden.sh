@@ -37,6 +37,9 @@ case_() {
 case_ help 0 --help
 case_ version 0 --version
 case_ tune-help 0 tune --help
+case_ plan-help 0 tune --plan --help
+case_ plan-bad-sizes 2 tune --plan bad-plan.json
+case_ plan-missing 2 tune --plan no-such-plan.json
 case_ list 0 list
 case_ unknown-command 1 frobnicate
 case_ unknown-option 1 tune vector_add --bogus

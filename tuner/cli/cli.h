@@ -107,6 +107,8 @@ void cli_cache_warning(const cutune_cache *cache);
 
 /* The commands. */
 int cli_cmd_tune(int argc, char **argv);
+/* `tune --plan`, called by cli_cmd_tune (cmd_plan.c). */
+int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_lookup(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
 int cli_cmd_export(int argc, char **argv);

@@ -7,6 +7,7 @@
 
 static const char usage[] =
     "usage: cutune tune PROBLEM [options]\n"
+    "       cutune tune --plan PLAN [options]  (cutune tune --plan --help)\n"
     "\n"
     "Tunes PROBLEM on a CUDA device, compares the winner with the occupancy\n"
     "API's suggestion and appends it to the device's tuning cache.\n"
@@ -162,6 +163,10 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--verbose", CLI_FLAG, &verbose},
                             {NULL, 0, NULL}};
     int rc;
+    for (int i = 0; i < argc; i++)
+        if (strncmp(argv[i], "--plan", 6) == 0 &&
+            (argv[i][6] == '\0' || argv[i][6] == '='))
+            return cli_cmd_plan(argc, argv);
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
     if (fraction > 1)

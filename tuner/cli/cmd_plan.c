@@ -1,0 +1,202 @@
+/* cutune tune --plan: work through a tuning plan, on this host or, under
+ * mpirun/srun, over MPI ranks (docs/plans.md). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cutune/plan.h"
+
+static const char usage[] =
+    "usage: cutune tune --plan PLAN [options]\n"
+    "\n"
+    "Tunes every problem x size x device of the JSON plan PLAN (see\n"
+    "docs/plans.md) and appends each winner to the tuning cache. What the\n"
+    "cache holds for the same device and size is not tuned again. Under\n"
+    "mpirun or srun, rank 0 hands the tasks out to the other ranks and\n"
+    "keeps the one cache.\n"
+    "\n"
+    "options:\n"
+    "  --force             tune also what the cache holds\n"
+    "  --device N          device of the items that name no \"devices\"\n"
+    "                      (default 0)\n"
+    "  --strategy NAME     search strategy (see cutune tune --help)\n"
+    "  --budget-evals N    evaluate at most N configurations per task\n"
+    "  --budget-fraction X at most a share X of each space\n"
+    "  --budget-seconds S  at most S seconds per task\n"
+    "  --seed N            seed of randomized strategies (default 1)\n"
+    "  --cache-dir DIR     tuning cache\n"
+    "  --threads N         NVRTC compile threads\n"
+    "  --quiet             no progress line\n"
+    "  --verbose           the sessions' progress lines too\n"
+    "\n"
+    "For tests without a GPU, CUTUNE_PLAN_BACKEND=replay replays the T4\n"
+    "file CUTUNE_PLAN_REPLAY (\"{problem}\" stands for the problem's name)\n"
+    "on simulated devices \"replay N\".\n";
+
+typedef struct plan_args {
+    const char *plan, *strategy, *cache_dir;
+    long long device, budget, seed, threads;
+    double seconds, fraction;
+    int force, quiet, verbose;
+} plan_args;
+
+/* The sessions' own progress would fight the plan's line: only their
+ * warnings pass, unless --verbose. */
+static void on_session_log(void *user, cutune_log_level level,
+                           const char *msg)
+{
+    cli_progress *pr = user;
+    if (level <= CUTUNE_LOG_WARN || pr->verbose)
+        cli_on_log(user, level, msg);
+}
+
+static cutune_status make_backend(const plan_args *a, cli_progress *pr,
+                                  cutune_plan_backend **backend)
+{
+    const char *kind = getenv("CUTUNE_PLAN_BACKEND");
+    if (kind && strcmp(kind, "replay") == 0) {
+        const char *pattern = getenv("CUTUNE_PLAN_REPLAY");
+        if (!pattern || !pattern[0]) {
+            fputs("cutune: CUTUNE_PLAN_BACKEND=replay needs "
+                  "CUTUNE_PLAN_REPLAY (a T4 file)\n", stderr);
+            return CUTUNE_ERR_INVALID_ARGUMENT;
+        }
+        return cutune_plan_replay_backend_create(
+            pattern, a->strategy, (size_t)a->budget, (uint64_t)a->seed,
+            backend);
+    }
+    if (kind && kind[0] && strcmp(kind, "session") != 0) {
+        fprintf(stderr, "cutune: CUTUNE_PLAN_BACKEND: '%s' is not session "
+                        "or replay\n", kind);
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    }
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = a->strategy;
+    o.max_evals = (size_t)a->budget;
+    o.max_seconds = a->seconds;
+    o.max_fraction = a->fraction;
+    o.seed = (uint64_t)a->seed;
+    o.cache_dir = a->cache_dir;
+    o.compile_threads = (int)a->threads;
+    o.log = on_session_log;
+    o.log_user = pr;
+    return cutune_plan_session_backend_create(&o, backend);
+}
+
+/* What the MPI launcher tells each process (Open MPI, PMIx, PMI). */
+static int rank_zero(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i]))
+            return strcmp(getenv(vars[i]), "0") == 0;
+    return 1;
+}
+
+static int finish(const cutune_plan *plan, const cutune_plan_report *r)
+{
+    /* Rank 0 reports every failure; another rank's exit status would
+     * only make mpirun abort the job. */
+    if (r->rank != 0)
+        return CLI_EXIT_OK;
+    printf("plan: %zu tasks: %zu tuned, %zu already cached, %zu failed "
+           "(%.1f s", r->tasks, r->tuned, r->skipped, r->failed, r->seconds);
+    if (r->ranks > 1)
+        printf(", %d MPI ranks", r->ranks);
+    printf(")\n");
+    for (size_t t = 0; t < cutune_plan_task_count(plan); t++) {
+        const cutune_plan_task *task = cutune_plan_task_at(plan, t);
+        if (task->state == CUTUNE_PLAN_FAILED)
+            return cli_exit_code(task->status);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int run_plan(const plan_args *a)
+{
+    int device = (int)a->device;
+    cutune_plan *plan = NULL;
+    cutune_status st = cutune_plan_load(a->plan, &device, 1, &plan);
+    if (st != CUTUNE_OK) {
+        fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
+        cutune_plan_destroy(plan);
+        return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
+                                                   : CLI_EXIT_INPUT;
+    }
+    int mpi = cutune_plan_mpi_launched();
+    cli_progress pr;
+    /* Only rank 0 sees the whole plan; the others stay quiet. */
+    cli_progress_init(&pr, a->quiet || (mpi && !rank_zero()));
+    pr.verbose = a->verbose;
+    cutune_plan_backend *backend = NULL;
+    if ((st = make_backend(a, &pr, &backend)) != CUTUNE_OK) {
+        cutune_plan_destroy(plan);
+        return cli_exit_code(st);
+    }
+    cutune_plan_run_options o;
+    cutune_plan_run_options_init(&o);
+    o.cache_dir = a->cache_dir;
+    o.force = a->force;
+    o.log = cli_on_log;
+    o.log_user = &pr;
+    cutune_plan_report report;
+    st = mpi ? cutune_plan_run_mpi(plan, backend, &o, &report)
+             : cutune_plan_run(plan, backend, &o, &report);
+    cli_progress_end(&pr);
+    int rc;
+    if (st != CUTUNE_OK) {
+        fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
+        rc = cli_exit_code(st);
+    } else {
+        rc = finish(plan, &report);
+    }
+    cutune_plan_backend_destroy(backend);
+    cutune_plan_destroy(plan);
+    return rc;
+}
+
+int cli_cmd_plan(int argc, char **argv)
+{
+    plan_args a = {NULL, NULL, NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    const cli_opt opts[] = {{"--plan", CLI_STRING, &a.plan},
+                            {"--force", CLI_FLAG, &a.force},
+                            {"--device", CLI_COUNT, &a.device},
+                            {"--strategy", CLI_STRING, &a.strategy},
+                            {"--budget-evals", CLI_COUNT, &a.budget},
+                            {"--budget-seconds", CLI_NUMBER, &a.seconds},
+                            {"--budget-fraction", CLI_NUMBER, &a.fraction},
+                            {"--seed", CLI_COUNT, &a.seed},
+                            {"--cache-dir", CLI_STRING, &a.cache_dir},
+                            {"--threads", CLI_COUNT, &a.threads},
+                            {"--quiet", CLI_FLAG, &a.quiet},
+                            {"--verbose", CLI_FLAG, &a.verbose},
+                            {NULL, 0, NULL}};
+    /* Before parsing: `--plan --help` would take --help for the plan. */
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        }
+    const char *positional[1];
+    size_t n_positional = 0;
+    int help = 0;
+    int rc = cli_parse(argc, argv, opts, positional, 1, &n_positional,
+                       &help);
+    if (rc)
+        return rc;
+    if (n_positional)
+        return cli_usage_error("a plan names its problems: '%s' goes into "
+                               "the plan file", positional[0]);
+    if (!a.plan)
+        return cli_usage_error("--plan needs a file");
+    if (a.fraction > 1)
+        return cli_usage_error("--budget-fraction: '%g' is above 1",
+                               a.fraction);
+    if (a.device > 1024 || a.threads > 4096)
+        return cli_usage_error("--device or --threads out of range");
+    return run_plan(&a);
+}

@@ -1,0 +1,147 @@
+/* A cache record as a JSON object, the form in which it travels from an
+ * MPI rank to rank 0. Its own small encoding: the cache's line format is
+ * not public, and rank 0 re-encodes through cutune_cache_append anyway. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_run.h"
+
+json_t *cutune__plan_device_encode(const cutune_device *d)
+{
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:i, s:s, s:s, "
+                     "s:i}", "name", d->name, "uuid", d->uuid, "cc_major",
+                     d->cc_major, "cc_minor", d->cc_minor, "sm_count",
+                     d->sm_count, "l2_bytes", (json_int_t)d->l2_bytes,
+                     "memory_bytes", (json_int_t)d->memory_bytes,
+                     "driver_version", d->driver_version, "nvrtc_version",
+                     d->nvrtc_version, "cutune_version", d->cutune_version,
+                     "simulated", d->simulated);
+}
+
+int cutune__plan_device_decode(json_t *o, cutune_device *d)
+{
+    const char *name, *uuid, *nvrtc, *version;
+    json_int_t l2, memory;
+    memset(d, 0, sizeof *d);
+    if (json_unpack(o, "{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:i, s:s, s:s, "
+                       "s:i}", "name", &name, "uuid", &uuid, "cc_major",
+                    &d->cc_major, "cc_minor", &d->cc_minor, "sm_count",
+                    &d->sm_count, "l2_bytes", &l2, "memory_bytes", &memory,
+                    "driver_version", &d->driver_version, "nvrtc_version",
+                    &nvrtc, "cutune_version", &version, "simulated",
+                    &d->simulated))
+        return 0;
+    snprintf(d->name, sizeof d->name, "%s", name);
+    snprintf(d->uuid, sizeof d->uuid, "%s", uuid);
+    snprintf(d->nvrtc_version, sizeof d->nvrtc_version, "%s", nvrtc);
+    snprintf(d->cutune_version, sizeof d->cutune_version, "%s", version);
+    d->l2_bytes = l2;
+    d->memory_bytes = memory;
+    return 1;
+}
+
+static json_t *config_encode(const cutune_param_value *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_pack("[s, s]", v[i].name,
+                                           v[i].value));
+    return a;
+}
+
+static int config_decode(json_t *a, cutune_param_value **out, size_t *n)
+{
+    *n = json_array_size(a);
+    *out = calloc(*n ? *n : 1, sizeof **out);
+    if (!json_is_array(a) || !*out)
+        return 0;
+    for (size_t i = 0; i < *n; i++)
+        if (json_unpack(json_array_get(a, i), "[s, s]", &(*out)[i].name,
+                        &(*out)[i].value))
+            return 0;
+    return 1;
+}
+
+/* The times as numbers, a time that is not finite (a replay without
+ * recorded times, a baseline that failed) as null. */
+static const char *const time_keys[] = {"time_ms", "time_min_ms",
+                                        "time_stddev_ms", "gbs",
+                                        "baseline_ms", "tune_seconds"};
+
+static double *time_field(cutune_cache_record *r, size_t k)
+{
+    double *fields[] = {&r->time_ms, &r->time_min_ms, &r->time_stddev_ms,
+                        &r->gbs, &r->baseline_ms, &r->tune_seconds};
+    return fields[k];
+}
+
+json_t *cutune__plan_record_encode(const cutune_cache_record *r)
+{
+    json_t *size = json_array();
+    for (size_t d = 0; size && d < r->n_problem_size; d++)
+        json_array_append_new(size, json_integer(r->problem_size[d]));
+    json_t *o = json_pack(
+        "{s:o, s:s, s:s, s:o, s:s, s:o, s:I, s:o, s:s, s:I, s:I}", "device",
+        cutune__plan_device_encode(&r->device), "problem_name",
+        r->problem_name, "source_hash", r->source_hash ? r->source_hash : "",
+        "problem_size", size, "compiler_options",
+        r->compiler_options ? r->compiler_options : "", "config",
+        config_encode(r->config, r->n_config), "runs", (json_int_t)r->runs,
+        "baseline", config_encode(r->baseline, r->n_baseline), "strategy",
+        r->strategy ? r->strategy : "", "evaluations",
+        (json_int_t)r->evaluations, "timestamp", (json_int_t)r->timestamp);
+    cutune_cache_record copy = *r;
+    for (size_t k = 0; o && k < sizeof time_keys / sizeof *time_keys; k++) {
+        double v = *time_field(&copy, k);
+        json_object_set_new(o, time_keys[k],
+                            isfinite(v) ? json_real(v) : json_null());
+    }
+    return o;
+}
+
+int cutune__plan_record_decode(json_t *o, cutune_cache_record *r,
+                               cutune_param_value **config,
+                               cutune_param_value **baseline,
+                               long long **size)
+{
+    json_t *device, *ps, *cfg, *base;
+    json_int_t runs, evaluations, timestamp;
+    memset(r, 0, sizeof *r);
+    *config = *baseline = NULL;
+    *size = NULL;
+    if (json_unpack(o, "{s:o, s:s, s:s, s:o, s:s, s:o, s:I, s:o, s:s, s:I, "
+                       "s:I}", "device", &device, "problem_name",
+                    &r->problem_name, "source_hash", &r->source_hash,
+                    "problem_size", &ps, "compiler_options",
+                    &r->compiler_options, "config", &cfg, "runs", &runs,
+                    "baseline", &base, "strategy", &r->strategy,
+                    "evaluations", &evaluations, "timestamp", &timestamp) ||
+        !cutune__plan_device_decode(device, &r->device) ||
+        !json_is_array(ps))
+        return 0;
+    for (size_t k = 0; k < sizeof time_keys / sizeof *time_keys; k++) {
+        json_t *v = json_object_get(o, time_keys[k]);
+        if (!json_is_number(v) && !json_is_null(v))
+            return 0;
+        *time_field(r, k) = json_is_null(v) ? NAN : json_number_value(v);
+    }
+    r->runs = (size_t)runs;
+    r->evaluations = (size_t)evaluations;
+    r->timestamp = timestamp;
+    r->n_problem_size = json_array_size(ps);
+    *size = calloc(r->n_problem_size ? r->n_problem_size : 1, sizeof **size);
+    if (!*size)
+        return 0;
+    for (size_t d = 0; d < r->n_problem_size; d++)
+        (*size)[d] = json_integer_value(json_array_get(ps, d));
+    r->problem_size = *size;
+    if (!config_decode(cfg, config, &r->n_config) ||
+        !config_decode(base, baseline, &r->n_baseline))
+        return 0;
+    r->config = *config;
+    r->baseline = *baseline;
+    return 1;
+}
