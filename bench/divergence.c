@@ -49,6 +49,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "batch_jobs.h"
+#include "budget.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "replay.h"
@@ -378,6 +379,10 @@ int main(int argc, char **argv)
                         sname);
                 return 2;
             }
+            /* --budget B is an evaluation budget, as --budget-evals B
+             * of a tune (budget.h). */
+            cutune__budget limit = cutune__budget_resolve(
+                &(cutune__budget){budget, 0, 0}, NULL, n, type);
             double sum = 0;
             size_t none = 0, extra = 0;
             for (size_t s = 0; s < seeds; s++) {
@@ -433,7 +438,7 @@ int main(int argc, char **argv)
                     }
                     cutune__search_options so;
                     memset(&so, 0, sizeof so);
-                    so.max_evals = budget;
+                    so.max_evals = limit.max_evals;
                     so.batch = batch;
                     so.seed = s + 1;
                     so.start = SIZE_MAX;

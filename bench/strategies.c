@@ -33,13 +33,17 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "budget.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "replay.h"
 #include "strategy.h"
 #include "t4.h"
 
-static const size_t budgets[] = {50, 100, 200, 400};
+/* The budgets compared: evaluations only, as a tune given --budget-evals
+ * runs (budget.h). */
+static const cutune__budget budgets[] = {{50, 0, 0}, {100, 0, 0},
+                                         {200, 0, 0}, {400, 0, 0}};
 #define N_BUDGETS (sizeof budgets / sizeof *budgets)
 #define MAX_FILES 16
 #define MAX_STRATEGIES 32
@@ -112,13 +116,14 @@ static void run_job(job *j, size_t seeds, size_t batch)
         goto out;
     for (size_t b = 0; b < N_BUDGETS; b++) {
         double t0 = cpu_now();
+        cutune__budget limit =
+            cutune__budget_resolve(&budgets[b], NULL, d->n, j->type);
         for (size_t s = 0; s < seeds; s++) {
-            cutune__replay_options o = {budgets[b], 0, batch,
-                                        (uint64_t)s + 1, SIZE_MAX};
+            cutune__replay_options o = {limit.max_evals, limit.max_seconds,
+                                        batch, (uint64_t)s + 1, SIZE_MAX};
             cutune__replay_result r;
-            if (cutune__replay_run(j->type,
-                                   d->problem->space, d->objective, NULL, &o,
-                                   &r, NULL, 0) != 0) {
+            if (cutune__replay_run(j->type, d->problem->space, d->objective,
+                                   NULL, &o, &r, NULL, 0) != 0) {
                 ratio[s] = score[s] = w5[s] = NAN;
                 continue;
             }
@@ -211,8 +216,8 @@ static int load(dataset *d, const char *spec)
     cutune__t4_free(t4);
     d->optimum = cutune__replay_optimum(d->objective, d->n, NULL);
     for (size_t b = 0; b < N_BUDGETS; b++)
-        d->random_best[b] =
-            cutune__replay_random_best(d->objective, d->n, budgets[b]);
+        d->random_best[b] = cutune__replay_random_best(d->objective, d->n,
+                                                       budgets[b].max_evals);
     return 0;
 }
 
@@ -292,9 +297,9 @@ int main(int argc, char **argv)
             q += len + (end != NULL);
         }
     }
-    /* brute_force is left out unless named: it sweeps in index order and
-     * its figures say where the optimum happens to sit, nothing about
-     * search. */
+    /* An exhaustive strategy (brute_force) is left out unless named: it
+     * sweeps in index order and its figures say where the optimum happens
+     * to sit, nothing about search. */
     pool p;
     memset(&p, 0, sizeof p);
     p.jobs = calloc(n_data * n_strat, sizeof *p.jobs);
@@ -304,7 +309,7 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < n_strat; s++) {
             const char *name = cutune__strategies[s]->name;
             if (only ? !listed(only, name)
-                     : strcmp(name, "brute_force") == 0)
+                     : cutune__strategies[s]->exhaustive)
                 continue;
             p.jobs[p.n_jobs].data = &data[f];
             p.jobs[p.n_jobs++].type = cutune__strategies[s];
@@ -334,7 +339,7 @@ int main(int argc, char **argv)
                  "file, at budgets of", CUTUNE_VERSION_STRING);
     for (size_t b = 0; b < N_BUDGETS; b++)
         fprintf(out, "%s %zu", b ? (b + 1 == N_BUDGETS ? " and" : ",") : "",
-                budgets[b]);
+                budgets[b].max_evals);
     fprintf(out, " evaluations, %zu seeds each, no start configuration, "
                  "%zu proposal%s at a time. "
                  "Medians over the seeds of: **opt/found**, the optimum's "
@@ -360,12 +365,12 @@ int main(int argc, char **argv)
                      "%.4f ms. Random search expects",
                 d->name, d->n, correct, d->optimum);
         for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu",
-                    b ? "," : "", d->random_best[b],
-                    d->optimum / d->random_best[b], budgets[b]);
+            fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu", b ? "," : "",
+                    d->random_best[b], d->optimum / d->random_best[b],
+                    budgets[b].max_evals);
         fprintf(out, ".\n\n| strategy |");
         for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, " %zu: opt/found | P | 5%% |", budgets[b]);
+            fprintf(out, " %zu: opt/found | P | 5%% |", budgets[b].max_evals);
         fprintf(out, " ms/run |\n|---|");
         for (size_t b = 0; b < N_BUDGETS; b++)
             fprintf(out, "---:|---:|---:|");
@@ -391,7 +396,7 @@ int main(int argc, char **argv)
             fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
         fprintf(out, ":\n\n| strategy |");
         for (size_t b = 0; b < N_BUDGETS; b++)
-            fprintf(out, " %zu |", budgets[b]);
+            fprintf(out, " %zu |", budgets[b].max_evals);
         fprintf(out, "\n|---|");
         for (size_t b = 0; b < N_BUDGETS; b++)
             fprintf(out, "---:|");
