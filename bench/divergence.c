@@ -49,6 +49,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "batch_jobs.h"
+#include "budget.h"
 #include "cutune/cutune.h"
 #include "problem.h"
 #include "replay.h"

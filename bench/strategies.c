@@ -402,8 +402,10 @@ static double run_all(pool *p, const bench_args *a)
     for (size_t f = 0; f < a->n_data; f++)
         for (size_t s = 0; s < n_strat; s++) {
             const char *name = cutune__strategies[s]->name;
+            /* An exhaustive strategy only sweeps in index order: left
+             * out unless named. */
             if (a->only ? !listed(a->only, name)
-                        : strcmp(name, "brute_force") == 0)
+                        : cutune__strategies[s]->exhaustive)
                 continue;
             p->jobs[p->n_jobs].data = &a->data[f];
             p->jobs[p->n_jobs++].type = cutune__strategies[s];

@@ -21,10 +21,12 @@ extern "C" {
 
 typedef struct cutune_simulate_options {
     const char *results_path;  /* T4 results file, plain or gzip */
-    const char *strategy;      /* NULL: the default */
-    size_t max_evals;          /* 0: no evaluation budget; when no budget at
-                                  all is set, CUTUNE_DEFAULT_BUDGET (the
-                                  whole space for brute_force) */
+    const char *strategy;      /* NULL: the problem's (T1 Search), else
+                                  the default */
+    size_t max_evals;          /* 0: no evaluation budget. With no budget
+                                  at all the problem's (T1 Budget) applies,
+                                  else CUTUNE_DEFAULT_BUDGET (the whole
+                                  space for brute_force), as in a tune */
     double max_fraction;       /* budget as a share of the space, in (0, 1];
                                   0: none. The smaller of two budgets wins */
     double max_seconds;        /* simulated time: the recorded compilation

@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "budget.h"
 #include "cutune/simulate.h"
 #include "problem.h"
 #include "replay.h"
@@ -144,39 +145,26 @@ static cutune_status append_winner(cutune_simulation *sim,
     return st;
 }
 
-cutune_status cutune_simulate(const cutune_problem *problem,
-                              const cutune_simulate_options *options,
-                              cutune_simulation **out)
+/* The strategy a simulation runs: the caller's, else the T1 file's
+ * Search, else the default, as a tune chooses it. NULL (with the
+ * simulation's message set) when there is no such strategy. */
+static const cutune__strategy_type *
+simulated_strategy(cutune_simulation *sim, const cutune_problem *problem,
+                   const cutune_simulate_options *o)
 {
-    cutune_simulate_options o;
-    cutune_simulation *sim;
-    cutune__t4 *t4 = NULL;
-    double *objective = NULL, *cost = NULL, *scratch = NULL;
-    char err[512];
-    cutune_status st;
-
-    if (!out)
-        return CUTUNE_ERR_INVALID_ARGUMENT;
-    *out = sim = calloc(1, sizeof *sim);
-    if (!sim)
-        return CUTUNE_ERR_NO_MEMORY;
-    /* GSL's default handler aborts; the library never does. */
-    gsl_set_error_handler_off();
-    if (!problem || !problem->space || !options || !options->results_path)
-        return fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
-                    "cutune_simulate: a problem and a results file are "
-                    "needed");
-    o = *options;
-    if (o.write_cache && (!o.device_name || !*o.device_name))
-        return fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
-                    "writing a simulated result to the cache needs a device "
-                    "name");
-    if (o.max_fraction < 0 || o.max_fraction > 1 || o.max_seconds < 0)
-        return fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
-                    "budget: the fraction of the space must lie in (0, 1] "
-                    "and the time must not be negative");
-    const cutune__strategy_type *type =
-        o.strategy ? cutune__strategy_find(o.strategy) : cutune__strategies[0];
+    const cutune__strategy_type *type;
+    if (o->strategy) {
+        type = cutune__strategy_find(o->strategy);
+    } else if (problem->search_strategy) {
+        type = cutune__strategy_find(problem->search_strategy);
+        if (!type)
+            fail(sim, CUTUNE_ERR_INVALID_ARGUMENT, "%s: strategy '%s' is "
+                 "not built into this cutune", problem->origin,
+                 problem->search_strategy);
+        return type;
+    } else {
+        type = cutune__strategies[0];
+    }
     if (!type) {
         char names[256] = "";
         for (size_t i = 0; cutune__strategies[i]; i++) {
@@ -184,38 +172,37 @@ cutune_status cutune_simulate(const cutune_problem *problem,
             snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
                      cutune__strategies[i]->name);
         }
-        return fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
-                    "unknown strategy '%s' (known: %s)", o.strategy, names);
+        fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
+             "unknown strategy '%s' (known: %s)", o->strategy, names);
     }
+    return type;
+}
 
-    const cutune__space *space = problem->space;
-    size_t n = cutune__space_size(space);
-    if (n == 0)
-        return fail(sim, CUTUNE_ERR_EMPTY_SPACE, "%s: no configuration "
-                    "satisfies the conditions", problem->origin);
-    st = cutune__t4_load(o.results_path, problem, &t4, err, sizeof err);
-    if (st != CUTUNE_OK)
-        return fail(sim, st, "%s", err);
-    if (t4->n_outside > 0)
-        logf_(&o, CUTUNE_LOG_WARN, "%s: %zu recorded configuration%s not "
-              "in the space of %s, ignored", o.results_path, t4->n_outside,
-              t4->n_outside == 1 ? " is" : "s are", problem->origin);
+/* The limits of a simulation, resolved as a tune resolves them
+ * (budget.h): the caller's, else the T1 file's Budget, else the
+ * strategy's default. */
+static cutune__budget simulated_budget(const cutune_problem *problem,
+                                       const cutune_simulate_options *o,
+                                       const cutune__strategy_type *type)
+{
+    cutune__budget caller = {o->max_evals, o->max_seconds, o->max_fraction};
+    cutune__budget t1 = {problem->budget_evals, problem->budget_seconds,
+                         problem->budget_fraction};
+    return cutune__budget_resolve(&caller, &t1,
+                                  cutune__space_size(problem->space), type);
+}
 
-    size_t repeat = o.repeat ? o.repeat : 1;
+/* The record of the T4 file as objectives and costs by space index
+ * (objective NaN where nothing was recorded), and the optimum. */
+static void read_record(cutune_simulation *sim, const cutune_problem *problem,
+                        const cutune__t4 *t4, double *objective,
+                        double *cost, size_t repeat)
+{
+    size_t n = cutune__space_size(problem->space);
     size_t np = problem->n_params;
-    objective = malloc(n * sizeof *objective);
-    cost = calloc(n, sizeof *cost);
-    scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
-    sim->runs = calloc(repeat, sizeof *sim->runs);
-    sim->configs = calloc((repeat + 1) * (np ? np : 1),
-                          sizeof *sim->configs);
-    if (!objective || !cost || !scratch || !sim->runs || !sim->configs) {
-        st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        goto out;
-    }
+    cutune_simulate_result *r = &sim->result;
     for (size_t i = 0; i < n; i++)
         objective[i] = NAN;
-    cutune_simulate_result *r = &sim->result;
     for (size_t e = 0; e < t4->n_entries; e++) {
         const cutune__t4_entry *en = &t4->entries[e];
         size_t i = en->config_index;
@@ -242,7 +229,6 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
     for (size_t i = 0; i < n; i++)
         r->correct += isfinite(objective[i]) != 0;
-    r->strategy = type->name;
     r->space_size = n;
     r->n_params = np;
     if (opt_index != SIZE_MAX) {
@@ -250,56 +236,52 @@ cutune_status cutune_simulate(const cutune_problem *problem,
                                       sim->configs + repeat * np);
         r->optimum = sim->configs + repeat * np;
     }
+}
 
-    /* The budget, as a tune would resolve it. */
-    size_t budget = o.max_evals;
-    if (o.max_fraction > 0) {
-        size_t f = (size_t)ceil(o.max_fraction * (double)n);
-        if (f < 1)
-            f = 1;
-        if (budget == 0 || f < budget)
-            budget = f;
+/* Run k of the simulation, within `budget`. -1 when memory ran out. */
+static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
+                      const cutune__strategy_type *type,
+                      const cutune_simulate_options *o,
+                      const cutune__budget *budget, const double *objective,
+                      const double *cost, size_t k)
+{
+    size_t n = cutune__space_size(problem->space);
+    size_t np = problem->n_params;
+    const cutune_simulate_result *r = &sim->result;
+    cutune_simulate_run *run = &sim->runs[k];
+    cutune__replay_options ro = {budget->max_evals, budget->max_seconds,
+                                 o->batch, o->seed + k, SIZE_MAX};
+    cutune__replay_result rr;
+    if (cutune__replay_run(type, problem->space, objective, cost, &ro, &rr,
+                           NULL, 0) == -1)
+        return -1;
+    run->seed = o->seed + k;
+    run->evaluations = rr.search.evaluations;
+    run->failures = rr.failures;
+    run->best_ms = rr.search.best_objective;
+    run->best_index = rr.search.best;
+    run->seconds = rr.seconds;
+    if (rr.search.best != SIZE_MAX) {
+        cutune__problem_config_values(problem, rr.search.best,
+                                      sim->configs + k * np);
+        run->best = sim->configs + k * np;
+        run->ratio = r->optimum_ms / run->best_ms;
     }
-    if (budget == 0 && o.max_seconds <= 0 &&
-        strcmp(type->name, "brute_force") != 0)
-        budget = CUTUNE_DEFAULT_BUDGET;
-    r->budget = budget;
-    r->random_best_ms = budget ? cutune__replay_random_best(objective, n,
-                                                            budget)
-                               : NAN;
+    run->random_best_ms =
+        cutune__replay_random_best(objective, n, run->evaluations);
+    run->score = cutune__replay_score(run->random_best_ms, run->best_ms,
+                                      r->optimum_ms);
+    for (int w = 0; w < CUTUNE_SIMULATE_N_WITHIN; w++)
+        run->evals_within[w] =
+            rr.evals_within[w] == SIZE_MAX ? 0 : rr.evals_within[w];
+    return 0;
+}
 
-    for (size_t k = 0; k < repeat; k++) {
-        cutune_simulate_run *run = &sim->runs[k];
-        cutune__replay_options ro = {budget, o.max_seconds, o.batch,
-                                     o.seed + k, SIZE_MAX};
-        cutune__replay_result rr;
-        int rc = cutune__replay_run(type, space, objective, cost, &ro, &rr,
-                                    NULL, 0);
-        if (rc == -1) {
-            st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
-            goto out;
-        }
-        run->seed = o.seed + k;
-        run->evaluations = rr.search.evaluations;
-        run->failures = rr.failures;
-        run->best_ms = rr.search.best_objective;
-        run->best_index = rr.search.best;
-        run->seconds = rr.seconds;
-        if (rr.search.best != SIZE_MAX) {
-            cutune__problem_config_values(problem, rr.search.best,
-                                          sim->configs + k * np);
-            run->best = sim->configs + k * np;
-            run->ratio = r->optimum_ms / run->best_ms;
-        }
-        run->random_best_ms =
-            cutune__replay_random_best(objective, n, run->evaluations);
-        run->score = cutune__replay_score(run->random_best_ms, run->best_ms,
-                                          r->optimum_ms);
-        for (int w = 0; w < CUTUNE_SIMULATE_N_WITHIN; w++)
-            run->evals_within[w] = rr.evals_within[w] == SIZE_MAX
-                                       ? 0
-                                       : rr.evals_within[w];
-    }
+/* The quartiles over the runs; `scratch` holds `repeat` doubles. */
+static void summarize_runs(cutune_simulation *sim, double *scratch,
+                           size_t repeat)
+{
+    cutune_simulate_result *r = &sim->result;
     r->runs = sim->runs;
     r->n_runs = repeat;
     for (size_t k = 0; k < repeat; k++)
@@ -316,6 +298,100 @@ cutune_status cutune_simulate(const cutune_problem *problem,
         }
         r->evals_within[w] = quartiles(scratch, repeat);
     }
+}
+
+/* Checks the options of a simulation and chooses its strategy: NULL,
+ * with the simulation's message set, when they do not hold together. */
+static const cutune__strategy_type *
+check_options(cutune_simulation *sim, const cutune_problem *problem,
+              const cutune_simulate_options *o, cutune_status *st)
+{
+    *st = CUTUNE_ERR_INVALID_ARGUMENT;
+    if (!problem || !problem->space || !o || !o->results_path) {
+        fail(sim, *st, "cutune_simulate: a problem and a results file are "
+             "needed");
+        return NULL;
+    }
+    if (o->write_cache && (!o->device_name || !*o->device_name)) {
+        fail(sim, *st, "writing a simulated result to the cache needs a "
+             "device name");
+        return NULL;
+    }
+    if (o->max_fraction < 0 || o->max_fraction > 1 || o->max_seconds < 0) {
+        fail(sim, *st, "budget: the fraction of the space must lie in (0, "
+             "1] and the time must not be negative");
+        return NULL;
+    }
+    const cutune__strategy_type *type = simulated_strategy(sim, problem, o);
+    if (type && cutune__space_size(problem->space) == 0) {
+        *st = CUTUNE_ERR_EMPTY_SPACE;
+        fail(sim, *st, "%s: no configuration satisfies the conditions",
+             problem->origin);
+        return NULL;
+    }
+    return type;
+}
+
+cutune_status cutune_simulate(const cutune_problem *problem,
+                              const cutune_simulate_options *options,
+                              cutune_simulation **out)
+{
+    cutune_simulation *sim;
+    cutune__t4 *t4 = NULL;
+    double *objective = NULL, *cost = NULL, *scratch = NULL;
+    char err[512];
+    cutune_status st;
+
+    if (!out)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    *out = sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return CUTUNE_ERR_NO_MEMORY;
+    /* GSL's default handler aborts; the library never does. */
+    gsl_set_error_handler_off();
+    const cutune__strategy_type *type =
+        check_options(sim, problem, options, &st);
+    if (!type)
+        return st;
+    const cutune_simulate_options o = *options;
+    st = cutune__t4_load(o.results_path, problem, &t4, err, sizeof err);
+    if (st != CUTUNE_OK)
+        return fail(sim, st, "%s", err);
+    if (t4->n_outside > 0)
+        logf_(&o, CUTUNE_LOG_WARN, "%s: %zu recorded configuration%s not "
+              "in the space of %s, ignored", o.results_path, t4->n_outside,
+              t4->n_outside == 1 ? " is" : "s are", problem->origin);
+
+    size_t n = cutune__space_size(problem->space);
+    size_t repeat = o.repeat ? o.repeat : 1;
+    size_t np = problem->n_params;
+    objective = malloc(n * sizeof *objective);
+    cost = calloc(n, sizeof *cost);
+    scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
+    sim->runs = calloc(repeat, sizeof *sim->runs);
+    sim->configs = calloc((repeat + 1) * (np ? np : 1),
+                          sizeof *sim->configs);
+    if (!objective || !cost || !scratch || !sim->runs || !sim->configs) {
+        st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    cutune_simulate_result *r = &sim->result;
+    read_record(sim, problem, t4, objective, cost, repeat);
+    r->strategy = type->name;
+    cutune__budget budget = simulated_budget(problem, &o, type);
+    r->budget = budget.max_evals;
+    r->random_best_ms =
+        budget.max_evals
+            ? cutune__replay_random_best(objective, n, budget.max_evals)
+            : NAN;
+    for (size_t k = 0; k < repeat; k++) {
+        if (replay_one(sim, problem, type, &o, &budget, objective, cost,
+                       k) != 0) {
+            st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            goto out;
+        }
+    }
+    summarize_runs(sim, scratch, repeat);
     sim->has_result = 1;
 
     const cutune_simulate_run *win = NULL;

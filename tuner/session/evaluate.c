@@ -1,0 +1,412 @@
+/* A batch of the search: which proposals the measurement log already
+ * answers, compiling the rest (and what the strategy would propose next)
+ * on the pool while the worker measures, logging each result and handing
+ * it to the strategy, which may end the batch early. AUTO output checks
+ * settle here too, once enough results are in. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "batch_jobs.h"
+#include "output_check.h"
+#include "session_internal.h"
+#include "util.h"
+
+/* A record of the measurement log that configuration `config` (text
+ * `cfg`) may take instead of being measured: one with the same launch
+ * geometry and an outcome measuring again would repeat. A failed launch or
+ * a time-out may have been the machine's fault rather than the
+ * configuration's, so those are measured again. */
+static const cutune__measured *earlier(const cutune_session *s,
+                                       size_t config, const char *cfg)
+{
+    const cutune__measured *m = cutune__measure_log_find(s->measured, cfg);
+    if (!m || m->outcome == CUTUNE_OUTCOME_RUNTIME ||
+        m->outcome == CUTUNE_OUTCOME_TIMEOUT)
+        return NULL;
+    unsigned grid[3], block[3];
+    char err[64];
+    if (cutune__problem_geometry(s->problem, config, grid, block, err,
+                                 sizeof err) != 0 ||
+        memcmp(grid, m->grid, sizeof grid) != 0 ||
+        memcmp(block, m->block, sizeof block) != 0)
+        return NULL;
+    return m;
+}
+
+/* Fills `e` from an earlier measurement. -1 when memory ran out. */
+static int take_earlier(eval_record *e, const cutune__measured *m)
+{
+    e->pub.outcome = m->outcome;
+    cutune__session_set_message(e, m->message);
+    e->pub.time_ms = m->time_ms;
+    e->pub.compile_ms = m->compile_ms;
+    e->pub.stopped_early = m->stopped_early;
+    e->pub.sm_clock_mhz = m->sm_clock_mhz;
+    e->pub.temperature_c = m->temperature_c;
+    e->min_ms = m->min_ms;
+    e->stddev_ms = m->stddev_ms;
+    e->ci_lo_ms = m->ci_lo_ms;
+    e->ci_hi_ms = m->ci_hi_ms;
+    e->gpu_ms = m->gpu_ms;
+    e->framework_ms = m->framework_ms;
+    e->timestamp = m->timestamp;
+    e->reused = 1;
+    e->final_runs = m->final_runs;
+    if (m->runs > 0) {
+        e->runtimes = malloc(m->runs * sizeof *e->runtimes);
+        if (!e->runtimes)
+            return -1;
+        memcpy(e->runtimes, m->runtimes, m->runs * sizeof *e->runtimes);
+        e->runs = m->runs;
+    }
+    /* A finalist's record sums up all its launches; the strategy is given
+     * what the search measured, as the tune that logged it was, so that a
+     * resumed tune takes the same path. */
+    if (m->final_runs > 0 && m->final_runs < m->runs &&
+        m->outcome == CUTUNE_OUTCOME_CORRECT)
+        return cutune__session_summarize(e, m->runs - m->final_runs);
+    return 0;
+}
+
+/* Appends a measured configuration to the log; a failure loses only its
+ * line, so it is not reported. */
+void cutune__session_log_measurement(cutune_session *s, const eval_record *e,
+                                     char *cfg)
+{
+    if (!s->measured)
+        return;
+    cutune__measured m = {
+        .config = cfg,
+        .outcome = e->pub.outcome,
+        .time_ms = e->pub.time_ms,
+        .min_ms = e->min_ms,
+        .stddev_ms = e->stddev_ms,
+        .ci_lo_ms = e->ci_lo_ms,
+        .ci_hi_ms = e->ci_hi_ms,
+        .gpu_ms = e->gpu_ms,
+        .compile_ms = e->pub.compile_ms,
+        .framework_ms = e->framework_ms,
+        .stopped_early = e->pub.stopped_early,
+        .sm_clock_mhz = e->pub.sm_clock_mhz,
+        .temperature_c = e->pub.temperature_c,
+        .timestamp = e->timestamp,
+        .message = (char *)e->pub.message,
+        .runtimes = e->runtimes,
+        .runs = e->runtimes ? e->runs : 0,
+        .final_runs = e->runtimes ? e->final_runs : 0,
+    };
+    char err[64];
+    if (cutune__problem_geometry(s->problem, e->pub.config_index, m.grid,
+                                 m.block, err, sizeof err) != 0)
+        return;
+    cutune__measure_log_append(s->measured, &m);
+}
+
+/* AUTO output checks (output_check.h): once enough configurations have a
+ * result, or at the end of the search, settles on comparing with the
+ * default's output or on NaN/infinity checks. Settling on the latter turns
+ * the timed configurations that differed into correct ones, in the
+ * batch's objectives too (batch[0] is evals[first]). */
+void cutune__session_settle_check(cutune_session *s, size_t first,
+                                  double *batch, size_t n_batch)
+{
+    if (s->check.mode != CUTUNE__CHECK_PROBE)
+        return;
+    int vary = cutune__outputs_vary(s->check.agreed, s->check.differed);
+    s->check.mode = vary ? CUTUNE__CHECK_FINITE : CUTUNE__CHECK_REFERENCE;
+    size_t *configs = malloc((s->n_evals + 1) * sizeof *configs);
+    unsigned char *differs = malloc(s->n_evals + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_evals; i++) {
+        eval_record *e = &s->evals[i];
+        if (e->differs && vary) {
+            e->pub.outcome = CUTUNE_OUTCOME_CORRECT;
+            cutune__session_set_message(e, "");
+            if (i >= first && i - first < n_batch)
+                batch[i - first] = e->pub.time_ms;
+        } else if (e->differs) {
+            free(e->runtimes);
+            e->runtimes = NULL;
+            e->runs = 0;
+            e->pub.time_ms = 0;
+        }
+        if (configs && differs &&
+            (e->differs || e->pub.outcome == CUTUNE_OUTCOME_CORRECT)) {
+            configs[n] = e->pub.config_index;
+            differs[n++] = (unsigned char)e->differs;
+        }
+        e->differs = 0;
+    }
+    if (vary) {
+        char names[256];
+        size_t named = configs && differs
+                           ? cutune__explain_differences(
+                                 s->problem,
+                                 cutune__problem_default_config(s->problem),
+                                 configs, differs, n, names, sizeof names)
+                           : 0;
+        cutune__session_log(
+            s, CUTUNE_LOG_WARN,
+            "%s: %zu of the first %zu configurations "
+            "give outputs that differ from the default configuration's; "
+            "the output depends on %s%s by design, so from here outputs "
+            "are only checked for NaN and infinity (give "
+            "ReferenceArguments in the T1 file, or --check reference to "
+            "insist on the default's output)",
+            s->problem->origin, s->check.differed,
+            s->check.agreed + s->check.differed,
+            named ? "the tunables " : "tunables",
+            named ? names : " cutune could not single out");
+    }
+    free(configs);
+    free(differs);
+}
+
+/* A batch being evaluated: what plan_batch decided and the pool that
+ * compiles it. */
+typedef struct batch {
+    const size_t *indices;
+    size_t n;
+    const cutune__measured **prior; /* per proposal: its earlier
+                                       measurement, or NULL */
+    size_t *todo;                   /* configurations to compile ... */
+    size_t n_todo;
+    size_t *job_of;                 /* ... and per proposal its job */
+    job_set js;
+    cutune__compile_pool *pool;     /* NULL: compiled already, or none */
+} batch;
+
+static void batch_free(batch *b)
+{
+    cutune__session_job_set_clear(&b->js);
+    free(b->prior);
+    free(b->todo);
+    free(b->job_of);
+}
+
+/* Configurations measured before (with reuse_measurements) are not
+ * compiled; the rest are, as jobs todo[0..n_todo), among them the
+ * configurations compiled ahead (cutune__batch_jobs). Returns 0, or -1
+ * when memory ran out (the tune is then fatal). */
+static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
+{
+    size_t n = b->n;
+    b->prior = calloc(n ? n : 1, sizeof *b->prior);
+    unsigned char *skip = calloc(n ? n : 1, 1);
+    b->todo = calloc(n + AHEAD_PROPOSALS * AHEAD_EACH, sizeof *b->todo);
+    b->job_of = malloc((n ? n : 1) * sizeof *b->job_of);
+    /* Configurations compiled ahead are only worth their CPU where the
+     * binary cache keeps them for the batch that wants them. */
+    size_t ahead = more_ctx && s->binaries && s->drain
+                       ? (size_t)(cutune__session_pool_threads(s) + 1) / 2
+                       : 0;
+    if (ahead > AHEAD_PROPOSALS)
+        ahead = AHEAD_PROPOSALS;
+    int allocated = b->prior && skip && b->todo && b->job_of;
+    if (allocated) {
+        for (size_t i = 0; i < n; i++) {
+            char cfg[512];
+            if (s->opt.reuse_measurements && s->measured &&
+                cutune__session_describe(s->problem, b->indices[i], cfg,
+                                         sizeof cfg))
+                b->prior[i] = earlier(s, b->indices[i], cfg);
+            skip[i] = b->prior[i] != NULL;
+        }
+        size_t named;
+        b->n_todo = cutune__batch_jobs(b->indices, n, skip, ahead,
+                                       AHEAD_EACH, cutune__search_ahead,
+                                       more_ctx, b->todo, b->job_of, &named);
+        s->tel.compiled_ahead += named;
+    }
+    free(skip);
+    if (!allocated ||
+        cutune__session_job_set_init(&b->js, s, s->problem, b->todo,
+                                     b->n_todo, s->arch) != 0) {
+        batch_free(b);
+        s->fatal = 1;
+        s->fatal_status =
+            cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        return -1;
+    }
+    /* The pool compiles in the background while the worker measures, so
+     * the GPU waits for NVRTC only on the first job of a batch. A program
+     * NVRTC rejects is a result of its configuration; NVRTC itself failing
+     * is recorded the same way, with its reason, so that the tune still
+     * ends with what it measured. */
+    const cutune__compiler *remote =
+        b->n_todo ? cutune__session_compilers(s) : NULL;
+    b->pool = b->n_todo ? cutune__compile_start(b->js.jobs, b->n_todo,
+                                                s->opt.compile_threads,
+                                                remote)
+                        : NULL;
+    if (!b->pool && b->n_todo)
+        cutune__compile_batch(b->js.jobs, b->n_todo, s->opt.compile_threads,
+                              remote);
+    return 0;
+}
+
+/* Proposal i of the batch, not measured before, into `e` (text `cfg`,
+ * `whole` when it names the configuration): its compile waited for, then
+ * measured and logged. */
+static void measure_proposal(cutune_session *s, batch *b, size_t i,
+                             eval_record *e, char *cfg, int whole)
+{
+    if (b->pool) {
+        double t0 = cutune__now();
+        cutune__compile_wait(b->pool, b->job_of[i]);
+        s->tel.wait_compile_s += cutune__now() - t0;
+    }
+    cutune__compile_job *job = &b->js.jobs[b->job_of[i]];
+    s->tel.shared_compiles += job->waited;
+    e->pub.compile_ms = job->seconds * 1e3;
+    if (!job->ok) {
+        e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
+        cutune__session_set_message(e, job->log);
+    } else {
+        double t0 = cutune__now();
+        cutune__session_measure(s, e, job, 0);
+        double kernel_ms = 0.0;
+        for (size_t k = 0; e->runtimes && k < e->runs; k++)
+            kernel_ms += e->runtimes[k];
+        e->framework_ms = (cutune__now() - t0) * 1e3 - kernel_ms;
+        if (e->framework_ms < 0)
+            e->framework_ms = 0;
+    }
+    e->timestamp = (double)time(NULL);
+    /* A worker that could not be brought back says nothing about the
+     * configuration; a cut text cannot name it. */
+    if (!s->fatal && whole)
+        cutune__session_log_measurement(s, e, cfg);
+}
+
+/* Result i of the batch (`e`, taken from the log when `reused`) as the
+ * strategy's objective, in the output check's sample and the best so far,
+ * and in the log. The batch's objectives start at evals[first_eval]. */
+static void record_result(cutune_session *s, const eval_record *e,
+                          int reused, size_t first_eval, double *objectives,
+                          size_t i, const char *cfg)
+{
+    if (s->check.mode == CUTUNE__CHECK_PROBE && !reused) {
+        s->check.agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
+        s->check.differed += e->differs != 0;
+    }
+    objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
+                        ? e->pub.time_ms
+                        : INFINITY;
+    if (s->check.mode == CUTUNE__CHECK_PROBE &&
+        s->check.agreed + s->check.differed >= CUTUNE__CHECK_SAMPLE)
+        cutune__session_settle_check(s, first_eval, objectives, i + 1);
+    /* Early stops and racing compare with what this session measured: a
+     * time taken from the log was measured under other conditions
+     * (clocks, temperature), and a GPU a few % slower now would drop true
+     * contenders. */
+    if (isfinite(objectives[i]) && !reused &&
+        (s->best_ms == 0 || objectives[i] < s->best_ms))
+        s->best_ms = objectives[i];
+    const char *from = e->reused ? ", measured before" : "";
+    if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
+        cutune__session_log(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s%s",
+                            s->n_evals, cfg, e->pub.time_ms,
+                            e->pub.stopped_early ? " (dropped early)" : "",
+                            from);
+    else
+        cutune__session_log(s, CUTUNE_LOG_INFO, "[%zu] %s: %s%s: %.200s",
+                            s->n_evals, cfg,
+                            cutune_outcome_str(e->pub.outcome), from,
+                            e->pub.message);
+}
+
+/* Compiles still running (the batch ended early) go on into the binary
+ * cache without holding up the next batch: a later proposal may well be
+ * one of them. (Without a binary cache nothing could find their results,
+ * so the batch waits for them instead.) */
+static void finish_batch(cutune_session *s, batch *b)
+{
+    double t_finish = cutune__now();
+    job_set *left = b->pool && s->drain && s->binaries
+                        ? malloc(sizeof *left)
+                        : NULL;
+    if (left) {
+        *left = b->js;
+        memset(&b->js, 0, sizeof b->js);
+        cutune__compile_detach(b->pool, s->drain,
+                               cutune__session_job_set_free, left);
+    } else {
+        cutune__compile_finish(b->pool);
+    }
+    s->tel.wait_finish_s += cutune__now() - t_finish;
+    batch_free(b);
+    s->batch_end = cutune__now();
+}
+
+static int time_is_up(const cutune_session *s)
+{
+    return s->budget.max_seconds > 0 &&
+           cutune__now() - s->started >= s->budget.max_seconds;
+}
+
+int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
+                                   double *objectives, size_t *done,
+                                   cutune__eval_more_fn more, void *more_ctx)
+{
+    cutune_session *s = user;
+    *done = 0;
+    s->tel.batches++;
+    /* The time since the previous batch was the strategy's, and so is the
+     * time in `more`; it is shared among the evaluations made. */
+    double search_ms = (cutune__now() - s->batch_end) * 1e3;
+    size_t first_eval = s->n_evals;
+    if (time_is_up(s))
+        return 0;
+    batch b;
+    memset(&b, 0, sizeof b);
+    b.indices = indices;
+    b.n = n;
+    if (plan_batch(s, &b, more_ctx) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (time_is_up(s))
+            break;
+        eval_record *e = cutune__session_add_eval(s, indices[i]);
+        if (!e || (b.prior[i] && take_earlier(e, b.prior[i]) != 0)) {
+            s->fatal = 1;
+            s->fatal_status =
+                cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+            rc = -1;
+            break;
+        }
+        char cfg[512];
+        int whole =
+            cutune__session_describe(s->problem, indices[i], cfg, sizeof cfg);
+        if (b.prior[i])
+            s->tel.reused++;
+        else
+            measure_proposal(s, &b, i, e, cfg, whole);
+        record_result(s, e, b.prior[i] != NULL, first_eval, objectives, i,
+                      cfg);
+        *done = i + 1;
+        if (s->fatal) {
+            rc = -1;
+            break;
+        }
+        /* The strategy has what it needed of this batch: the rest is not
+         * measured (compiles already running finish, into the binary
+         * cache where there is one, for a later proposal to find). */
+        if (more) {
+            double t0 = cutune__now();
+            int go_on = more(more_ctx, i, objectives[i]);
+            search_ms += (cutune__now() - t0) * 1e3;
+            if (!go_on)
+                break;
+        }
+    }
+    for (size_t i = first_eval; i < s->n_evals; i++)
+        s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
+    finish_batch(s, &b);
+    return rc;
+}

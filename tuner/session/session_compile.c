@@ -1,0 +1,214 @@
+/* NVRTC for the session: sets of compile jobs for configurations, the
+ * compile processes of the pool, the reference and comparison binaries,
+ * and cutune_session_compile (a whole space compiled, nothing measured). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare_kernels.h"
+#include "session_internal.h"
+#include "util.h"
+
+/* Compile threads: as configured, else one per online core. */
+int cutune__session_pool_threads(const cutune_session *s)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return s->opt.compile_threads > 0 ? s->opt.compile_threads
+                                      : (int)(cores > 0 ? cores : 1);
+}
+
+/* Compile processes for parallel compilation (NVRTC serializes threads),
+ * when the worker program is there to run them; else compile threads. */
+const cutune__compiler *cutune__session_compilers(cutune_session *s)
+{
+    if (!s->compilers) {
+        int n = cutune__session_pool_threads(s);
+        if (n > 1 && access(s->worker_path, X_OK) == 0)
+            s->compilers = cutune__compile_procs_create(s->worker_path, n);
+    }
+    return cutune__compile_procs_compiler(s->compilers);
+}
+
+/* The worker's output comparison and fill kernels for s->arch, through
+ * the binary cache: compiling them is most of a worker's start-up
+ * otherwise. Without them (NVRTC failing here) the worker compiles its
+ * own. */
+void cutune__session_compile_compare(cutune_session *s, int refresh)
+{
+    if (s->compare.cubin || s->compare.from_worker)
+        return;
+    char arch[48];
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", s->arch);
+    char *opts[] = {arch};
+    cutune__compile_job job = {.source = cutune__compare_source,
+                               .source_name = "cutune_compare.cu",
+                               .options = opts,
+                               .n_options = 1,
+                               .cache = s->binaries,
+                               .refresh = refresh};
+    if (cutune__compile(&job) == 0 && job.ok) {
+        s->compare.cubin = job.cubin;
+        s->compare.cubin_size = job.cubin_size;
+        job.cubin = NULL;
+    } else if (refresh) {
+        s->compare.from_worker = 1;
+    }
+    cutune__compile_job_clear(&job);
+}
+
+void cutune__session_job_set_clear(job_set *js)
+{
+    for (size_t i = 0; js->jobs && i < js->n; i++) {
+        cutune__compile_job_clear(&js->jobs[i]);
+        if (js->opts && js->opts[i])
+            cutune__free_strings(js->opts[i], js->nopts[i]);
+        if (js->srcs)
+            free(js->srcs[i]);
+    }
+    free(js->srcs);
+    free(js->jobs);
+    free(js->opts);
+    free(js->nopts);
+    memset(js, 0, sizeof *js);
+}
+
+/* A job set handed to a detached pool. */
+void cutune__session_job_set_free(void *js)
+{
+    cutune__session_job_set_clear(js);
+    free(js);
+}
+
+/* Jobs for configurations indices[0..n) (indices NULL: 0..n-1) for `arch`.
+ * Returns 0, or -1 when memory ran out (js cleared). */
+int cutune__session_job_set_init(job_set *js, cutune_session *s,
+                                 const cutune_problem *p,
+                                 const size_t *indices, size_t n,
+                                 const char *arch)
+{
+    js->n = n;
+    js->jobs = calloc(n ? n : 1, sizeof *js->jobs);
+    js->opts = calloc(n ? n : 1, sizeof *js->opts);
+    js->nopts = calloc(n ? n : 1, sizeof *js->nopts);
+    js->srcs = calloc(n ? n : 1, sizeof *js->srcs);
+    if (!js->jobs || !js->opts || !js->nopts || !js->srcs) {
+        cutune__session_job_set_clear(js);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t config = indices ? indices[i] : i;
+        js->opts[i] = cutune__problem_options(p, config, arch, &js->nopts[i]);
+        if (!js->opts[i]) {
+            cutune__session_job_set_clear(js);
+            return -1;
+        }
+        js->srcs[i] = cutune__problem_source(p, config);
+        js->jobs[i].source = js->srcs[i] ? js->srcs[i] : p->source;
+        js->jobs[i].source_name = p->kernel_name;
+        js->jobs[i].options = js->opts[i];
+        js->jobs[i].n_options = js->nopts[i];
+        js->jobs[i].cache = s->binaries;
+        js->jobs[i].kernel_name = p->kernel_name;
+    }
+    return 0;
+}
+
+cutune_status cutune__session_compile_reference(cutune_session *s,
+                                                size_t config, int refresh)
+{
+    size_t n;
+    char **opts = cutune__problem_options(s->problem, config, s->arch, &n);
+    if (!opts)
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    char *src = cutune__problem_source(s->problem, config);
+    cutune__compile_job job = {.source = src ? src : s->problem->source,
+                               .source_name = s->problem->kernel_name,
+                               .options = opts,
+                               .n_options = n,
+                               .cache = s->binaries,
+                               .kernel_name = s->problem->kernel_name,
+                               .refresh = refresh};
+    int rc = cutune__compile(&job);
+    cutune__free_strings(opts, n);
+    free(src);
+    cutune_status st = CUTUNE_OK;
+    if (rc != 0)
+        st = cutune__session_fail(s, CUTUNE_ERR_NVRTC, "NVRTC failed: %s",
+                                  job.log);
+    else if (!job.ok)
+        st = cutune__session_fail(s, CUTUNE_ERR_PARSE,
+                                  "%s: the default configuration does "
+                                  "not compile for %s:\n%s",
+                                  s->problem->origin, s->arch, job.log);
+    if (st) {
+        cutune__compile_job_clear(&job);
+        return st;
+    }
+    free(s->ref.cubin);
+    free(s->ref.lowered);
+    s->ref.cubin = job.cubin;
+    s->ref.cubin_size = job.cubin_size;
+    s->ref.lowered = job.lowered_name;
+    s->ref.from_cache = job.from_cache;
+    job.cubin = NULL;
+    job.lowered_name = NULL;
+    cutune__compile_job_clear(&job);
+    return CUTUNE_OK;
+}
+
+cutune_status cutune_session_compile(cutune_session *s,
+                                     const cutune_problem *problem,
+                                     const char *arch, size_t limit,
+                                     size_t *compiled, size_t *failed,
+                                     double *seconds)
+{
+    if (!s || !problem || !arch || !problem->space)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    if (problem->space_only)
+        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                    "%s: loaded for its "
+                                    "search space only; it cannot be compiled",
+                                    problem->origin);
+    size_t n = cutune__space_size(problem->space);
+    if (limit > 0 && limit < n)
+        n = limit;
+    double t0 = cutune__now();
+    cutune__session_open_binaries(s);
+    job_set js;
+    if (cutune__session_job_set_init(&js, s, problem, NULL, n, arch) != 0) {
+        if (seconds)
+            *seconds = cutune__now() - t0;
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    cutune__compile_batch(js.jobs, n, s->opt.compile_threads,
+                          cutune__session_compilers(s));
+    cutune_status st = CUTUNE_OK;
+    size_t ok = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cutune__compile_job *job = &js.jobs[i];
+        if (job->ok)
+            ok++;
+        else
+            bad++;
+        if (job->nvrtc_failed && st == CUTUNE_OK) {
+            st = cutune__session_fail(s, CUTUNE_ERR_NVRTC, "%s", job->log);
+        } else if (!job->ok) {
+            char cfg[512];
+            cutune__session_describe(problem, i, cfg, sizeof cfg);
+            cutune__session_log(s, CUTUNE_LOG_INFO,
+                                "%s: does not compile:\n%s", cfg,
+                                job->log ? job->log : "");
+        }
+    }
+    if (compiled)
+        *compiled = ok;
+    if (failed)
+        *failed = bad;
+    if (seconds)
+        *seconds = cutune__now() - t0;
+    cutune__session_job_set_clear(&js);
+    return st;
+}

@@ -1,0 +1,303 @@
+/* What the files of a tuning session share: the session itself, the
+ * record of an evaluation, the measurement protocol's constants, and the
+ * steps each file offers the others. Private to tuner/session/: nothing
+ * outside includes it (the public face is cutune.h).
+ *
+ * The session is split by stage (docs/architecture.md):
+ *   session.c          create/destroy, options, errors, the device list
+ *   session_worker.c   the GPU worker: calls, bring-up, arguments, the
+ *                      reference run, occupancy and bandwidth queries
+ *   session_compile.c  NVRTC for the session: job sets, compile
+ *                      processes, the reference and comparison kernels,
+ *                      cutune_session_compile
+ *   measure.c          measuring one configuration on the worker
+ *   evaluate.c         a strategy's batch: compile, measure, log, report
+ *   final_round.c      measuring the search's best few again
+ *   tune.c             cutune_session_tune: the stages in order
+ *   session_output.c   the winner, the cache record and the T4 file
+ *
+ * This process never initializes CUDA (it does not even link the CUDA
+ * runtime): every GPU call happens in cutune-worker, which is restarted
+ * when a candidate kills it.
+ */
+#ifndef CUTUNE_TUNER_SESSION_INTERNAL_H
+#define CUTUNE_TUNER_SESSION_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "binary_cache.h"
+#include "budget.h"
+#include "compile.h"
+#include "compile_remote.h"
+#include "cutune/cutune.h"
+#include "gpu_monitor.h"
+#include "measure_log.h"
+#include "problem.h"
+#include "strategy.h"
+#include "worker_client.h"
+
+/* Measurement protocol: a validated first launch, two more warm-up
+ * launches, then timed launches until at least 10 and 2 ms of kernel time
+ * are measured and the 95% confidence interval of the median is within 1%
+ * of it, at most 1000 launches or 1 s. A candidate is dropped early, as
+ * one that cannot win, when the fastest of its first 5 launches is more
+ * than 10% slower than the best median so far, or when from its 10th
+ * launch on the interval of its median lies wholly more than RACE_MARGIN
+ * above that best (racing: it could not even be a finalist, below, and
+ * its further launches would only pin down a loser's time; on kernels of
+ * a few µs most of a tune's measuring went there).
+ *
+ * That is enough to steer the search, not to name the winner: on a short
+ * window slow drifts of the GPU (clocks, temperature) and the luck of the
+ * draw among many near-equal candidates move the fastest median by more
+ * than its interval says. So the search's best few (at most FINAL_MAX,
+ * within FINAL_MARGIN of the fastest) are measured again after it, in a
+ * final round: FINAL_PASSES passes over them, in opposite orders so that a
+ * drift weighs on all of them alike, each pass at least FINAL_SECONDS of
+ * kernel time per finalist. The winner is decided on all of a finalist's
+ * launches. Measuring every candidate that long instead (a 20 ms floor,
+ * the earlier protocol) made a repeated tune measuring-bound: see
+ * docs/measuring.md. */
+#define WARMUP_LAUNCHES 3
+#define MIN_REPS 10
+#define MAX_REPS 1000
+#define MIN_SECONDS 0.002
+#define MAX_SECONDS 1.0
+#define CI_LEVEL 0.95
+#define CI_REL 0.01
+#define EARLY_REPS 5
+#define EARLY_MARGIN 0.10
+#define FINAL_MAX 5
+#define FINAL_MARGIN 0.03
+#define FINAL_PASSES 2
+#define FINAL_SECONDS 0.01
+/* A pass's cap on launches for a finalist: 10 ms of a 6 µs kernel would
+ * be 1,600 launches, each after an L2 flush several times its length. */
+#define FINAL_MAX_REPS 300
+#define RACE_MARGIN FINAL_MARGIN
+#define DEFAULT_LAUNCH_TIMEOUT 10.0
+/* Batches of strategies whose proposals ignore results are this many
+ * times longer. */
+#define OBLIVIOUS_BATCHES 8
+/* Compiling ahead: after each of a batch's first jobs, up to half the
+ * compile threads and AHEAD_PROPOSALS, the AHEAD_EACH configurations the
+ * strategy would propose next should that one turn out the fastest (its
+ * `ahead`), so that the first compiles of a batch are half proposals,
+ * half those. A batch of the default strategy mostly ends at a new best,
+ * and the next one starts around it: replayed on the recorded spaces with
+ * 16 threads, the batches that began by waiting for NVRTC fell from 12-15
+ * to 3.5 per tune of 100 evaluations (bench-divergence --batch 32
+ * --ahead 8,1; at batch 16 from 13-16 to 3.6-3.8, where 4 x 2 did less
+ * for as many compiles and 6 x 2 made more proposals compile late), and
+ * with 2 threads all waits from 53-54 to 49.
+ * The replay takes every compile to be as long; on an H200, where they
+ * are not, the tuner's waits fell by 8-10% (bench/results/
+ * 2026-11-23-h200-s7.md). */
+#define AHEAD_PROPOSALS 8
+#define AHEAD_EACH 1
+/* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
+#define ATOL 1e-6
+#define RTOL 1e-5
+
+typedef struct eval_record {
+    cutune_eval pub;
+    double min_ms;
+    double stddev_ms;
+    size_t runs;
+    double ci_lo_ms;    /* 95% confidence interval of the median */
+    double ci_hi_ms;
+    double gpu_ms;      /* kernel time of every launch it made */
+    double *runtimes;   /* every timed launch in order, ms (T4 output) */
+    double framework_ms; /* the evaluation's wall time less compile and
+                            kernel time: loading, launching, copying */
+    double search_ms;   /* this evaluation's share of the strategy's time */
+    double timestamp;   /* wall clock when it finished */
+    int reused;         /* taken from the measurement log, not measured */
+    int finalist;       /* chosen for the final round */
+    int differs;        /* CHECK_PROBE: timed, but its output differs from
+                           the default's; CORRECTNESS until settled */
+    size_t final_runs;  /* the last runtimes that the final round added */
+} eval_record;
+
+/* NVRTC jobs for configurations of a problem, with the options they own. */
+typedef struct job_set {
+    cutune__compile_job *jobs;
+    char ***opts;
+    size_t *nopts;
+    char **srcs;        /* per job: its own source, or NULL for p->source */
+    size_t n;
+} job_set;
+
+struct cutune_session {
+    /* What the caller asked for; the strings are the session's copies. */
+    cutune_session_options opt;
+    char *strategy;
+    char *cache_dir;
+    char *worker_path;
+    char *errmsg;
+
+    /* The GPU worker and the devices it lists. */
+    cutune__worker_client worker;
+    cutune__device_props *props;   /* all devices, from DEVICES */
+    cutune_device *devices;
+    size_t n_devices;
+
+    /* Compilation, kept from one tune to the next. */
+    cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
+    cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
+    cutune__compile_drain *drain;   /* batches ended early, still compiling */
+
+    /* What a worker is brought up with, kept for the whole tune so that a
+     * worker a candidate killed can be started again. */
+    const cutune_problem *problem;  /* of the last tune; its evals index it */
+    cutune__device_props device;
+    char arch[16];
+    struct {
+        char *cubin;                /* the default configuration's */
+        size_t cubin_size;
+        char *lowered;
+        int from_cache;             /* the binary came from disk */
+    } ref;
+    struct {
+        char *cubin;                /* the worker's comparison kernels */
+        size_t cubin_size;
+        int refreshed;              /* compiled again after a rejection */
+        int from_worker;            /* the cached ones failed to load
+                                       (for the session) */
+    } compare;
+    struct {
+        cutune__wire_arg *wire;
+        char *payload;              /* ARGS: wire args, then binary data */
+        size_t payload_size;
+    } args;
+    int load_mismatch;              /* the last LOAD: the kernel's
+                                       parameters do not fit the arguments */
+
+    /* State of the tune in progress. */
+    cutune__budget budget;          /* the caller's limits, else the T1
+                                       file's, resolved for the strategy */
+    struct {
+        uint32_t mode;              /* cutune__check of the runs now */
+        size_t agreed, differed;    /* CHECK_PROBE's sample so far */
+    } check;
+    eval_record *evals;
+    size_t n_evals, cap_evals;
+    double started;
+    cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
+    cutune__measure_log *measured;  /* this context's measurements, or NULL */
+    int warned_other_processes;
+    double best_ms;                 /* best median measured so far in this
+                                       session, for early stops, racing and
+                                       time limits */
+    double batch_end;               /* when the last batch was evaluated */
+    int fatal;                      /* the tune cannot go on */
+    cutune_status fatal_status;
+
+    /* Where the tune's time went, for the result and the debug log. */
+    struct {
+        size_t reused;              /* evaluations taken from the log */
+        size_t recompiled;          /* cached binaries that did not load */
+        double gpu_ms;              /* kernel time of the whole tune */
+        double span_ms;             /* GPU time of all measuring work */
+        double wait_compile_s;      /* waiting for a compile to measure */
+        double wait_finish_s;       /* waiting for the compiles of a batch
+                                       that ended early */
+        size_t batches;
+        size_t shared_compiles;     /* configurations whose compile another
+                                       job was already running */
+        size_t compiled_ahead;      /* configurations compiled ahead of
+                                       their proposal (AHEAD_EACH) */
+    } tel;
+
+    /* The published result; its pointers point into the arrays here. */
+    struct {
+        cutune_tune_result result;
+        cutune_param_value *best_values;
+        cutune_param_value *baseline_values;
+        cutune_eval *pub_evals;
+    } out;
+};
+
+/* session.c: errors go to the session (errmsg), messages to the log
+ * callback; tune state, the cache directory and the binary cache. */
+cutune_status cutune__session_fail(cutune_session *s, cutune_status st,
+                                   const char *fmt, ...);
+void cutune__session_log(cutune_session *s, cutune_log_level level,
+                         const char *fmt, ...);
+void cutune__session_clear_tune(cutune_session *s);
+char *cutune__session_cache_path(const cutune_session *s, const char *leaf);
+void cutune__session_open_binaries(cutune_session *s);
+cutune_status cutune__session_list_devices(cutune_session *s);
+
+/* session_worker.c: calls to the GPU worker (a reply shorter than
+ * min_size is a protocol error), bringing one up ready to measure, and the
+ * requests a tune makes of it. */
+cutune__call_result cutune__session_call(cutune_session *s, uint32_t type,
+                                         const void *a, size_t alen,
+                                         const void *b, size_t blen,
+                                         void **reply, size_t min_size,
+                                         double timeout_s);
+cutune_status cutune__session_start_worker(cutune_session *s);
+double cutune__session_run_timeout(const cutune_session *s);
+void cutune__session_fill_run_request(cutune__run_request *q,
+                                      const unsigned grid[3],
+                                      const unsigned block[3], unsigned smem,
+                                      cutune__run_mode mode);
+cutune__call_result cutune__session_load_cubin(cutune_session *s,
+                                               const char *cubin, size_t size,
+                                               const char *lowered,
+                                               int *cuda_error, int *rejected,
+                                               char *msg, size_t msglen);
+cutune_status cutune__session_bring_up(cutune_session *s, int keep_reference);
+cutune_status cutune__session_prepare_args(cutune_session *s);
+cutune_status cutune__session_query_occupancy(cutune_session *s,
+                                              int *block_size);
+cutune_status cutune__session_measure_bandwidth(cutune_session *s);
+
+/* session_compile.c: compile jobs, the compile pool's processes, the
+ * reference and comparison binaries. */
+int cutune__session_pool_threads(const cutune_session *s);
+const cutune__compiler *cutune__session_compilers(cutune_session *s);
+void cutune__session_compile_compare(cutune_session *s, int refresh);
+void cutune__session_job_set_clear(job_set *js);
+void cutune__session_job_set_free(void *js);
+int cutune__session_job_set_init(job_set *js, cutune_session *s,
+                                 const cutune_problem *p,
+                                 const size_t *indices, size_t n,
+                                 const char *arch);
+cutune_status cutune__session_compile_reference(cutune_session *s,
+                                                size_t config, int refresh);
+
+/* measure.c: evaluation records and measuring one of them. */
+eval_record *cutune__session_add_eval(cutune_session *s, size_t config);
+void cutune__session_set_message(eval_record *e, const char *msg);
+int cutune__session_describe(const cutune_problem *p, size_t config, char *buf,
+                             size_t len);
+int cutune__session_summarize(eval_record *e, size_t n);
+void cutune__session_measure(cutune_session *s, eval_record *e,
+                             cutune__compile_job *job, int final);
+
+/* evaluate.c: a batch of the search (the cutune__eval_fn of
+ * cutune__search_run, `user` the session), the measurement log, settling
+ * AUTO output checks. */
+void cutune__session_log_measurement(cutune_session *s, const eval_record *e,
+                                     char *cfg);
+void cutune__session_settle_check(cutune_session *s, size_t first,
+                                  double *batch, size_t n_batch);
+int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
+                                   double *objectives, size_t *done,
+                                   cutune__eval_more_fn more, void *more_ctx);
+
+/* final_round.c: the search's best few measured again. */
+int cutune__session_contender(const eval_record *e);
+int cutune__session_faster_first(const void *a, const void *b);
+cutune_status cutune__session_final_round(cutune_session *s);
+
+/* session_output.c: the winner into the result and the cache. */
+cutune_status cutune__session_record_winner(cutune_session *s);
+cutune_status cutune__session_publish(cutune_session *s,
+                                      const cutune__search_result *sr,
+                                      size_t start,
+                                      const cutune__strategy_type *type);
+#endif

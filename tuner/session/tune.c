@@ -1,0 +1,391 @@
+/* cutune_session_tune: the stages of a tune in order (the budget and
+ * strategy, arguments and devices, the reference, bring-up, bandwidth and
+ * occupancy, the search, the final round, publishing), with the pieces
+ * only the start needs: the occupancy-seeded first configuration and the
+ * measurement log's key. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output_check.h"
+#include "session_internal.h"
+#include "util.h"
+
+/* Digest of everything a measurement depends on besides the values of the
+ * configuration: the device as the fingerprint describes it (this GPU, its
+ * driver, NVRTC and cutune versions), the kernel, the options every
+ * configuration is compiled with, the arguments as resolved for the
+ * problem size, the reference data and the measuring options. The version
+ * names the measurement protocol: change it with the protocol. */
+static uint64_t measure_key(const cutune_session *s)
+{
+    const cutune_problem *p = s->problem;
+    const cutune_device *d = &s->device.fingerprint;
+    char head[1024];
+    int n = snprintf(head, sizeof head,
+                     "cutune measurements v3\n%s\n%s\n%d.%d %d %lld %lld %d "
+                     "%s %s\n%s\nwarm %d shared %u\n",
+                     d->name, d->uuid, d->cc_major, d->cc_minor, d->sm_count,
+                     d->l2_bytes, d->memory_bytes, d->driver_version,
+                     d->nvrtc_version, d->cutune_version, p->kernel_name,
+                     s->opt.warm_cache, p->shared_memory);
+    uint64_t h = cutune__fnv1a64(head, n > 0 ? (size_t)n : 0);
+    /* The source with the headers it includes. */
+    h = cutune__fnv1a64_continue(h, p->source_hash, sizeof p->source_hash);
+    for (size_t i = 0; i < p->n_options; i++)
+        h = cutune__fnv1a64_continue(h, p->options[i],
+                                     strlen(p->options[i]) + 1);
+    h = cutune__fnv1a64_continue(h, s->arch, strlen(s->arch) + 1);
+    for (size_t i = 0; i < p->n_problem_size; i++)
+        h = cutune__fnv1a64_continue(h, &p->problem_size[i],
+                                     sizeof p->problem_size[i]);
+    /* Wire arguments are calloc'ed, so their padding is zeros. */
+    h = cutune__fnv1a64_continue(h, s->args.wire,
+                                 p->n_args * sizeof *s->args.wire);
+    for (size_t i = 0; i < p->n_args; i++)
+        if (p->args[i].data)
+            h = cutune__fnv1a64_continue(h, p->args[i].data,
+                                         p->args[i].data_size);
+    for (size_t i = 0; i < p->n_refs; i++) {
+        const cutune__reference *r = &p->refs[i];
+        double nums[3] = {r->fill_value, r->atol, r->rtol};
+        uint64_t ints[3] = {r->arg, (uint64_t)r->fill, r->seed};
+        h = cutune__fnv1a64_continue(h, nums, sizeof nums);
+        h = cutune__fnv1a64_continue(h, ints, sizeof ints);
+        if (r->data)
+            h = cutune__fnv1a64_continue(h, r->data, r->data_size);
+    }
+    return h;
+}
+
+/* Opens this tune's measurement log under <cache dir>/measurements. Every
+ * measured configuration is appended to it; with reuse_measurements, what
+ * it already holds is read so that those configurations are not measured
+ * again. A log that cannot be opened is a warning, never a failure. */
+static void open_measure_log(cutune_session *s)
+{
+    char *leaf = cutune__strdup_printf(
+        "measurements/%s-%016llx.jsonl", s->problem->name,
+        (unsigned long long)measure_key(s));
+    char *path = leaf ? cutune__session_cache_path(s, leaf) : NULL;
+    free(leaf);
+    if (!path)
+        return;
+    char err[512];
+    s->measured = cutune__measure_log_open(path, s->opt.reuse_measurements,
+                                           err, sizeof err);
+    if (!s->measured)
+        cutune__session_log(s, CUTUNE_LOG_WARN,
+                            "measurements are not logged: %s", err);
+    else if (s->opt.reuse_measurements)
+        cutune__session_log(s, CUTUNE_LOG_INFO,
+                            "%zu earlier measurements in %s (%zu "
+                            "torn or unreadable lines skipped)",
+                            cutune__measure_log_count(s->measured), path,
+                            cutune__measure_log_skipped(s->measured));
+    free(path);
+}
+
+/* Spaces larger than this are not scanned for a block size (see below). */
+#define OCCUPANCY_SCAN_LIMIT ((size_t)1 << 20)
+
+/* For a problem whose threads per block follow from other parameters (a
+ * LocalSize expression such as "(BM // TM) * (BN // TN)") rather than a
+ * block_size_x parameter: the configuration whose block has the number of
+ * threads nearest to the suggestion, and among those the one that differs
+ * from the default in the fewest parameters (then the lowest index). */
+static size_t occupancy_scan(const cutune_problem *p, size_t def,
+                             int block_size)
+{
+    size_t n = cutune__space_size(p->space);
+    if (def == SIZE_MAX || n > OCCUPANCY_SCAN_LIMIT)
+        return def;
+    const uint32_t *dcfg = cutune__space_config(p->space, def);
+    size_t best = def;
+    double best_d = INFINITY;
+    size_t best_diff = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        unsigned grid[3], block[3];
+        char err[16];
+        if (cutune__problem_geometry(p, i, grid, block, err, sizeof err) != 0)
+            continue;
+        double threads = (double)block[0] * block[1] * block[2];
+        if (threads <= 0)
+            continue;
+        double d = fabs(log(threads / (double)block_size));
+        const uint32_t *cfg = cutune__space_config(p->space, i);
+        size_t diff = 0;
+        for (size_t k = 0; k < p->n_params; k++)
+            diff += cfg[k] != dcfg[k];
+        /* Block sizes within 1% count as equal. */
+        if (d < best_d - 0.01 || (d <= best_d + 0.01 && diff < best_diff)) {
+            best = i;
+            best_d = d;
+            best_diff = diff;
+        }
+    }
+    return best;
+}
+
+/* The occupancy suggestion as a configuration: the problem's defaults with
+ * the block size nearest to what the occupancy API suggests. */
+static size_t occupancy_start(cutune_session *s, int block_size)
+{
+    const cutune_problem *p = s->problem;
+    size_t def = cutune__problem_default_config(p);
+    if (block_size <= 0)
+        return def;
+    size_t bx = cutune__problem_find_param(p, "block_size_x");
+    if (bx == SIZE_MAX)
+        return occupancy_scan(p, def, block_size);
+    uint32_t *cfg = malloc(p->n_params * sizeof *cfg);
+    if (!cfg)
+        return def;
+    memcpy(cfg, cutune__space_config(p->space, def),
+           p->n_params * sizeof *cfg);
+    /* Threads in y and z stay as the defaults have them. */
+    long long others = 1;
+    size_t by = cutune__problem_find_param(p, "block_size_y");
+    size_t bz = cutune__problem_find_param(p, "block_size_z");
+    const cutune__value *v;
+    if (by != SIZE_MAX && (v = &p->param_values[by][cfg[by]]) &&
+        v->type == CUTUNE__V_INT && v->u.i > 0)
+        others *= v->u.i;
+    if (bz != SIZE_MAX && (v = &p->param_values[bz][cfg[bz]]) &&
+        v->type == CUTUNE__V_INT && v->u.i > 0)
+        others *= v->u.i;
+    double want = (double)block_size / (double)others;
+    double best = INFINITY;
+    for (size_t k = 0; k < p->param_value_counts[bx]; k++) {
+        v = &p->param_values[bx][k];
+        if (v->type != CUTUNE__V_INT || v->u.i <= 0)
+            continue;
+        double d = fabs(log((double)v->u.i / want));
+        if (d < best) {
+            best = d;
+            cfg[bx] = (uint32_t)k;
+        }
+    }
+    size_t idx = cutune__space_nearest(p->space, cfg);
+    free(cfg);
+    return idx;
+}
+
+/* The strategy of a tune: the caller's, else the T1 file's, else the
+ * default. NULL when the T1 file names one not built in. */
+static const cutune__strategy_type *tune_strategy(const cutune_session *s,
+                                                  const cutune_problem *p)
+{
+    if (s->strategy)
+        return cutune__strategy_find(s->strategy);
+    if (p->search_strategy)
+        return cutune__strategy_find(p->search_strategy);
+    return cutune__strategies[0];
+}
+
+/* The public header promises the default budget search/ applies. */
+_Static_assert(CUTUNE_DEFAULT_BUDGET == CUTUNE__DEFAULT_BUDGET,
+               "CUTUNE_DEFAULT_BUDGET and CUTUNE__DEFAULT_BUDGET differ");
+
+/* The limits of a tune (budget.h): the caller's, else the T1 file's
+ * Budget, else the strategy's default. */
+static cutune__budget tune_budget(const cutune_session *s,
+                                  const cutune_problem *p,
+                                  const cutune__strategy_type *type)
+{
+    cutune__budget caller = {s->opt.max_evals, s->opt.max_seconds,
+                             s->opt.max_fraction};
+    cutune__budget t1 = {p->budget_evals, p->budget_seconds,
+                         p->budget_fraction};
+    return cutune__budget_resolve(&caller, &t1,
+                                  cutune__space_size(p->space), type);
+}
+
+/* Everything before the search: the arguments, the device, the default
+ * configuration compiled and run for the reference, a worker brought up,
+ * bandwidth and occupancy measured, NVML and the measurement log opened.
+ * *start is the configuration the search starts from. */
+static cutune_status start_tune(cutune_session *s, size_t *start)
+{
+    const cutune_problem *problem = s->problem;
+    cutune_status st;
+    s->check.agreed = s->check.differed = 0;
+    s->check.mode =
+        s->opt.output_check == CUTUNE_CHECK_REFERENCE || problem->n_refs > 0
+            ? CUTUNE__CHECK_REFERENCE
+        : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
+                                                     : CUTUNE__CHECK_PROBE;
+    if ((st = cutune__session_prepare_args(s)) ||
+        (st = cutune__session_list_devices(s)))
+        return st;
+    if (s->opt.device < 0 || (size_t)s->opt.device >= s->n_devices)
+        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                    "device %d does not exist "
+                                    "(%zu CUDA device%s found)",
+                                    s->opt.device, s->n_devices,
+                                    s->n_devices == 1 ? "" : "s");
+    /* The arch is known from the device list before any context exists. */
+    snprintf(s->arch, sizeof s->arch, "sm_%d%d",
+             s->props[s->opt.device].fingerprint.cc_major,
+             s->props[s->opt.device].fingerprint.cc_minor);
+    size_t ref = cutune__problem_default_config(problem);
+    double t_devices = cutune__now();
+    if ((st = cutune__session_compile_reference(s, ref, 0)))
+        return st;
+    double t_ref = cutune__now();
+    if ((st = cutune__session_bring_up(s, 1)))
+        return st;
+    double t_up = cutune__now();
+    if ((st = cutune__session_measure_bandwidth(s)))
+        return st;
+    double t_bw = cutune__now();
+    int occ_block = 0;
+    if ((st = cutune__session_query_occupancy(s, &occ_block)))
+        return st;
+    cutune__session_log(
+        s, CUTUNE_LOG_DEBUG,
+        "start: %.3f s to list devices, %.3f s to "
+        "compile the default configuration, %.3f s to set up the device, "
+        "arguments and reference, %.3f s measuring bandwidth, %.3f s for "
+        "the occupancy query",
+        t_devices - s->started, t_ref - t_devices, t_up - t_ref, t_bw - t_up,
+        cutune__now() - t_bw);
+    char why[128];
+    s->monitor = cutune__gpu_monitor_open(s->device.fingerprint.uuid, why,
+                                          sizeof why);
+    if (!s->monitor)
+        cutune__session_log(s, CUTUNE_LOG_DEBUG,
+                            "no clock or temperature "
+                            "records: %s",
+                            why);
+    s->out.result.occupancy_block_size = occ_block;
+    open_measure_log(s);
+    *start = occupancy_start(s, occ_block);
+    cutune__session_log(s, CUTUNE_LOG_INFO,
+                        "%s on %s (%s): %zu configurations; the "
+                        "occupancy API suggests %d threads per block",
+                        problem->name, s->device.fingerprint.name, s->arch,
+                        cutune__space_size(problem->space), occ_block);
+    return CUTUNE_OK;
+}
+
+/* The search from `start` within the tune's budget, then the final round
+ * over its best. */
+static cutune_status search(cutune_session *s,
+                            const cutune__strategy_type *type, size_t start,
+                            cutune__search_result *sr)
+{
+    cutune_status st;
+    cutune__search_options so = {s->budget.max_evals, 0, s->opt.seed, start};
+    /* Twice the compile threads, so that the pool has the next jobs to
+     * start while the first are measured. */
+    so.batch = 2 * (size_t)cutune__session_pool_threads(s);
+    /* A strategy that does not steer by results loses nothing to long
+     * batches, and the GPU then waits for NVRTC at a batch's first job only
+     * every OBLIVIOUS_BATCHES-th time (on a cold brute-force tune of 1 ms
+     * kernels those waits were a tenth of the wall time). */
+    if (type->oblivious)
+        so.batch *= OBLIVIOUS_BATCHES;
+    s->batch_end = cutune__now();
+    double t_search = s->batch_end;
+    int rc = cutune__search_run(type, s->problem->space, &so,
+                                cutune__session_evaluate_batch, s, sr);
+    double t_final = cutune__now();
+    if (rc == -1)
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    if (s->fatal)
+        return s->fatal_status;
+    /* A search shorter than the sample settles on what it measured. */
+    int settled_late =
+        s->check.mode == CUTUNE__CHECK_PROBE &&
+        cutune__outputs_vary(s->check.agreed, s->check.differed);
+    cutune__session_settle_check(s, 0, NULL, 0);
+    if ((sr->best != SIZE_MAX || settled_late) &&
+        (st = cutune__session_final_round(s)))
+        return st;
+    if (s->tel.recompiled > 1)
+        cutune__session_log(
+            s, CUTUNE_LOG_WARN,
+            "%zu cached binaries did not load and were "
+            "compiled again (the binary cache was damaged, or written for "
+            "another driver)",
+            s->tel.recompiled);
+    cutune__session_log(
+        s, CUTUNE_LOG_DEBUG,
+        "wall time: %.3f s to start (devices, the "
+        "reference, bandwidth, occupancy), %.3f s searching (%zu batches; "
+        "%.3f s waiting for a compile to measure, %.3f s for the "
+        "compiles of batches that ended early; %zu compiles shared with "
+        "an earlier batch's, %zu configurations queued to compile "
+        "ahead), %.3f s in the final round",
+        t_search - s->started, t_final - t_search, s->tel.batches,
+        s->tel.wait_compile_s, s->tel.wait_finish_s, s->tel.shared_compiles,
+        s->tel.compiled_ahead, cutune__now() - t_final);
+    return CUTUNE_OK;
+}
+
+/* However the tune ended: compiles of batches that ended early borrow the
+ * problem's source, which the caller may free once the tune returns:
+ * nobody waits for them any more, so their processes are killed (threads,
+ * where there are no processes, are waited for). The worker stops. */
+static void end_tune(cutune_session *s)
+{
+    if (cutune__compile_drain_pending(s->drain) > 0) {
+        double t0 = cutune__now();
+        cutune__compile_procs_cancel(s->compilers);
+        cutune__compile_drain_wait(s->drain);
+        cutune__compile_procs_resume(s->compilers);
+        cutune__session_log(s, CUTUNE_LOG_DEBUG,
+                            "%.3f s to end the "
+                            "compiles of batches that ended early",
+                            cutune__now() - t0);
+    }
+    double t_stop = cutune__now();
+    cutune__worker_stop(&s->worker);
+    cutune__session_log(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker",
+                        cutune__now() - t_stop);
+}
+
+cutune_status cutune_session_tune(cutune_session *s,
+                                  const cutune_problem *problem,
+                                  const cutune_tune_result **result)
+{
+    if (!s || !problem || !result || !problem->space)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    if (problem->space_only)
+        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                    "%s: loaded for its search space only; "
+                                    "it cannot be tuned",
+                                    problem->origin);
+    *result = NULL;
+    cutune__session_clear_tune(s);
+    s->problem = problem;
+    s->started = cutune__now();
+    cutune__session_open_binaries(s);
+    /* The caller's strategy and budget win; else the T1 file's. */
+    const cutune__strategy_type *type = tune_strategy(s, problem);
+    cutune_status st;
+    size_t start = SIZE_MAX;
+    cutune__search_result sr;
+    if (!type) {
+        st = cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                  "%s: strategy '%s' is not built into this "
+                                  "cutune",
+                                  problem->origin, problem->search_strategy);
+    } else {
+        s->budget = tune_budget(s, problem, type);
+        if (!(st = start_tune(s, &start)) &&
+            !(st = search(s, type, start, &sr)) &&
+            !(st = cutune__session_publish(s, &sr, start, type))) {
+            if (s->opt.write_cache)
+                st = cutune__session_record_winner(s);
+            if (st == CUTUNE_OK)
+                *result = &s->out.result;
+        }
+    }
+    end_tune(s);
+    return st;
+}
