@@ -96,7 +96,12 @@ static cutune_status space_only(cutune_problem *p, json_t *root,
     if ((!p->name && !(p->name = strdup(kname ? kname : "unnamed"))) ||
         !(p->kernel_name = strdup(kname ? kname : "")))
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    cutune_status st = cutune__t1_build_space(p);
+    /* A replay runs the strategy and budget a tune would. */
+    cutune_status st;
+    if ((st = cutune__t1_parse_budget(p, root)) ||
+        (st = cutune__t1_parse_search(p, root)))
+        return st;
+    st = cutune__t1_build_space(p);
     /* A built-in's hash is that of the source a full load compiles. */
     size_t len = 0;
     char *source = builtin ? cutune__t1_template_source(builtin, &len) : NULL;
