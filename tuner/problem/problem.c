@@ -45,17 +45,9 @@ static cutune_status check_geometry(cutune_problem *p)
                 0 ||
             strncmp(err, "KernelSpecification.", 20) != 0)
             continue;
-        cutune_param_value *v = calloc(p->n_params, sizeof *v);
-        char cfg[512] = "";
-        size_t used = 0;
-        if (v) {
-            cutune__problem_config_values(p, c, v);
-            for (size_t i = 0; i < p->n_params && used < sizeof cfg; i++)
-                used += (size_t)snprintf(cfg + used, sizeof cfg - used,
-                                         "%s%s=%s", i ? ", " : "", v[i].name,
-                                         v[i].value);
-            free(v);
-        }
+        char cfg[512];
+        cutune__t1_config_text(p, cutune__space_config(p->space, c), cfg,
+                               sizeof cfg);
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s (at %s)", err, cfg);
     }
     return CUTUNE_OK;

@@ -151,6 +151,31 @@ static cutune_status arg_size(cutune_problem *p, json_t *ja,
     return CUTUNE_OK;
 }
 
+/* A BinaryRaw DataSource (relative to the T1 file's folder) read whole;
+ * it must hold exactly `count` elements of `dtype`. */
+static cutune_status read_data_source(cutune_problem *p, const char *src,
+                                      const char *dir, const char *field,
+                                      uint64_t count, cutune__dtype dtype,
+                                      char **data, size_t *size)
+{
+    char *path = src[0] == '/' ? strdup(src)
+                               : cutune__strdup_printf("%s/%s", dir, src);
+    if (!path)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    char dfield[112];
+    snprintf(dfield, sizeof dfield, "%s.DataSource", field);
+    cutune_status st = cutune__t1_read_file(p, path, data, size, dfield);
+    free(path);
+    if (st)
+        return st;
+    size_t want = (size_t)count * cutune__dtype_size(dtype);
+    if (*size != want)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' holds %zu "
+                               "bytes; Size and Type make %zu", dfield, src,
+                               *size, want);
+    return CUTUNE_OK;
+}
+
 /* FillType of a vector, with BinaryRaw's DataSource read here. */
 static cutune_status arg_fill(cutune_problem *p, json_t *ja,
                               const char *field, const char *dir,
@@ -171,21 +196,9 @@ static cutune_status arg_fill(cutune_problem *p, json_t *ja,
             cutune__t1_need_string(p, ja, field, "DataSource", &st);
         if (!src)
             return st;
-        char *path = src[0] == '/' ? strdup(src)
-                                   : cutune__strdup_printf("%s/%s", dir, src);
-        if (!path)
-            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        char dfield[112];
-        snprintf(dfield, sizeof dfield, "%s.DataSource", field);
-        st = cutune__t1_read_file(p, path, &a->data, &a->data_size, dfield);
-        free(path);
-        if (st)
+        if ((st = read_data_source(p, src, dir, field, a->count, a->dtype,
+                                   &a->data, &a->data_size)))
             return st;
-        size_t want = (size_t)a->count * cutune__dtype_size(a->dtype);
-        if (a->data_size != want)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' holds %zu "
-                                   "bytes; Size and Type make %zu", dfield,
-                                   src, a->data_size, want);
         a->fill = CUTUNE__FILL_BINARY;
     } else {
         return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: "
@@ -405,22 +418,9 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
             if (!src)
                 return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.DataSource: missing",
                             field);
-            char *path = src[0] == '/' ? strdup(src)
-                                       : cutune__strdup_printf("%s/%s", dir,
-                                                               src);
-            if (!path)
-                return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-            char dfield[112];
-            snprintf(dfield, sizeof dfield, "%s.DataSource", field);
-            st = cutune__t1_read_file(p, path, &r->data, &r->data_size, dfield);
-            free(path);
-            if (st)
+            if ((st = read_data_source(p, src, dir, field, a->count,
+                                       a->dtype, &r->data, &r->data_size)))
                 return st;
-            size_t want = (size_t)a->count * cutune__dtype_size(a->dtype);
-            if (r->data_size != want)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s holds %zu bytes; "
-                            "'%s' has %zu", dfield, src, r->data_size,
-                            a->name, want);
             r->fill = CUTUNE__FILL_BINARY;
         } else {
             return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: '%s' "

@@ -57,6 +57,10 @@ cutune_status cutune__t1_read_file(cutune_problem *p, const char *path,
 /* Appends an NVRTC option; takes ownership of opt (NULL: out of memory). */
 cutune_status cutune__t1_add_option(cutune_problem *p, char *opt);
 
+/* "a=1, b=2" for value indices v[] (one per parameter), cut to outlen. */
+void cutune__t1_config_text(const cutune_problem *p, const uint32_t *v,
+                            char *out, size_t outlen);
+
 /* The sections. */
 cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root);
 cutune_status cutune__t1_build_space(cutune_problem *p);

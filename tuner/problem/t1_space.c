@@ -260,9 +260,8 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
     return CUTUNE_OK;
 }
 
-/* "a=1, b=2" for the values v[] (indices into each parameter's values). */
-static void config_text(const cutune_problem *p, const uint32_t *v,
-                        char *out, size_t outlen)
+void cutune__t1_config_text(const cutune_problem *p, const uint32_t *v,
+                            char *out, size_t outlen)
 {
     size_t used = 0;
     out[0] = '\0';
@@ -294,8 +293,8 @@ static void warn_invalid_default(cutune_problem *p)
         return;
     for (size_t i = 0; i < p->n_params; i++)
         want[i] = (uint32_t)p->default_values[i];
-    config_text(p, want, a, sizeof a);
-    config_text(p, got, b, sizeof b);
+    cutune__t1_config_text(p, want, a, sizeof a);
+    cutune__t1_config_text(p, got, b, sizeof b);
     free(want);
     cutune__t1_warn(p, "ConfigurationSpace: the Default configuration (%s) "
                     "breaks the conditions; starting from the nearest valid "
