@@ -482,7 +482,11 @@ static void run_seed(file_run *fr, const cutune__strategy_type *type,
         prepare_ctx(fr, r, &rc);
         cutune__search_options so;
         memset(&so, 0, sizeof so);
-        so.max_evals = fr->o->budget;
+        /* --budget B is an evaluation budget, as --budget-evals B of a
+         * tune (budget.h). */
+        cutune__budget caller = {fr->o->budget, 0, 0};
+        so.max_evals = cutune__budget_resolve(&caller, NULL, fr->n, type)
+                           .max_evals;
         so.batch = fr->o->batch;
         so.seed = s + 1;
         so.start = SIZE_MAX;
