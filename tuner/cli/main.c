@@ -13,6 +13,8 @@ static const struct {
 } commands[] = {
     {"tune", "tune on a GPU and cache the winner", cli_cmd_tune},
     {"lookup", "print the cached winner for a device", cli_cmd_lookup},
+    {"explain", "why the winner is fast: hardware counters side by side",
+     cli_cmd_explain},
     {"merge", "join cache files from several machines", cli_cmd_merge},
     {"export", "write cached winners as a C header or JSON",
      cli_cmd_export},

@@ -294,6 +294,14 @@ int cutune__session_contender(const eval_record *e);
 int cutune__session_faster_first(const void *a, const void *b);
 cutune_status cutune__session_final_round(cutune_session *s);
 
+/* tune.c: the device ready to measure (arguments, the device list, the
+ * default configuration compiled, a worker brought up with the
+ * reference), with when the device list and the reference were done; the
+ * occupancy suggestion `block_size` as a configuration of the space. */
+cutune_status cutune__session_open_device(cutune_session *s,
+                                          double *t_devices, double *t_ref);
+size_t cutune__session_occupancy_start(cutune_session *s, int block_size);
+
 /* session_output.c: the winner into the result and the cache. */
 cutune_status cutune__session_record_winner(cutune_session *s);
 cutune_status cutune__session_publish(cutune_session *s,
