@@ -23,6 +23,9 @@ static const char usage[] =
     "  --device N          the CUDA device with this ordinal (default 0)\n"
     "  --size N[,N...]     problem size (default: the problem's own)\n"
     "  --cache-dir DIR     tuning cache to take the winner from\n"
+    "  --output FILE       also write the configurations as T4 results, the\n"
+    "                      counters as extra measurements (for `cutune\n"
+    "                      report --results FILE`)\n"
     "  --json              print the explanation as JSON\n"
     "\n"
     "exit codes: 0 counters read; 7 counters refused (no permission, a\n"
@@ -104,6 +107,7 @@ find_winner(const cutune_problem *p, long long device, const char *cache_dir,
 int cli_cmd_explain(int argc, char **argv)
 {
     const char *problem = NULL, *cache_dir = NULL, *config = NULL;
+    const char *output = NULL;
     long long device = 0;
     cli_sizes size = {{0}, 0};
     int json = 0;
@@ -111,6 +115,7 @@ int cli_cmd_explain(int argc, char **argv)
                             {"--device", CLI_COUNT, &device},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
+                            {"--output", CLI_STRING, &output},
                             {"--json", CLI_FLAG, &json},
                             {NULL, 0, NULL}};
     int rc;
@@ -170,6 +175,10 @@ int cli_cmd_explain(int argc, char **argv)
         if (json && c != CUTUNE_COUNTERS_READ && c != CUTUNE_COUNTERS_NOT_RUN)
             fprintf(stderr, "cutune: counters not read: %s\n", why);
         rc = out ? exit_for(c) : CLI_EXIT_GPU;
+        if (output && (st = cutune_session_write_t4(s, output))) {
+            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+            rc = cli_exit_code(st);
+        }
     }
     cutune_explain_destroy(x);
     cutune_session_destroy(s);

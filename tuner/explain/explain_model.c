@@ -38,6 +38,75 @@ const char *cutune__metric_name(cutune__metric m)
     return (unsigned)m < CUTUNE__METRIC_COUNT ? metric_names[m] : "?";
 }
 
+const char *cutune__metric_unit(cutune__metric m)
+{
+    const char *name = cutune__metric_name(m);
+    if (m == CUTUNE__M_TIME_NS)
+        return "ns";
+    if (m == CUTUNE__M_DRAM_BYTES)
+        return "bytes";
+    return strstr(name, "pct") ? "%" : "count";
+}
+
+/* The static facts among the measurements, by these names. */
+#define M_REGISTERS "registers_per_thread"
+#define M_LOCAL "local_bytes_per_thread"
+#define M_THEORETICAL "theoretical_occupancy"
+
+size_t cutune__explain_measurements(const cutune__explained *e,
+                                    const char **names, double *values,
+                                    const char **units, size_t cap)
+{
+    size_t n = 0;
+    for (int m = 0; m < CUTUNE__METRIC_COUNT && n < cap; m++) {
+        if (!isfinite(e->values[m]))
+            continue;
+        names[n] = cutune__metric_name((cutune__metric)m);
+        units[n] = cutune__metric_unit((cutune__metric)m);
+        values[n++] = e->values[m];
+    }
+    if (!e->has_static || n + 3 > cap)
+        return n;
+    names[n] = M_REGISTERS;
+    units[n] = "count";
+    values[n++] = e->facts.regs_per_thread;
+    names[n] = M_LOCAL;
+    units[n] = "bytes";
+    values[n++] = e->facts.local_bytes;
+    names[n] = M_THEORETICAL;
+    units[n] = "%";
+    values[n++] = 100 * e->occ.theoretical;
+    return n;
+}
+
+int cutune__explain_from_measurements(cutune__explained *e,
+                                      const char *const *names,
+                                      const double *values, size_t n)
+{
+    int any = 0;
+    for (int m = 0; m < CUTUNE__METRIC_COUNT; m++)
+        e->values[m] = NAN;
+    for (size_t i = 0; i < n; i++) {
+        for (int m = 0; m < CUTUNE__METRIC_COUNT; m++)
+            if (strcmp(names[i], cutune__metric_name((cutune__metric)m)) ==
+                0) {
+                e->values[m] = values[i];
+                any = 1;
+            }
+        /* The static facts as far as the rules need them. */
+        if (strcmp(names[i], M_REGISTERS) == 0) {
+            e->has_static = 1;
+            e->facts.regs_per_thread = (int)values[i];
+        } else if (strcmp(names[i], M_LOCAL) == 0) {
+            e->facts.local_bytes = (int)values[i];
+        } else if (strcmp(names[i], M_THEORETICAL) == 0) {
+            e->occ.theoretical = values[i] / 100;
+        }
+    }
+    e->counters = any ? CUTUNE_COUNTERS_READ : CUTUNE_COUNTERS_NOT_RUN;
+    return any;
+}
+
 const char *cutune__limiter_str(cutune__limiter l)
 {
     switch (l) {
@@ -140,14 +209,24 @@ double cutune__st_sectors_per_request(const cutune__explained *e)
 
 /* Extra wavefronts per shared-memory instruction, loads and stores
  * together: 0 without conflicts, 31 when a warp's 32 lanes hit one bank. */
+/* a + b where either is known (results read back keep only the
+ * figures a GPU gave); NaN when neither is. */
+static double sum_known(double a, double b)
+{
+    if (!isfinite(a))
+        return b;
+    return isfinite(b) ? a + b : a;
+}
+
 double cutune__conflicts_per_request(const cutune__explained *e)
 {
     const double *v = e->values;
-    double insts = v[CUTUNE__M_SHARED_LD_INSTS] + v[CUTUNE__M_SHARED_ST_INSTS];
+    double insts = sum_known(v[CUTUNE__M_SHARED_LD_INSTS],
+                             v[CUTUNE__M_SHARED_ST_INSTS]);
     if (!(insts > 0))
         return isfinite(insts) ? 0.0 : NAN;
-    return ratio(v[CUTUNE__M_SHARED_LD_CONFLICTS] +
-                     v[CUTUNE__M_SHARED_ST_CONFLICTS],
+    return ratio(sum_known(v[CUTUNE__M_SHARED_LD_CONFLICTS],
+                           v[CUTUNE__M_SHARED_ST_CONFLICTS]),
                  insts);
 }
 
@@ -294,7 +373,11 @@ void cutune__classify(cutune__explained *e)
 int cutune__headroom(const cutune__explained *e, double *factor, char *buf,
                      size_t len)
 {
-    const double mem = memory_pct(e);
+    /* A unit kept busy by bank conflicts is waste, not a roof: DRAM's is
+     * the memory roof of such a kernel. */
+    const double mem = e->bottleneck == CUTUNE__B_SHARED_CONFLICTS
+                           ? e->values[CUTUNE__M_DRAM_PCT]
+                           : memory_pct(e);
     const double sm = e->values[CUTUNE__M_SM_PCT];
     if (!isfinite(mem) || !isfinite(sm) || (mem <= 0 && sm <= 0))
         return 0;
@@ -302,7 +385,9 @@ int cutune__headroom(const cutune__explained *e, double *factor, char *buf,
     const double at = memory ? mem : sm;
     *factor = 100.0 / at;
     char what[128];
-    if (memory)
+    if (memory && e->bottleneck == CUTUNE__B_SHARED_CONFLICTS)
+        snprintf(what, sizeof what, "DRAM at %.0f%% of peak", mem);
+    else if (memory)
         memory_text(e, what, sizeof what);
     else
         snprintf(what, sizeof what, "compute at %.0f%% of peak", sm);

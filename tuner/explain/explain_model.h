@@ -36,6 +36,8 @@ typedef enum cutune__metric {
 } cutune__metric;
 
 const char *cutune__metric_name(cutune__metric m);
+/* "ns", "%", "bytes" or "count". */
+const char *cutune__metric_unit(cutune__metric m);
 
 /* What limits the resident blocks per SM. */
 typedef enum cutune__limiter {
@@ -152,6 +154,22 @@ struct cutune_explain {
     size_t n;
     cutune__explained cfg[CUTUNE__EXPLAIN_MAX];
 };
+
+/* A configuration's figures as T4 measurements (name, value, unit): the
+ * counters that were read and the static facts (registers, local memory,
+ * theoretical occupancy). Names and units are static strings. Returns how
+ * many were written (at most `cap`). */
+#define CUTUNE__MEASUREMENTS_MAX (CUTUNE__METRIC_COUNT + 3)
+size_t cutune__explain_measurements(const cutune__explained *e,
+                                    const char **names, double *values,
+                                    const char **units, size_t cap);
+
+/* The reverse, for results read back (cutune report): the counters and
+ * static facts found among `names[n]`; others are ignored. Returns 1 when
+ * any counter was found (e->counters READ), else 0. */
+int cutune__explain_from_measurements(cutune__explained *e,
+                                      const char *const *names,
+                                      const double *values, size_t n);
 
 /* The counters' state of the whole explanation: READ only when every
  * configuration that ran had its counters read. */

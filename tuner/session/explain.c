@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "explain_model.h"
 #include "session_internal.h"
@@ -42,11 +43,14 @@ static int load(cutune_session *s, cutune__compile_job *job, char *msg,
     return cr != CUTUNE__CALL_OK || cerr ? -1 : 0;
 }
 
-/* The timed launches of a tune's measurement. */
+/* The timed launches of a tune's measurement; the record is the
+ * configuration's result in a T4 file written after (`--output`). */
 static void time_config(cutune_session *s, cutune__explained *e,
                         cutune__compile_job *job)
 {
     eval_record *rec = cutune__session_add_eval(s, e->config_index);
+    if (rec)
+        rec->timestamp = (double)time(NULL);
     if (!rec) {
         e->outcome = CUTUNE_OUTCOME_RUNTIME;
         e->message = strdup("out of memory");
@@ -188,6 +192,19 @@ static void describe_header(const cutune_session *s, cutune_explain *x,
                                  "%s%lld", d ? "x" : "", p->problem_size[d]);
 }
 
+/* The counters as the evaluation's extra T4 measurements. */
+static void keep_measurements(eval_record *rec, const cutune__explained *e)
+{
+    const size_t cap = CUTUNE__MEASUREMENTS_MAX;
+    rec->extra_names = malloc(cap * sizeof *rec->extra_names);
+    rec->extra_units = malloc(cap * sizeof *rec->extra_units);
+    rec->extra_values = malloc(cap * sizeof *rec->extra_values);
+    if (!rec->extra_names || !rec->extra_units || !rec->extra_values)
+        return; /* the file then holds the times alone */
+    rec->n_extra = cutune__explain_measurements(
+        e, rec->extra_names, rec->extra_values, rec->extra_units, cap);
+}
+
 /* Compile, time every configuration, then profile every one. */
 static cutune_status explain_all(cutune_session *s, cutune_explain *x)
 {
@@ -212,8 +229,11 @@ static cutune_status explain_all(cutune_session *s, cutune_explain *x)
     cutune__session_job_set_clear(&js);
     if (s->fatal)
         return s->fatal_status;
-    for (size_t i = 0; i < x->n; i++)
+    for (size_t i = 0; i < x->n; i++) {
         cutune__classify(&x->cfg[i]);
+        if (i < s->n_evals)
+            keep_measurements(&s->evals[i], &x->cfg[i]);
+    }
     cutune__explain_settle(x);
     return CUTUNE_OK;
 }

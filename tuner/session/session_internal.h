@@ -118,6 +118,12 @@ typedef struct eval_record {
     int differs;        /* CHECK_PROBE: timed, but its output differs from
                            the default's; CORRECTNESS until settled */
     size_t final_runs;  /* the last runtimes that the final round added */
+    /* Hardware counters and static figures of `cutune explain`, as T4
+     * measurements; names and units are static strings. */
+    const char **extra_names;
+    const char **extra_units;
+    double *extra_values;
+    size_t n_extra;
 } eval_record;
 
 /* NVRTC jobs for configurations of a problem, with the options they own. */
