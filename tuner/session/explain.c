@@ -16,9 +16,16 @@
 #include "session_internal.h"
 #include "util.h"
 
-_Static_assert((int)CUTUNE_COUNTERS_NOT_RUN == (int)CUTUNE__COUNTERS_NOT_RUN &&
+/* The worker's states travel as the public ones. */
+_Static_assert((int)CUTUNE_COUNTERS_READ == (int)CUTUNE__COUNTERS_READ &&
+                   (int)CUTUNE_COUNTERS_NO_CUPTI ==
+                       (int)CUTUNE__COUNTERS_NO_CUPTI &&
                    (int)CUTUNE_COUNTERS_REFUSED ==
-                       (int)CUTUNE__COUNTERS_REFUSED,
+                       (int)CUTUNE__COUNTERS_REFUSED &&
+                   (int)CUTUNE_COUNTERS_UNSUPPORTED ==
+                       (int)CUTUNE__COUNTERS_UNSUPPORTED &&
+                   (int)CUTUNE_COUNTERS_FAILED == (int)CUTUNE__COUNTERS_FAILED &&
+                   (int)CUTUNE_COUNTERS_NOT_RUN == (int)CUTUNE__COUNTERS_NOT_RUN,
                "the public and wire counter states differ");
 
 /* Loads configuration job `job` into the worker, restarting it first when
