@@ -99,7 +99,11 @@ if "$cutune" devices >/dev/null 2>&1; then
     echo "SKIPPED: no-gpu case (a CUDA device is present)"
 else
     case_ tune-no-gpu 3 tune vector_add
+    case_ explain-no-gpu 3 explain vector_add
 fi
+case_ explain-help 0 explain --help
+case_ explain-bad-config 1 explain vector_add --config UNROLL
+case_ explain-empty-config 1 explain vector_add --config ,
 
 # Compilation works without a GPU; its timing varies, so check the counts.
 out=$(cd "$here/fixtures" && "$cutune" compile vector_add --arch sm_90 --limit 4 --json)

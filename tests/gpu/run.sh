@@ -24,4 +24,5 @@ for t in test_occupancy test_fill_gpu test_tune_gpu test_t4_gpu test_templates_g
     run "$t" "$build/tests/$t"
 done
 run tune_kernel_gpu sh "$src/tests/gpu/run_tune_kernel.sh" "$build" "$src"
+run explain_gpu sh "$src/tests/gpu/run_explain_gpu.sh" "$build"
 exit $status

@@ -240,11 +240,19 @@ static void test_round_trip(void)
     cutune_problem *p;
     CHECK_INT(cutune_problem_load(path, &po, &p), CUTUNE_OK);
     const double rt[3] = {1.5, 2.5, 3.5};
+    /* `cutune explain --output`: counters as extra measurements; a NaN
+     * (a metric the GPU lacks) is left out. */
+    const char *const xn[3] = {"dram__throughput.avg.pct_of_peak_sustained_"
+                               "elapsed", "lts__t_sector_hit_rate.pct",
+                               "registers_per_thread"};
+    const char *const xu[3] = {"%", "%", "count"};
+    const double xv[3] = {91.5, NAN, 26};
     cutune__t4_record recs[3] = {
         {.config_index = 7, .outcome = CUTUNE_OUTCOME_CORRECT,
          .runtimes = rt, .n_runtimes = 3, .time_ms = 2.5, .compile_ms = 120,
          .framework_ms = 4, .search_ms = 0.25, .validation_ms = 0.5,
-         .timestamp = 1700000000},
+         .timestamp = 1700000000, .extra_names = xn, .extra_values = xv,
+         .extra_units = xu, .n_extra = 3},
         {.config_index = 9, .outcome = CUTUNE_OUTCOME_COMPILE,
          .time_ms = NAN, .compile_ms = 80},
         {.config_index = 0, .outcome = CUTUNE_OUTCOME_RESOURCES,
@@ -279,6 +287,14 @@ static void test_round_trip(void)
         CHECK_NEAR(t4->entries[0].time_ms, 2.5, 1e-12);
         CHECK_NEAR(t4->entries[0].runtimes[2], 3.5, 1e-12);
         CHECK(isinf(t4->entries[1].time_ms));
+        CHECK_INT(t4->entries[0].n_extra, 2);
+        if (t4->entries[0].n_extra == 2) {
+            CHECK_STR(t4->entries[0].extra_names[0], xn[0]);
+            CHECK_NEAR(t4->entries[0].extra_values[0], 91.5, 1e-12);
+            CHECK_STR(t4->entries[0].extra_names[1], "registers_per_thread");
+            CHECK_NEAR(t4->entries[0].extra_values[1], 26, 1e-12);
+        }
+        CHECK_INT(t4->entries[1].n_extra, 0);
         cutune__t4_free(t4);
     }
     char err[512] = "";

@@ -130,6 +130,67 @@ static void test_own_t4(void)
     cutune_problem_destroy(p);
 }
 
+/* Results `cutune explain --output` wrote: the top table shows the
+ * counters and the bottleneck they point to, classified as explain does
+ * (figures like an H100's: vector_add at 91% of DRAM, transpose without
+ * padding with 15.7 conflicts per shared request). */
+static void test_counters(void)
+{
+    cutune_problem *p = NULL;
+    CHECK_INT(cutune_problem_load("vector_add", NULL, &p), CUTUNE_OK);
+    const char *const names[] = {
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "smsp__inst_executed_op_shared_ld.sum",
+        "registers_per_thread"};
+    const char *const units[] = {"%", "%", "%", "count", "count", "count"};
+    const double memory[] = {90.9, 90.9, 18.3, 0, 0, 25};
+    const double conflicts[] = {51.7, 93.1, 23.0, 31e6, 2e6, 32};
+    double rt[2][1] = {{0.2676}, {0.3140}};
+    cutune__t4_record rec[3] = {
+        {.config_index = 5, .outcome = CUTUNE_OUTCOME_CORRECT,
+         .runtimes = rt[0], .n_runtimes = 1, .time_ms = 0.2676,
+         .extra_names = names, .extra_values = memory, .extra_units = units,
+         .n_extra = 6},
+        {.config_index = 9, .outcome = CUTUNE_OUTCOME_CORRECT,
+         .runtimes = rt[1], .n_runtimes = 1, .time_ms = 0.3140,
+         .extra_names = names, .extra_values = conflicts,
+         .extra_units = units, .n_extra = 6},
+        {.config_index = 11, .outcome = CUTUNE_OUTCOME_COMPILE,
+         .time_ms = NAN}};
+    char err[512] = "";
+    CHECK_INT(cutune__t4_write("counters_T4.json", p, rec, 3, err,
+                               sizeof err), CUTUNE_OK);
+    cutune_report_options o;
+    cutune_report_options_init(&o);
+    o.results_path = "counters_T4.json";
+    cutune_report *r = NULL;
+    CHECK_INT(cutune_report_create(p, &o, &r), CUTUNE_OK);
+    CHECK_INT(cutune_report_write(r, "counters.html"), CUTUNE_OK);
+    cutune_report_destroy(r);
+    char *html = slurp("counters.html", NULL);
+    CHECK(html != NULL);
+    CHECK_CONTAINS(html, "<th>DRAM % of peak</th><th>compute % of peak</th>"
+                         "<th>bottleneck (counters)</th>");
+    CHECK_CONTAINS(html, "<td>memory-bound</td>");
+    CHECK_CONTAINS(html, "<td>shared-memory bank conflicts</td>");
+    CHECK_INT(count(html, "<td>memory-bound</td>"), 1);
+    free(html);
+    /* Results without counters have no such columns. */
+    rec[0].n_extra = rec[1].n_extra = 0;
+    CHECK_INT(cutune__t4_write("counters_T4.json", p, rec, 3, err,
+                               sizeof err), CUTUNE_OK);
+    CHECK_INT(cutune_report_create(p, &o, &r), CUTUNE_OK);
+    CHECK_INT(cutune_report_write(r, "counters.html"), CUTUNE_OK);
+    cutune_report_destroy(r);
+    html = slurp("counters.html", NULL);
+    CHECK(html && !strstr(html, "bottleneck (counters)"));
+    free(html);
+    cutune_problem_destroy(p);
+}
+
 /* 102,400 configurations: the page summarizes and stays under 5 MB. */
 static void test_big_space(void)
 {
@@ -257,6 +318,7 @@ static void test_errors(void)
 int main(void)
 {
     test_own_t4();
+    test_counters();
     test_big_space();
     test_cache();
     test_t4_times();

@@ -50,7 +50,7 @@ int cli_device_query(const cli_device_opts *o, cutune_device *fp,
     int rc = 0;
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
-        if (st == CUTUNE_ERR_NO_DEVICE)
+        if (st == CUTUNE_ERR_NO_DEVICE && !o->one_line)
             fputs("cutune: without a GPU, name the device with "
                   "--device-name\n", stderr);
         rc = cli_exit_code(st);

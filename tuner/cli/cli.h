@@ -18,7 +18,11 @@ enum {
     CLI_EXIT_NO_DEVICE = 3,
     CLI_EXIT_GPU = 4,
     CLI_EXIT_NOT_CACHED = 5,
-    CLI_EXIT_NO_RESULT = 6
+    CLI_EXIT_NO_RESULT = 6,
+    /* `explain`: the report printed, but without counters because... */
+    CLI_EXIT_COUNTERS_REFUSED = 7, /* the GPU or its setup refused them */
+    CLI_EXIT_NO_CUPTI = 8,         /* CUPTI was not found */
+    CLI_EXIT_COUNTERS_FAILED = 9   /* another CUPTI error */
 };
 
 int cli_exit_code(cutune_status st);
@@ -95,6 +99,8 @@ typedef struct cli_device_opts {
     const char *cc;       /* --cc X.Y, with --device-name */
     long long sm_count;   /* --sm-count N, with --device-name; -1 */
     int no_fallback;      /* --no-fallback */
+    int one_line;         /* no GPU: the reason alone, without the hint
+                             about --device-name (explain has none) */
 } cli_device_opts;
 
 /* Fills the device part of `q` (and *fp for --device, from a worker; with
@@ -119,6 +125,7 @@ int cli_cmd_devices(int argc, char **argv);
 int cli_cmd_space(int argc, char **argv);
 int cli_cmd_simulate(int argc, char **argv);
 int cli_cmd_report(int argc, char **argv);
+int cli_cmd_explain(int argc, char **argv);
 
 /* The report of `tune --report` (cmd_report.c): from `t4_path`, or from a
  * temporary T4 file the session writes when it is NULL; `r` may be NULL

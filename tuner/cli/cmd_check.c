@@ -25,7 +25,7 @@ static const char usage[] =
 int cli_cmd_check(int argc, char **argv)
 {
     const char *problems[MAX_PROBLEMS], *cache_dir = NULL;
-    cli_device_opts dopt = {-1, NULL, NULL, -1, 1};
+    cli_device_opts dopt = {-1, NULL, NULL, -1, 1, 0};
     cli_sizes size = {{0}, 0};
     int help;
     size_t n = 0;

@@ -39,7 +39,7 @@ int cli_cmd_export(int argc, char **argv)
 {
     const char *problems[MAX_PROBLEMS], *format = NULL, *output = NULL,
                *out_short = NULL, *cache_dir = NULL;
-    cli_device_opts dopt = {-1, NULL, NULL, -1, 0};
+    cli_device_opts dopt = {-1, NULL, NULL, -1, 0, 0};
     cli_sizes size = {{0}, 0};
     int help;
     size_t n = 0;

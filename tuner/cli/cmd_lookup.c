@@ -61,7 +61,7 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
 int cli_cmd_lookup(int argc, char **argv)
 {
     const char *problem = NULL, *cache_dir = NULL;
-    cli_device_opts dopt = {-1, NULL, NULL, -1, 0};
+    cli_device_opts dopt = {-1, NULL, NULL, -1, 0, 0};
     cli_sizes size = {{0}, 0};
     int json = 0;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &dopt.device},

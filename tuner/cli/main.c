@@ -13,6 +13,8 @@ static const struct {
 } commands[] = {
     {"tune", "tune on a GPU and cache the winner", cli_cmd_tune},
     {"lookup", "print the cached winner for a device", cli_cmd_lookup},
+    {"explain", "why the winner is fast: hardware counters side by side",
+     cli_cmd_explain},
     {"merge", "join cache files from several machines", cli_cmd_merge},
     {"export", "write cached winners as a C header or JSON",
      cli_cmd_export},
@@ -47,7 +49,8 @@ static void usage(FILE *f)
           "\n"
           "exit codes: 0 success, 1 usage error, 2 bad input, 3 no CUDA "
           "device,\n4 CUDA/NVRTC/worker failure, 5 nothing cached, 6 no "
-          "configuration ran\ncorrectly\n", f);
+          "configuration ran\ncorrectly, 7-9 `explain` without counters "
+          "(7 refused, 8 no CUPTI, 9 a CUPTI\nerror)\n", f);
 }
 
 int main(int argc, char **argv)

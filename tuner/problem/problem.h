@@ -144,4 +144,12 @@ char *cutune__problem_source(const cutune_problem *p, size_t config);
 void cutune__problem_config_values(const cutune_problem *p, size_t config,
                                    cutune_param_value *out);
 
+/* The configuration whose parameters have `values[n]` (text, as in the
+ * T1 Values) and their defaults otherwise, as an index of the space.
+ * Returns 0, or -1 with `why` naming the parameter or value at fault. */
+int cutune__problem_config_from_values(const cutune_problem *p,
+                                       const cutune_param_value *values,
+                                       size_t n, size_t *index, char *why,
+                                       size_t why_size);
+
 #endif

@@ -86,3 +86,45 @@ int cutune_problem_accepts_record(void *problem,
     free(cfg);
     return ok;
 }
+
+int cutune__problem_config_from_values(const cutune_problem *p,
+                                       const cutune_param_value *values,
+                                       size_t n, size_t *index, char *why,
+                                       size_t why_size)
+{
+    size_t def = cutune__problem_default_config(p);
+    if (def == SIZE_MAX)
+        return reject(why, why_size, "the search space is empty");
+    uint32_t *cfg = malloc((p->n_params ? p->n_params : 1) * sizeof *cfg);
+    unsigned char *seen = calloc(p->n_params ? p->n_params : 1, 1);
+    int ok = cfg && seen;
+    if (!ok)
+        reject(why, why_size, "out of memory");
+    else
+        memcpy(cfg, cutune__space_config(p->space, def),
+               p->n_params * sizeof *cfg);
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t k = cutune__problem_find_param(p, values[i].name);
+        size_t v = k == SIZE_MAX ? SIZE_MAX
+                                 : value_index(p, k, values[i].value);
+        if (k == SIZE_MAX)
+            ok = reject(why, why_size, "%s: the problem has no such "
+                        "parameter", values[i].name);
+        else if (seen[k])
+            ok = reject(why, why_size, "%s: named twice", values[i].name);
+        else if (v == SIZE_MAX)
+            ok = reject(why, why_size, "%s: '%s' is not one of its values",
+                        values[i].name, values[i].value);
+        else {
+            cfg[k] = (uint32_t)v;
+            seen[k] = 1;
+        }
+    }
+    if (ok && !cutune__space_index_of(p->space, cfg, index))
+        ok = reject(why, why_size, "the configuration is outside the "
+                    "search space (a condition of the problem does not "
+                    "hold)");
+    free(seen);
+    free(cfg);
+    return ok ? 0 : -1;
+}

@@ -125,6 +125,33 @@ static double measured_time(json_t *res)
     return NAN;
 }
 
+/* The numeric measurements besides "time" into the entry; -1 when
+ * memory ran out. */
+static int extra_measurements(json_t *res, cutune__t4_entry *e)
+{
+    json_t *m = json_object_get(res, "measurements");
+    size_t n = json_array_size(m);
+    if (n == 0)
+        return 0;
+    e->extra_names = calloc(n, sizeof *e->extra_names);
+    e->extra_values = calloc(n, sizeof *e->extra_values);
+    if (!e->extra_names || !e->extra_values)
+        return -1;
+    size_t i;
+    json_t *it;
+    json_array_foreach(m, i, it) {
+        const char *name = json_string_value(json_object_get(it, "name"));
+        double v;
+        if (!name || strcmp(name, "time") == 0 ||
+            !json_number(json_object_get(it, "value"), &v))
+            continue;
+        if (!(e->extra_names[e->n_extra] = strdup(name)))
+            return -1;
+        e->extra_values[e->n_extra++] = v;
+    }
+    return 0;
+}
+
 /* "2023-12-22 09:54:05.502007+00:00" (or with 'T', or 'Z'), as seconds
  * since the Unix epoch; NAN when the text is not such a time. */
 static double parse_timestamp(const char *text)
@@ -245,6 +272,9 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
             e->other_ms += c * to_ms;
     e->timestamp =
         parse_timestamp(json_string_value(json_object_get(res, "timestamp")));
+    if (extra_measurements(res, e) != 0)
+        return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                            "out of memory");
     json_t *rt = json_object_get(times, "runtimes");
     if (rt && !json_is_null(rt)) {
         if (!json_is_array(rt))
@@ -367,8 +397,14 @@ void cutune__t4_free(cutune__t4 *t4)
 {
     if (!t4)
         return;
-    for (size_t i = 0; i < t4->n_entries; i++)
-        free(t4->entries[i].runtimes);
+    for (size_t i = 0; i < t4->n_entries; i++) {
+        cutune__t4_entry *e = &t4->entries[i];
+        free(e->runtimes);
+        for (size_t k = 0; k < e->n_extra; k++)
+            free(e->extra_names[k]);
+        free(e->extra_names);
+        free(e->extra_values);
+    }
     free(t4->entries);
     free(t4);
 }
@@ -458,6 +494,13 @@ static json_t *record_json(const cutune_problem *p,
             bad |= json_array_append_new(
                 meas, json_pack("{s:s, s:o, s:s}", "name", "time", "value",
                                 number(r->time_ms), "unit", "ms"));
+        for (size_t k = 0; !bad && k < r->n_extra; k++)
+            if (isfinite(r->extra_values[k]))
+                bad |= json_array_append_new(
+                    meas, json_pack("{s:s, s:f, s:s}", "name",
+                                    r->extra_names[k], "value",
+                                    r->extra_values[k], "unit",
+                                    r->extra_units[k]));
         bad |= json_object_set_new(res, "objectives",
                                    json_pack("[s]", "time"));
     } else {

@@ -29,6 +29,10 @@ typedef struct cutune__t4_entry {
                               times, ms; 0 when absent */
     double timestamp;      /* seconds since the Unix epoch; NAN when
                               absent or unreadable */
+    char **extra_names;    /* measurements besides "time" with a number
+                              (`cutune explain --output`: counters), */
+    double *extra_values;  /* owned; n_extra of each */
+    size_t n_extra;
 } cutune__t4_entry;
 
 typedef struct cutune__t4 {
@@ -68,6 +72,10 @@ typedef struct cutune__t4_record {
     double search_ms;          /* the strategy's share of choosing it */
     double validation_ms;
     double timestamp;          /* seconds since the Unix epoch; 0: none */
+    const char *const *extra_names; /* more measurements (hardware */
+    const double *extra_values;     /* counters), written after "time" */
+    const char *const *extra_units;
+    size_t n_extra;
 } cutune__t4_record;
 
 /* Writes `records` as a T4 file at `path`, gzip-compressed when the path

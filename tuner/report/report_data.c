@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain_model.h"
 #include "problem.h"
 #include "report_internal.h"
 #include "t1_read.h"
@@ -177,6 +178,27 @@ static void set_threads(cutune_report *r)
     }
 }
 
+/* The counters among an entry's extra measurements, classified by the
+ * rules of `cutune explain`. */
+static void take_counters(cutune_report *r, const cutune__t4_entry *e,
+                          cutune__report_eval *v)
+{
+    v->dram_pct = v->sm_pct = NAN;
+    if (e->n_extra == 0)
+        return;
+    cutune__explained x;
+    memset(&x, 0, sizeof x);
+    if (!cutune__explain_from_measurements(
+            &x, (const char *const *)e->extra_names, e->extra_values,
+            e->n_extra))
+        return;
+    cutune__classify(&x);
+    v->dram_pct = x.values[CUTUNE__M_DRAM_PCT];
+    v->sm_pct = x.values[CUTUNE__M_SM_PCT];
+    v->bottleneck = cutune__bottleneck_str(x.bottleneck);
+    r->has_counters = 1;
+}
+
 static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
 {
     r->evals = calloc(t4->n_entries ? t4->n_entries : 1, sizeof *r->evals);
@@ -192,6 +214,7 @@ static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
         v->config = e->config_index;
         v->outcome = e->outcome;
         v->threads = NAN;
+        take_counters(r, e, v);
         v->time_ms = e->outcome == CUTUNE_OUTCOME_CORRECT &&
                              isfinite(e->time_ms) && e->time_ms > 0
                          ? e->time_ms

@@ -222,6 +222,14 @@ static void top_row(const cutune_report *r, cutune__rtext *out, size_t rank,
                      : cutune__problem_flops(p, e->config) / (e->time_ms * 1e6),
                 4, "");
     }
+    if (r->has_counters) {
+        cutune__rtext_put(out, "</td><td class=\"n\">");
+        put_num(out, e->dram_pct, 3, "");
+        cutune__rtext_put(out, "</td><td class=\"n\">");
+        put_num(out, e->sm_pct, 3, "");
+        cutune__rtext_printf(out, "</td><td>%s",
+                             e->bottleneck ? e->bottleneck : "");
+    }
     cutune__rtext_printf(out, "</td><td class=\"n\">%zu</td><td>", ev + 1);
     put_config(out, p, e->config, 0);
     cutune__rtext_put(out, "</td></tr>");
@@ -237,11 +245,15 @@ static void top_table(const cutune_report *r, cutune__rtext *out)
                          "times over each one's.</p><table id=\"top-table\">"
                          "<thead><tr><th>rank</th><th>time (ms)</th><th>"
                          "speed-up over default</th><th>speed-up over "
-                         "occupancy suggestion</th>%s%s<th>evaluation</th>"
+                         "occupancy suggestion</th>%s%s%s<th>evaluation</th>"
                          "<th>configuration</th></tr></thead><tbody>",
                          n < r->top ? n : r->top, n,
                          r->has_bytes ? "<th>GB/s</th>" : "",
-                         r->has_flops ? "<th>GFLOP/s</th>" : "");
+                         r->has_flops ? "<th>GFLOP/s</th>" : "",
+                         r->has_counters
+                             ? "<th>DRAM % of peak</th><th>compute % of "
+                               "peak</th><th>bottleneck (counters)</th>"
+                             : "");
     for (size_t i = 0; order && i < n && i < r->top; i++)
         top_row(r, out, i + 1, order[i]);
     cutune__rtext_put(out, "</tbody></table>");

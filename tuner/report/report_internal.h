@@ -30,6 +30,11 @@ typedef struct cutune__report_eval {
     double elapsed_s;      /* from the start to the end of this one */
     double threads;        /* threads per block; NAN when unknown */
     int duplicate;         /* its configuration came earlier in the file */
+    /* Hardware counters, in results that `cutune explain --output` wrote:
+     * % of peak (NAN when absent) and the bottleneck they point to
+     * (tuner/explain/; NULL without counters). */
+    double dram_pct, sm_pct;
+    const char *bottleneck;
 } cutune__report_eval;
 
 /* Best and median time of the configurations with one value of a
@@ -73,6 +78,7 @@ struct cutune_report {
     int seconds_from_timestamps;
     const char *threads_source;            /* NULL: threads unknown */
     int has_bytes, has_flops;
+    int has_counters;      /* some result carries hardware counters */
     cutune__report_param *params;          /* tunables with > 1 value, */
     size_t n_params;                       /* widest spread first */
 

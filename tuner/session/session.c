@@ -105,6 +105,9 @@ void cutune__session_clear_tune(cutune_session *s)
     for (size_t i = 0; i < s->n_evals; i++) {
         free((char *)s->evals[i].pub.message);
         free(s->evals[i].runtimes);
+        free(s->evals[i].extra_names);
+        free(s->evals[i].extra_units);
+        free(s->evals[i].extra_values);
     }
     free(s->evals);
     s->evals = NULL;

@@ -118,6 +118,12 @@ typedef struct eval_record {
     int differs;        /* CHECK_PROBE: timed, but its output differs from
                            the default's; CORRECTNESS until settled */
     size_t final_runs;  /* the last runtimes that the final round added */
+    /* Hardware counters and static figures of `cutune explain`, as T4
+     * measurements; names and units are static strings. */
+    const char **extra_names;
+    const char **extra_units;
+    double *extra_values;
+    size_t n_extra;
 } eval_record;
 
 /* NVRTC jobs for configurations of a problem, with the options they own. */
@@ -293,6 +299,14 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
 int cutune__session_contender(const eval_record *e);
 int cutune__session_faster_first(const void *a, const void *b);
 cutune_status cutune__session_final_round(cutune_session *s);
+
+/* tune.c: the device ready to measure (arguments, the device list, the
+ * default configuration compiled, a worker brought up with the
+ * reference), with when the device list and the reference were done; the
+ * occupancy suggestion `block_size` as a configuration of the space. */
+cutune_status cutune__session_open_device(cutune_session *s,
+                                          double *t_devices, double *t_ref);
+size_t cutune__session_occupancy_start(cutune_session *s, int block_size);
 
 /* session_output.c: the winner into the result and the cache. */
 cutune_status cutune__session_record_winner(cutune_session *s);

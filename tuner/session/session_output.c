@@ -183,6 +183,10 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
          * timed apart from it: it is part of framework_ms. */
         recs[i].validation_ms = 0.0;
         recs[i].timestamp = e->timestamp;
+        recs[i].extra_names = e->extra_names;
+        recs[i].extra_values = e->extra_values;
+        recs[i].extra_units = e->extra_units;
+        recs[i].n_extra = e->n_extra;
     }
     char err[1024];
     cutune_status st = cutune__t4_write(path, s->problem, recs,

@@ -132,7 +132,7 @@ static size_t occupancy_scan(const cutune_problem *p, size_t def,
 
 /* The occupancy suggestion as a configuration: the problem's defaults with
  * the block size nearest to what the occupancy API suggests. */
-static size_t occupancy_start(cutune_session *s, int block_size)
+size_t cutune__session_occupancy_start(cutune_session *s, int block_size)
 {
     const cutune_problem *p = s->problem;
     size_t def = cutune__problem_default_config(p);
@@ -204,20 +204,11 @@ static cutune__budget tune_budget(const cutune_session *s,
                                   cutune__space_size(p->space), type);
 }
 
-/* Everything before the search: the arguments, the device, the default
- * configuration compiled and run for the reference, a worker brought up,
- * bandwidth and occupancy measured, NVML and the measurement log opened.
- * *start is the configuration the search starts from. */
-static cutune_status start_tune(cutune_session *s, size_t *start)
+cutune_status cutune__session_open_device(cutune_session *s,
+                                          double *t_devices, double *t_ref)
 {
     const cutune_problem *problem = s->problem;
     cutune_status st;
-    s->check.agreed = s->check.differed = 0;
-    s->check.mode =
-        s->opt.output_check == CUTUNE_CHECK_REFERENCE || problem->n_refs > 0
-            ? CUTUNE__CHECK_REFERENCE
-        : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
-                                                     : CUTUNE__CHECK_PROBE;
     if ((st = cutune__session_prepare_args(s)) ||
         (st = cutune__session_list_devices(s)))
         return st;
@@ -232,11 +223,29 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
              s->props[s->opt.device].fingerprint.cc_major,
              s->props[s->opt.device].fingerprint.cc_minor);
     size_t ref = cutune__problem_default_config(problem);
-    double t_devices = cutune__now();
+    *t_devices = cutune__now();
     if ((st = cutune__session_compile_reference(s, ref, 0)))
         return st;
-    double t_ref = cutune__now();
-    if ((st = cutune__session_bring_up(s, 1)))
+    *t_ref = cutune__now();
+    return cutune__session_bring_up(s, 1);
+}
+
+/* Everything before the search: the arguments, the device, the default
+ * configuration compiled and run for the reference, a worker brought up,
+ * bandwidth and occupancy measured, NVML and the measurement log opened.
+ * *start is the configuration the search starts from. */
+static cutune_status start_tune(cutune_session *s, size_t *start)
+{
+    const cutune_problem *problem = s->problem;
+    cutune_status st;
+    s->check.agreed = s->check.differed = 0;
+    s->check.mode =
+        s->opt.output_check == CUTUNE_CHECK_REFERENCE || problem->n_refs > 0
+            ? CUTUNE__CHECK_REFERENCE
+        : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
+                                                     : CUTUNE__CHECK_PROBE;
+    double t_devices, t_ref;
+    if ((st = cutune__session_open_device(s, &t_devices, &t_ref)))
         return st;
     double t_up = cutune__now();
     if ((st = cutune__session_measure_bandwidth(s)))
@@ -263,7 +272,7 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
                             why);
     s->out.result.occupancy_block_size = occ_block;
     open_measure_log(s);
-    *start = occupancy_start(s, occ_block);
+    *start = cutune__session_occupancy_start(s, occ_block);
     cutune__session_log(s, CUTUNE_LOG_INFO,
                         "%s on %s (%s): %zu configurations; the "
                         "occupancy API suggests %d threads per block",

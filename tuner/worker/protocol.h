@@ -15,7 +15,7 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE__PROTO_MAGIC 0x43555457u /* "CUTW" */
-#define CUTUNE__PROTO_VERSION 3u
+#define CUTUNE__PROTO_VERSION 4u
 #define CUTUNE__PROTO_MAX_PAYLOAD ((uint64_t)1 << 32)
 
 /* The fd on which an exec'ed worker finds its socket. */
@@ -32,7 +32,8 @@ typedef enum cutune__msg_type {
     CUTUNE__MSG_QUIT = 8,
     CUTUNE__MSG_HANG = 9,      /* testing only: never reply */
     CUTUNE__MSG_COMPILE = 10,  /* NVRTC only; never touches CUDA */
-    CUTUNE__MSG_REFERENCE = 11 /* expected contents of one output */
+    CUTUNE__MSG_REFERENCE = 11, /* expected contents of one output */
+    CUTUNE__MSG_PROFILE = 12   /* hardware counters of one launch config */
 } cutune__msg_type;
 
 typedef struct cutune__msg_header {
@@ -239,6 +240,53 @@ typedef struct cutune__bandwidth_reply {
     cutune__reply head;
     double gbs;                /* bytes read plus written per second, 1e9 */
 } cutune__bandwidth_reply;
+
+/* PROFILE: the loaded kernel launched under CUPTI's range profiler, a
+ * pass of its own, separate from timing (RUN), as many launches as the
+ * counters need (outputs reset and the L2 flushed before each, outside
+ * the profiled range). The metric names follow the request, each
+ * NUL-terminated. The static facts of the kernel come back whether or not
+ * the counters could be read. */
+typedef struct cutune__profile_request {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_smem;
+    uint32_t n_metrics;
+    uint64_t names_len;        /* bytes of names that follow */
+} cutune__profile_request;
+
+/* Why counters were or were not read; stable values (the command's exit
+ * status and the JSON name them). */
+typedef enum cutune__counters {
+    CUTUNE__COUNTERS_READ = 0,
+    CUTUNE__COUNTERS_NO_CUPTI = 1,    /* libcupti could not be loaded */
+    CUTUNE__COUNTERS_REFUSED = 2,     /* no permission to read counters */
+    CUTUNE__COUNTERS_UNSUPPORTED = 3, /* this GPU or setup (a virtual GPU,
+                                         confidential computing, ...) */
+    CUTUNE__COUNTERS_FAILED = 4,      /* another CUPTI error */
+    CUTUNE__COUNTERS_NOT_RUN = 5      /* the configuration did not run */
+} cutune__counters;
+
+typedef struct cutune__profile_reply {
+    cutune__reply head;        /* a CUDA error: the launch itself failed */
+    int32_t counters;          /* cutune__counters */
+    int32_t passes;            /* launches the counters took */
+    char why[512];             /* one sentence unless counters are READ */
+    /* The kernel (cudaFuncGetAttributes) and its occupancy. */
+    int32_t num_regs;
+    int32_t local_bytes;       /* per thread: spills and local arrays */
+    int32_t static_smem;
+    int32_t kernel_max_threads;
+    int32_t active_blocks;     /* per SM, from the occupancy API */
+    /* The device's limits the occupancy follows from. */
+    int32_t max_blocks_per_sm;
+    int32_t reserved_smem_per_block;
+    int32_t max_regs_per_block;
+    uint32_t n_values;         /* followed by n_values doubles (NaN: the
+                                  GPU has no such metric) */
+    int32_t range_of_ours;     /* the profiled range was opened around the
+                                  launch, not the kernel's own */
+} cutune__profile_reply;
 
 /* Sends header + a + b (either may be empty). 0, or -1 when the peer is
  * gone. Never raises SIGPIPE. */

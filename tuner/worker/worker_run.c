@@ -47,10 +47,8 @@ static cudaError_t launch(cutune__worker *w, const cutune__run_request *q)
                             q->dynamic_smem, 0);
 }
 
-/* Copies every output argument's buffer from src[i] to dst[i] on the
- * device: resetting outputs to their initial contents, or keeping them as
- * the reference. */
-static cudaError_t copy_outputs(cutune__worker *w, void **dst, void **src)
+cudaError_t cutune__worker_copy_outputs(cutune__worker *w, void **dst,
+                                        void **src)
 {
     for (size_t i = 0; i < w->n_args; i++) {
         const cutune__wire_arg *a = &w->args[i];
@@ -288,7 +286,7 @@ static int first_launch(cutune__worker *w, const cutune__run_request *q,
                         cutune__run_reply *r)
 {
     cudaError_t e;
-    if ((e = copy_outputs(w, w->dev, w->pristine)) != cudaSuccess)
+    if ((e = cutune__worker_copy_outputs(w, w->dev, w->pristine)) != cudaSuccess)
         return cutune__worker_error(&r->head, e, "resetting the outputs");
     float first_ms = 0.0f;
     if (ensure_events(w, 2) != 0) {
@@ -308,7 +306,7 @@ static int first_launch(cutune__worker *w, const cutune__run_request *q,
         cudaSuccess)
         r->gpu_ms += first_ms;
     if (q->mode == CUTUNE__RUN_REFERENCE) {
-        if ((e = copy_outputs(w, w->reference, w->dev)) != cudaSuccess)
+        if ((e = cutune__worker_copy_outputs(w, w->reference, w->dev)) != cudaSuccess)
             return cutune__worker_error(&r->head, e,
                                         "keeping the reference output");
         w->have_reference = 1;

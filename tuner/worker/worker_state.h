@@ -55,6 +55,10 @@ typedef struct cutune__worker {
 
     cudaEvent_t *events;
     size_t n_events;
+
+    struct cutune__cupti *cupti; /* loaded on the first PROFILE, or NULL */
+    int cupti_tried;
+    char cupti_why[512];         /* why it did not load */
 } cutune__worker;
 
 /* Fills `r` with what failed (the printf-style `fmt`) and CUDA's error
@@ -65,6 +69,12 @@ int cutune__worker_error(cutune__reply *r, cudaError_t e, const char *fmt,
 /* After an error, whether the context is broken for good (a sticky
  * error), so that the reply can say the worker must be replaced. */
 int cutune__worker_context_broken(void);
+
+/* Copies every output argument's buffer from src[i] to dst[i] on the
+ * device: resetting outputs to their initial contents, or keeping them as
+ * the reference. */
+cudaError_t cutune__worker_copy_outputs(cutune__worker *w, void **dst,
+                                        void **src);
 
 /* Request handlers: each reads its request from `payload` (`size` bytes,
  * borrowed) and sends its reply on w->fd. */
@@ -78,6 +88,8 @@ void cutune__worker_handle_occupancy(cutune__worker *w, const void *payload,
                                      size_t size);
 void cutune__worker_handle_run(cutune__worker *w, const void *payload,
                                size_t size);
+void cutune__worker_handle_profile(cutune__worker *w, const char *payload,
+                                   size_t size);
 void cutune__worker_handle_bandwidth(cutune__worker *w, const void *payload,
                                      size_t size);
 
