@@ -205,6 +205,8 @@ static int tune_models(cutune_problem *p, cutune_session_options *o,
 {
     cli_device_groups_t g;
     int rc = cli_device_groups(o, d, &g);
+    if (rc == CLI_EXIT_NO_DEVICE)
+        fputs(no_device_howto, stderr);
     if (rc)
         return rc;
     if (g.n_groups > 1 && (out->output || out->report))
