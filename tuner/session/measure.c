@@ -153,6 +153,13 @@ static void sample_conditions(cutune_session *s, cutune__mslot *slot,
     }
     cutune__gpu_sample gs;
     cutune__gpu_monitor_sample(slot->monitor, slot->worker.pid, &gs);
+    /* The tune's other workers on the same GPU (--devices 0,0) are not
+     * strangers. */
+    for (size_t k = 0; gs.other_processes > 0 && k < s->n_slots; k++)
+        if (&s->slots[k] != slot && s->slots[k].worker.pid != 0 &&
+            strcmp(s->slots[k].device.fingerprint.uuid,
+                   slot->device.fingerprint.uuid) == 0)
+            gs.other_processes--;
     e->pub.sm_clock_mhz = gs.sm_clock_mhz;
     e->pub.temperature_c = gs.temperature_c;
     if (gs.other_processes > 0 && !s->warned_other_processes) {
