@@ -54,4 +54,29 @@ grep -q '"name": "replay convolution_milo_A4000"' "$tmp/out" ||
     fail "no A4000 result"
 lines=$(cat "$tmp"/cache/*.jsonl | wc -l)
 [ "$lines" -eq 2 ] || fail "$lines cache records, wanted 2"
-echo "tune --devices: refused bad lists in one line; two models, two records"
+# A plan whose item names no devices runs on the --devices set: a task
+# per model and size, the two A100 recordings sharing one search.
+export CUTUNE_DEVICE_BACKEND="replay:$a100,$a4000,$a100"
+cat >"$tmp/plan.json" <<PLAN
+{"items": [{"problem": "$t1", "sizes": [[1024, 1024], [2048, 2048]]}]}
+PLAN
+plan() {
+    "$cutune" tune --plan "$tmp/plan.json" --devices all --strategy random \
+        --budget-evals 40 --cache-dir "$tmp/plan-cache" "$@"
+}
+plan --verbose >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out"
+[ "$rc" -eq 0 ] || fail "plan: exit $rc"
+grep -q "plan: 4 tasks: 4 tuned, 0 already cached, 0 failed" "$tmp/out" ||
+    fail "plan: not 4 tasks tuned"
+n=$(grep -c "on 2 replayed devices (replay convolution_milo_A100)" "$tmp/err")
+[ "$n" -eq 2 ] || fail "plan: $n A100 tasks on 2 devices, wanted 2"
+n=$(grep -c "on 1 replayed device (replay convolution_milo_A4000)" "$tmp/err")
+[ "$n" -eq 2 ] || fail "plan: $n A4000 tasks on 1 device, wanted 2"
+plan >"$tmp/out" 2>&1
+grep -q "plan: 4 tasks: 0 tuned, 4 already cached" "$tmp/out" ||
+    fail "plan: the second run tuned again"
+echo "tune --devices: refused bad lists in one line; two models, two records;"
+echo "a plan on the --devices set, a search per model, resumed"
+
