@@ -16,19 +16,11 @@
 
 #include "check.h"
 #include "cutune/cutune.h"
+#include "param_value.h"
 #include "tmpdir.h"
 
 static char cache_dir[] = "/tmp/cutune-devices-gpu-XXXXXX";
 static const int two[] = {0, 0};
-
-static const char *value_of(const cutune_param_value *v, size_t n,
-                            const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i].name, name) == 0)
-            return v[i].value;
-    return NULL;
-}
 
 static cutune_status tune(cutune_problem *p, size_t n_dev, double timeout,
                           cutune_session **s, const cutune_tune_result **r)

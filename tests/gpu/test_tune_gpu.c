@@ -18,17 +18,9 @@
 #include "damage.h"
 #include "tmpdir.h"
 #include "cutune/cutune.h"
+#include "param_value.h"
 
 static char cache_dir[] = "/tmp/cutune-gpu-test-XXXXXX";
-
-static const char *value_of(const cutune_param_value *v, size_t n,
-                            const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i].name, name) == 0)
-            return v[i].value;
-    return NULL;
-}
 
 static int tune_vector_add(void)
 {

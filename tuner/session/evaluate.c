@@ -195,27 +195,20 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     if (ahead > AHEAD_PROPOSALS)
         ahead = AHEAD_PROPOSALS;
     int allocated = b->prior && skip && b->todo && b->job_of;
+    for (size_t i = 0; allocated && i < n; i++) {
+        char cfg[512];
+        if (s->opt.reuse_measurements && s->measured &&
+            cutune__session_describe(s->problem, b->indices[i], cfg,
+                                     sizeof cfg))
+            b->prior[i] = earlier(s, b->indices[i], cfg);
+        skip[i] = b->prior[i] != NULL;
+    }
     if (allocated && s->replay) {
         /* A replayed device compiles nothing. */
-        for (size_t i = 0; i < n; i++) {
-            char cfg[512];
-            if (s->opt.reuse_measurements && s->measured &&
-                cutune__session_describe(s->problem, b->indices[i], cfg,
-                                         sizeof cfg))
-                b->prior[i] = earlier(s, b->indices[i], cfg);
-        }
         free(skip);
         return 0;
     }
     if (allocated) {
-        for (size_t i = 0; i < n; i++) {
-            char cfg[512];
-            if (s->opt.reuse_measurements && s->measured &&
-                cutune__session_describe(s->problem, b->indices[i], cfg,
-                                         sizeof cfg))
-                b->prior[i] = earlier(s, b->indices[i], cfg);
-            skip[i] = b->prior[i] != NULL;
-        }
         size_t named;
         b->n_todo = cutune__batch_jobs(b->indices, n, skip, ahead,
                                        AHEAD_EACH, cutune__search_ahead,
@@ -439,6 +432,9 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
         }
     }
     cutune__crew_stop(crew);
+    /* A slot whose worker could not be brought back ends the tune. */
+    if (s->fatal)
+        rc = -1;
     for (size_t i = first_eval; i < s->n_evals; i++)
         s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
     finish_batch(s, &b);
