@@ -115,8 +115,9 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
             cutune__compile_job *job = js->jobs ? &js->jobs[k] : NULL;
             if (!cutune__session_contender(e))
                 continue;    /* failed in an earlier pass */
-            if (job && !job->ok) {  /* NVRTC disagrees with itself: keep what the
-                                search measured */
+            if (job && !job->ok) {
+                /* NVRTC disagrees with itself: keep what the search
+                 * measured. */
                 e->finalist = 0;
                 continue;
             }

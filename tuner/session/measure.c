@@ -211,8 +211,8 @@ void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
     int cerr = 0, rejected = 0;
     double t_load = cutune__now();
     cutune__call_result cr = cutune__session_load_cubin(
-        s, slot, job->cubin, job->cubin_size, job->lowered_name, &cerr, &rejected,
-        msg, sizeof msg);
+        s, slot, job->cubin, job->cubin_size, job->lowered_name, &cerr,
+        &rejected, msg, sizeof msg);
     if (cr == CUTUNE__CALL_OK && rejected && job->from_cache)
         cr = reload_fresh(s, slot, e, job, &cerr, msg, sizeof msg);
     t_load = cutune__now() - t_load;

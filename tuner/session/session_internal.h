@@ -339,7 +339,6 @@ cutune_status cutune__session_init_slots(cutune_session *s);
 void cutune__session_stop_slots(cutune_session *s);
 void cutune__session_free_slots(cutune_session *s);
 cutune_status cutune__session_check_slots(cutune_session *s);
-int cutune__session_is_up(const cutune_session *s, const cutune__mslot *slot);
 
 /* replay_device.c: replayed devices in place of GPUs. */
 cutune_status cutune__replay_devices_open(cutune_session *s);

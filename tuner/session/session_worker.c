@@ -409,8 +409,8 @@ cutune_status cutune__session_query_occupancy(cutune_session *s,
     cutune__occupancy_request q = {s->problem->shared_memory, 0};
     cutune__occupancy_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, s->slots, CUTUNE__MSG_OCCUPANCY, &q, sizeof q, NULL, 0,
-                             (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, s->slots, CUTUNE__MSG_OCCUPANCY, &q,
+                             sizeof q, NULL, 0, (void **)&r, sizeof *r, 60.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "occupancy query: %s",
@@ -432,8 +432,8 @@ cutune_status cutune__session_measure_bandwidth(cutune_session *s)
                                                   : (1LL << 30))};
     cutune__bandwidth_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, s->slots, CUTUNE__MSG_BANDWIDTH, &q, sizeof q, NULL, 0,
-                             (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, s->slots, CUTUNE__MSG_BANDWIDTH, &q,
+                             sizeof q, NULL, 0, (void **)&r, sizeof *r, 60.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "bandwidth measurement: %s",

@@ -63,13 +63,6 @@ void cutune__session_free_slots(cutune_session *s)
     s->n_slots = 0;
 }
 
-/* Whether a slot can measure now: a worker running, or a replayed device
- * brought up. */
-int cutune__session_is_up(const cutune_session *s, const cutune__mslot *slot)
-{
-    return s->replay ? slot->up : slot->worker.pid != 0;
-}
-
 static int same_model(const cutune_device *a, const cutune_device *b)
 {
     return strcmp(a->name, b->name) == 0 && a->cc_major == b->cc_major &&
