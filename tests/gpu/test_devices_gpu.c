@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "cutune/cutune.h"
-#include "param_value.h"
+#include "gpu_fixtures.h"
 #include "tmpdir.h"
 
 static char cache_dir[] = "/tmp/cutune-devices-gpu-XXXXXX";
@@ -97,21 +97,14 @@ static int two_workers_vector_add(void)
 
 static void two_workers_faulty(void)
 {
-    char path[4096];
-    const char *src = getenv("CUTUNE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/faulty.json",
-             src ? src : ".");
     cutune_problem *p = NULL;
-    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    CHECK_INT(load_fixture("faulty.json", &p), CUTUNE_OK);
     cutune_session *s = NULL;
     const cutune_tune_result *r;
     CHECK_INT(tune(p, 2, 1.0, &s, &r), CUTUNE_OK);
     if (r) {
         CHECK_INT(r->evaluations, 12);
-        static const cutune_outcome expected[6] = {
-            CUTUNE_OUTCOME_CORRECT, CUTUNE_OUTCOME_RUNTIME,
-            CUTUNE_OUTCOME_CORRECTNESS, CUTUNE_OUTCOME_TIMEOUT,
-            CUTUNE_OUTCOME_COMPILE, CUTUNE_OUTCOME_RESOURCES};
+        const cutune_outcome *expected = faulty_expected;
         for (size_t i = 0; i < r->n_evals; i++) {
             size_t fault = r->evals[i].config_index % 6;
             CHECK_INT(r->evals[i].outcome, expected[fault]);

@@ -6,6 +6,8 @@
  *   devices of one model finds the same winner, measures every
  *   configuration exactly once, and spreads the measuring over all the
  *   devices;
+ * - the default strategy, which ends batches early, evaluates the same
+ *   sequence on 1, 2 and 4 devices: results reach it in proposal order;
  * - devices of two models (A100 and A4000 recordings) make two groups, are
  *   refused in one session, and tuned apart leave two cache records under
  *   two fingerprints;
@@ -36,12 +38,13 @@ typedef struct tune_run {
     cutune_status st;
 } tune_run;
 
-static tune_run tune(const char *files, const int *devices, size_t n,
-                     const char *fail, int write_cache)
+static tune_run tune_with(const char *strategy, const char *files,
+                          const int *devices, size_t n, const char *fail,
+                          int write_cache)
 {
     cutune_session_options o;
     cutune_session_options_init(&o);
-    o.strategy = "brute_force";
+    o.strategy = strategy;
     o.replay_devices = files;
     o.replay_time_scale = SCALE;
     o.replay_fail = fail;
@@ -56,6 +59,12 @@ static tune_run tune(const char *files, const int *devices, size_t n,
     if (t.st)
         fprintf(stderr, "tune: %s\n", cutune_session_errmsg(t.s));
     return t;
+}
+
+static tune_run tune(const char *files, const int *devices, size_t n,
+                     const char *fail, int write_cache)
+{
+    return tune_with("brute_force", files, devices, n, fail, write_cache);
 }
 
 static int same_config(const cutune_tune_result *a,
@@ -135,6 +144,35 @@ static void test_one_model(size_t *victim)
     cutune_session_destroy(one.s);
     cutune_session_destroy(t2.s);
     cutune_session_destroy(t4.s);
+}
+
+static void test_steering(void)
+{
+    char files[4 * 4096 + 8];
+    snprintf(files, sizeof files, "%s,%s,%s,%s", a100, a100, a100, a100);
+    static const int four[] = {0, 1, 2, 3};
+    tune_run t[3];
+    for (int k = 0; k < 3; k++)
+        t[k] = tune_with("default", files, k ? four : NULL, k ? 2 * k : 0,
+                         NULL, 0);
+    for (int k = 0; k < 3; k++)
+        CHECK_INT(t[k].st, CUTUNE_OK);
+    if (!t[0].st && !t[1].st && !t[2].st) {
+        CHECK_INT(t[0].r->n_evals, 100);
+        for (int k = 1; k < 3; k++) {
+            CHECK_INT(t[k].r->workers, 2 * k);
+            CHECK_INT(t[k].r->n_evals, t[0].r->n_evals);
+            size_t same = 0;
+            for (size_t i = 0; i < t[0].r->n_evals && i < t[k].r->n_evals;
+                 i++)
+                same += t[0].r->evals[i].config_index ==
+                        t[k].r->evals[i].config_index;
+            CHECK_INT(same, t[0].r->n_evals);
+            CHECK(same_config(t[0].r, t[k].r));
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        cutune_session_destroy(t[k].s);
 }
 
 typedef struct seen_records {
@@ -257,6 +295,7 @@ int main(void)
     if (problem) {
         size_t victim = SIZE_MAX;
         test_one_model(&victim);
+        test_steering();
         test_two_models();
         if (victim != SIZE_MAX) {
             test_failure("die", victim, CUTUNE_OUTCOME_RUNTIME);
