@@ -222,6 +222,30 @@ typedef struct cutune_session_options {
                                 every tune appends to the log either way */
     cutune_output_check output_check; /* how outputs are checked where the
                                 problem gives no ReferenceArguments */
+    /* Several devices of one model sharing one search (cutune tune
+     * --devices): with n_devices > 0, one GPU worker per entry of
+     * devices[0..n_devices) (borrowed until cutune_session_create returns;
+     * an ordinal may repeat: two workers on one GPU) measures the
+     * proposals of each batch side by side, and the final round and the
+     * cache record are devices[0]'s. Devices of different models are
+     * refused: split them with cutune_session_device_groups and tune each
+     * group in a session of its own. 0: `device` alone. */
+    const int *devices;
+    size_t n_devices;
+    /* Replayed devices instead of GPUs, for tests and benchmarks without
+     * one: a comma-separated list of T4 files (docs/devices.md), device N
+     * being the N-th file, named "replay " and the file's name without
+     * "_T4.json.gz"; a configuration is answered with its recorded
+     * outcome and runtimes (absent from the file: a failure), after
+     * sleeping its recorded compile and run time times
+     * replay_time_scale (0: no sleep). No NVRTC and no worker run, and
+     * the problem may be loaded with space_only. NULL: GPUs. */
+    const char *replay_devices;
+    double replay_time_scale;
+    /* Test hook of replayed devices: "die:N" or "hang:N" makes the device
+     * that measures configuration N (space index) die, or hang until the
+     * launch time-out, once; NULL: none. */
+    const char *replay_fail;
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -238,6 +262,15 @@ cutune_status cutune_session_devices(cutune_session *session,
                                      const cutune_device **devices,
                                      size_t *count);
 
+/* Splits the device ordinals ordinals[0..n) into models (same name and
+ * compute capability), in order of first appearance: group[i] (n entries,
+ * the caller's) is the model of ordinals[i], *n_groups their number.
+ * Fails with CUTUNE_ERR_INVALID_ARGUMENT, naming the ordinal, when one
+ * does not exist. Lists the devices as cutune_session_devices does. */
+cutune_status cutune_session_device_groups(cutune_session *session,
+                                           const int *ordinals, size_t n,
+                                           size_t *group, size_t *n_groups);
+
 /* One evaluated configuration, as the tune saw it. */
 typedef struct cutune_eval {
     size_t config_index;          /* index in the problem's space */
@@ -252,6 +285,9 @@ typedef struct cutune_eval {
     size_t runs;                  /* timed launches (all in the T4 output) */
     size_t final_runs;            /* the last of them that were the final
                                      round's (0: not a finalist) */
+    size_t worker;                /* which of the tune's devices measured
+                                     it: an index into the session's
+                                     devices (0 with one device) */
 } cutune_eval;
 
 typedef struct cutune_tune_result {
@@ -286,6 +322,9 @@ typedef struct cutune_tune_result {
                                      measurements (reuse_measurements) */
     size_t finalists;             /* the search's best few, measured again
                                      after it; the winner is one of them */
+    size_t workers;               /* devices the search measured on */
+    size_t restarts;              /* workers started again after a
+                                     candidate killed or hung one */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. On success *result is borrowed

@@ -86,7 +86,10 @@ struct cutune_plan_backend {
 };
 
 /* Tunes on the GPUs through sessions made from `options` (copied; its
- * device is the task's, write_cache the run's). The caller owns *out. */
+ * device is the task's, write_cache the run's). With options->devices, a
+ * task whose device is one of them is tuned on all of them of its model,
+ * one search shared (cutune_session_device_groups decides the models
+ * when the backend is made). The caller owns *out. */
 cutune_status cutune_plan_session_backend_create(
     const cutune_session_options *options, cutune_plan_backend **out);
 

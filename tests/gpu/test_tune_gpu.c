@@ -18,17 +18,9 @@
 #include "damage.h"
 #include "tmpdir.h"
 #include "cutune/cutune.h"
+#include "gpu_fixtures.h"
 
 static char cache_dir[] = "/tmp/cutune-gpu-test-XXXXXX";
-
-static const char *value_of(const cutune_param_value *v, size_t n,
-                            const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i].name, name) == 0)
-            return v[i].value;
-    return NULL;
-}
 
 static int tune_vector_add(void)
 {
@@ -119,11 +111,7 @@ static const cutune_tune_result *tune_fixture(const char *file,
                                               int reuse, cutune_session **s,
                                               cutune_problem **p)
 {
-    char path[4096];
-    const char *src = getenv("CUTUNE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/%s", src ? src : ".",
-             file);
-    CHECK_INT(cutune_problem_load(path, NULL, p), CUTUNE_OK);
+    CHECK_INT(load_fixture(file, p), CUTUNE_OK);
     cutune_session_options o;
     cutune_session_options_init(&o);
     o.strategy = "brute_force";
@@ -148,10 +136,7 @@ static void tune_faulty(void)
     const cutune_tune_result *r = tune_fixture("faulty.json", 1.0, 0, &s, &p);
     if (r) {
         CHECK_INT(r->evaluations, 12);
-        static const cutune_outcome expected[6] = {
-            CUTUNE_OUTCOME_CORRECT, CUTUNE_OUTCOME_RUNTIME,
-            CUTUNE_OUTCOME_CORRECTNESS, CUTUNE_OUTCOME_TIMEOUT,
-            CUTUNE_OUTCOME_COMPILE, CUTUNE_OUTCOME_RESOURCES};
+        const cutune_outcome *expected = faulty_expected;
         size_t seen[6] = {0};
         for (size_t i = 0; i < r->n_evals; i++) {
             /* Configurations are numbered with FAULT varying fastest. */
@@ -307,12 +292,8 @@ static void tune_damaged_cache(void)
     if (!mkdtemp(dir))
         return;
     snprintf(bins, sizeof bins, "%s/binaries", dir);
-    char path[4096];
-    const char *src = getenv("CUTUNE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/gpu/fixtures/constmem.json",
-             src ? src : ".");
     cutune_problem *p = NULL;
-    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    CHECK_INT(load_fixture("constmem.json", &p), CUTUNE_OK);
     cutune_session_options o;
     cutune_session_options_init(&o);
     o.strategy = "brute_force";

@@ -73,6 +73,39 @@ void cli_print_warnings(const char *name, const cutune_problem *p);
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p);
 
+/* Loads PROBLEM as cli_load_problem, for its space only when `space_only`
+ * (replayed devices need no kernel). */
+int cli_load_problem_as(const char *name, const cli_sizes *size,
+                        int space_only, cutune_problem **p);
+
+/* --devices all|N[,N...] (devices_opt.c). */
+#define CLI_MAX_DEVICES 64
+#define CLI_MAX_ORDINAL 1024
+typedef struct cli_devices {
+    int all;
+    int v[CLI_MAX_DEVICES];
+    size_t n;
+} cli_devices;
+/* 0, or CLI_EXIT_USAGE after printing which entry is not an ordinal. */
+int cli_parse_devices(const char *text, cli_devices *out);
+/* Replayed devices from CUTUNE_DEVICE_BACKEND=replay:FILE[,FILE...],
+ * CUTUNE_REPLAY_TIME_SCALE and CUTUNE_REPLAY_FAIL into `o` (the strings
+ * borrowed from the environment). 0, or an exit code after printing. */
+int cli_replay_env(cutune_session_options *o);
+/* The devices of `d` (all: every device listed) and the model of each. */
+typedef struct cli_device_groups_t {
+    int ordinal[CLI_MAX_DEVICES];
+    size_t group[CLI_MAX_DEVICES];
+    size_t n, n_groups;
+} cli_device_groups_t;
+/* 0, or an exit code after printing the session's message (a device that
+ * does not exist, no device at all). */
+int cli_device_groups(const cutune_session_options *o, const cli_devices *d,
+                      cli_device_groups_t *g);
+/* The ordinals of model `group` into out; returns how many. */
+size_t cli_group_members(const cli_device_groups_t *g, size_t group,
+                         int *out);
+
 /* Prints `j` indented and releases it. */
 void cli_print_json(json_t *j);
 json_t *cli_config_json(const cutune_param_value *v, size_t n);

@@ -21,6 +21,9 @@ static const char usage[] =
     "  --force             tune also what the cache holds\n"
     "  --device N          device of the items that name no \"devices\"\n"
     "                      (default 0)\n"
+    "  --devices all|N,... instead of --device: the items that name no\n"
+    "                      \"devices\" are tuned on these, one search shared\n"
+    "                      by the devices of one model, a task per model\n"
     "  --strategy NAME     search strategy (see cutune tune --help)\n"
     "  --budget-evals N    evaluate at most N configurations per task\n"
     "  --budget-fraction X at most a share X of each space\n"
@@ -33,10 +36,11 @@ static const char usage[] =
     "\n"
     "For tests without a GPU, CUTUNE_PLAN_BACKEND=replay replays the T4\n"
     "file CUTUNE_PLAN_REPLAY (\"{problem}\" stands for the problem's name)\n"
-    "on simulated devices \"replay N\".\n";
+    "on simulated devices \"replay N\"; CUTUNE_DEVICE_BACKEND=replay:FILES\n"
+    "makes the sessions measure on replayed devices (docs/devices.md).\n";
 
 typedef struct plan_args {
-    const char *plan, *strategy, *cache_dir;
+    const char *plan, *strategy, *cache_dir, *devices;
     long long device, budget, seed, threads;
     double seconds, fraction;
     int force, quiet, verbose;
@@ -52,7 +56,51 @@ static void on_session_log(void *user, cutune_log_level level,
         cli_on_log(user, level, msg);
 }
 
-static cutune_status make_backend(const plan_args *a, cli_progress *pr,
+/* The session options every task starts from. 0, or an exit code. */
+static int session_options(const plan_args *a, cli_progress *pr,
+                           cutune_session_options *o)
+{
+    cutune_session_options_init(o);
+    o->strategy = a->strategy;
+    o->max_evals = (size_t)a->budget;
+    o->max_seconds = a->seconds;
+    o->max_fraction = a->fraction;
+    o->seed = (uint64_t)a->seed;
+    o->cache_dir = a->cache_dir;
+    o->compile_threads = (int)a->threads;
+    o->log = on_session_log;
+    o->log_user = pr;
+    return cli_replay_env(o);
+}
+
+/* --devices: the tasks of items without "devices" go to the first device
+ * of each model (*leaders, *n_leaders), and the session backend tunes
+ * each on all the devices of its model. 0, or an exit code. */
+static int device_set(const plan_args *a, cutune_session_options *o,
+                      cli_device_groups_t *g, int *leaders,
+                      size_t *n_leaders)
+{
+    *n_leaders = 0;
+    if (!a->devices) {
+        leaders[(*n_leaders)++] = (int)a->device;
+        return 0;
+    }
+    cli_devices d;
+    int rc = cli_parse_devices(a->devices, &d);
+    if (rc || (rc = cli_device_groups(o, &d, g)))
+        return rc;
+    for (size_t k = 0; k < g->n_groups; k++) {
+        int members[CLI_MAX_DEVICES];
+        cli_group_members(g, k, members);
+        leaders[(*n_leaders)++] = members[0];
+    }
+    o->devices = g->ordinal;
+    o->n_devices = g->n;
+    return 0;
+}
+
+static cutune_status make_backend(const plan_args *a,
+                                  const cutune_session_options *o,
                                   cutune_plan_backend **backend)
 {
     const char *kind = getenv("CUTUNE_PLAN_BACKEND");
@@ -72,18 +120,7 @@ static cutune_status make_backend(const plan_args *a, cli_progress *pr,
                         "or replay\n", kind);
         return CUTUNE_ERR_INVALID_ARGUMENT;
     }
-    cutune_session_options o;
-    cutune_session_options_init(&o);
-    o.strategy = a->strategy;
-    o.max_evals = (size_t)a->budget;
-    o.max_seconds = a->seconds;
-    o.max_fraction = a->fraction;
-    o.seed = (uint64_t)a->seed;
-    o.cache_dir = a->cache_dir;
-    o.compile_threads = (int)a->threads;
-    o.log = on_session_log;
-    o.log_user = pr;
-    return cutune_plan_session_backend_create(&o, backend);
+    return cutune_plan_session_backend_create(o, backend);
 }
 
 /* What the MPI launcher tells each process (Open MPI, PMIx, PMI). */
@@ -118,9 +155,16 @@ static int finish(const cutune_plan *plan, const cutune_plan_report *r)
 
 static int run_plan(const plan_args *a)
 {
-    int device = (int)a->device;
+    cli_progress pr;
+    cutune_session_options so;
+    cli_device_groups_t g;
+    int leaders[CLI_MAX_DEVICES];
+    size_t n_leaders;
+    int rc = session_options(a, &pr, &so);
+    if (rc || (rc = device_set(a, &so, &g, leaders, &n_leaders)))
+        return rc;
     cutune_plan *plan = NULL;
-    cutune_status st = cutune_plan_load(a->plan, &device, 1, &plan);
+    cutune_status st = cutune_plan_load(a->plan, leaders, n_leaders, &plan);
     if (st != CUTUNE_OK) {
         fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
         cutune_plan_destroy(plan);
@@ -128,12 +172,11 @@ static int run_plan(const plan_args *a)
                                                    : CLI_EXIT_INPUT;
     }
     int mpi = cutune_plan_mpi_launched();
-    cli_progress pr;
     /* Only rank 0 sees the whole plan; the others stay quiet. */
     cli_progress_init(&pr, a->quiet || (mpi && !rank_zero()));
     pr.verbose = a->verbose;
     cutune_plan_backend *backend = NULL;
-    if ((st = make_backend(a, &pr, &backend)) != CUTUNE_OK) {
+    if ((st = make_backend(a, &so, &backend)) != CUTUNE_OK) {
         cutune_plan_destroy(plan);
         return cli_exit_code(st);
     }
@@ -147,7 +190,6 @@ static int run_plan(const plan_args *a)
     st = mpi ? cutune_plan_run_mpi(plan, backend, &o, &report)
              : cutune_plan_run(plan, backend, &o, &report);
     cli_progress_end(&pr);
-    int rc;
     if (st != CUTUNE_OK) {
         fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
         rc = cli_exit_code(st);
@@ -161,10 +203,11 @@ static int run_plan(const plan_args *a)
 
 int cli_cmd_plan(int argc, char **argv)
 {
-    plan_args a = {NULL, NULL, NULL, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+    plan_args a = {NULL, NULL, NULL, NULL, -1, 0, 1, 0, 0, 0, 0, 0, 0};
     const cli_opt opts[] = {{"--plan", CLI_STRING, &a.plan},
                             {"--force", CLI_FLAG, &a.force},
                             {"--device", CLI_COUNT, &a.device},
+                            {"--devices", CLI_STRING, &a.devices},
                             {"--strategy", CLI_STRING, &a.strategy},
                             {"--budget-evals", CLI_COUNT, &a.budget},
                             {"--budget-seconds", CLI_NUMBER, &a.seconds},
@@ -198,5 +241,9 @@ int cli_cmd_plan(int argc, char **argv)
                                a.fraction);
     if (a.device > 1024 || a.threads > 4096)
         return cli_usage_error("--device or --threads out of range");
+    if (a.devices && a.device >= 0)
+        return cli_usage_error("--device and --devices: give one of them");
+    if (a.device < 0)
+        a.device = 0;
     return run_plan(&a);
 }

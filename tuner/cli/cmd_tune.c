@@ -14,6 +14,11 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --device N          CUDA device ordinal (default 0)\n"
+    "  --devices all|N,... tune on several devices at once: those of one\n"
+    "                      model share one search (one worker each; an\n"
+    "                      ordinal may repeat), each model is tuned apart\n"
+    "                      and cached under its own device; with --json, an\n"
+    "                      array of results, one per model\n"
     "  --strategy NAME     search strategy: default, bayes, local, annealing,\n"
     "                      genetic, diff_evo, sobol, random or brute_force\n"
     "  --budget-evals N    evaluate at most N configurations (default 100;\n"
@@ -53,8 +58,8 @@ static json_t *number_or_null(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
-static void print_json_result(const cutune_problem *p,
-                              const cutune_tune_result *r)
+static json_t *result_json(const cutune_problem *p,
+                           const cutune_tune_result *r)
 {
     json_t *evals = json_array();
     for (size_t i = 0; i < r->n_evals; i++) {
@@ -66,8 +71,10 @@ static void print_json_result(const cutune_problem *p,
             number_or_null(e->time_ms), "compile_ms", e->compile_ms,
             "stopped_early", e->stopped_early, "sm_clock_mhz",
             e->sm_clock_mhz, "temperature_c", e->temperature_c));
+        json_object_set_new(json_array_get(evals, i), "worker",
+                            json_integer((json_int_t)e->worker));
     }
-    cli_print_json(json_pack(
+    json_t *j = json_pack(
         "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
         "s:I, s:I, s:f, s:s, s:f, s:f, s:I, s:I, s:f, s:I, s:o}",
         "problem", cutune_problem_name(p), "device",
@@ -84,7 +91,11 @@ static void print_json_result(const cutune_problem *p,
         r->kernel_share, "finalists", (json_int_t)r->finalists, "tied",
         (json_int_t)r->tied,
         "best_gflops", r->best_gflops, "reused", (json_int_t)r->reused,
-        "evaluated", evals));
+        "evaluated", evals);
+    json_object_set_new(j, "workers", json_integer((json_int_t)r->workers));
+    json_object_set_new(j, "restarts",
+                        json_integer((json_int_t)r->restarts));
+    return j;
 }
 
 static void print_result(const cutune_problem *p, const cutune_tune_result *r)
@@ -122,6 +133,9 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     if (r->reused)
         printf(", %zu measured before", r->reused);
     printf(") with %s in %.1f s\n", r->strategy, r->wall_s);
+    if (r->workers > 1 || r->restarts)
+        printf("  workers:   %zu device workers shared the search, %zu "
+               "restarted\n", r->workers, r->restarts);
     printf("  measured:  GPU busy %.0f%% of the tune (kernels alone %.0f%%)",
            100.0 * r->gpu_busy, 100.0 * r->kernel_share);
     if (r->finalists)
@@ -133,16 +147,97 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     printf("\n");
 }
 
+/* What a tune writes besides the cache. */
+typedef struct tune_outputs {
+    const char *output, *report;
+    int json;
+    json_t *all;    /* --devices --json: the results, one per model */
+} tune_outputs;
+
+/* One session's tune of `p` with `o`, its result printed. Returns the
+ * exit code. */
+static int tune_once(cutune_problem *p, const cutune_session_options *o,
+                     cli_progress *pr, tune_outputs *out)
+{
+    int rc = 0;
+    cutune_session *s;
+    const cutune_tune_result *r = NULL;
+    cutune_status st = cutune_session_create(o, &s);
+    if (st == CUTUNE_OK)
+        st = cutune_session_tune(s, p, &r);
+    cli_progress_end(pr);
+    /* What was measured is worth keeping even when nothing ran correctly. */
+    int measured = st == CUTUNE_OK || st == CUTUNE_ERR_NO_VALID_RESULT;
+    if (out->output && measured) {
+        cutune_status wst = cutune_session_write_t4(s, out->output);
+        if (wst) {
+            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+            rc = cli_exit_code(wst);
+        }
+    }
+    if (out->report && measured) {
+        int rrc = cli_tune_report(s, p, st ? NULL : r, out->output,
+                                  out->report);
+        rc = rc ? rc : rrc;
+    }
+    if (st) {
+        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        if (st == CUTUNE_ERR_NO_DEVICE)
+            fputs(no_device_howto, stderr);
+        rc = cli_exit_code(st);
+    } else if (out->all) {
+        json_array_append_new(out->all, result_json(p, r));
+    } else if (out->json) {
+        cli_print_json(result_json(p, r));
+    } else {
+        print_result(p, r);
+    }
+    cutune_session_destroy(s);
+    return rc;
+}
+
+/* --devices: a session per model, one after the other (each has the
+ * compile pool, the host's CPUs, to itself), each on all the devices of
+ * its model. */
+static int tune_models(cutune_problem *p, cutune_session_options *o,
+                       const cli_devices *d, cli_progress *pr,
+                       tune_outputs *out)
+{
+    cli_device_groups_t g;
+    int rc = cli_device_groups(o, d, &g);
+    if (rc == CLI_EXIT_NO_DEVICE)
+        fputs(no_device_howto, stderr);
+    if (rc)
+        return rc;
+    if (g.n_groups > 1 && (out->output || out->report))
+        return cli_usage_error("--output and --report take one tune, and "
+                               "--devices names %zu models", g.n_groups);
+    if (out->json)
+        out->all = json_array();
+    for (size_t k = 0; k < g.n_groups; k++) {
+        int members[CLI_MAX_DEVICES];
+        o->devices = members;
+        o->n_devices = cli_group_members(&g, k, members);
+        int grc = tune_once(p, o, pr, out);
+        rc = rc ? rc : grc;
+    }
+    if (out->all)
+        cli_print_json(out->all);
+    return rc;
+}
+
 int cli_cmd_tune(int argc, char **argv)
 {
     const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
-    const char *output = NULL, *check = NULL, *report = NULL;
-    long long device = 0, budget = 0, seed = 1, threads = 0;
+    const char *check = NULL, *devices = NULL;
+    tune_outputs out = {NULL, NULL, 0, NULL};
+    long long device = -1, budget = 0, seed = 1, threads = 0;
     double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
-    int no_cache = 0, json = 0, quiet = 0, no_binaries = 0, warm = 0;
+    int no_cache = 0, quiet = 0, no_binaries = 0, warm = 0;
     int verbose = 0, resume = 0;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
+                            {"--devices", CLI_STRING, &devices},
                             {"--strategy", CLI_STRING, &strategy},
                             {"--budget-evals", CLI_COUNT, &budget},
                             {"--budget-seconds", CLI_NUMBER, &seconds},
@@ -151,14 +246,14 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--no-cache", CLI_FLAG, &no_cache},
-                            {"--output", CLI_STRING, &output},
-                            {"--report", CLI_STRING, &report},
+                            {"--output", CLI_STRING, &out.output},
+                            {"--report", CLI_STRING, &out.report},
                             {"--threads", CLI_COUNT, &threads},
                             {"--no-binary-cache", CLI_FLAG, &no_binaries},
                             {"--warm-cache", CLI_FLAG, &warm},
                             {"--resume", CLI_FLAG, &resume},
                             {"--check", CLI_STRING, &check},
-                            {"--json", CLI_FLAG, &json},
+                            {"--json", CLI_FLAG, &out.json},
                             {"--quiet", CLI_FLAG, &quiet},
                             {"--verbose", CLI_FLAG, &verbose},
                             {NULL, 0, NULL}};
@@ -182,15 +277,23 @@ int cli_cmd_tune(int argc, char **argv)
                                "finite", check);
     if (device > 1024 || threads > 4096)
         return cli_usage_error("--device or --threads out of range");
-    cutune_problem *p;
-    if ((rc = cli_load_problem(problem, &size, &p)))
+    cli_devices dl;
+    if (devices && device >= 0)
+        return cli_usage_error("--device and --devices: give one of them");
+    if (devices && (rc = cli_parse_devices(devices, &dl)))
         return rc;
-    cli_progress pr;
-    cli_progress_init(&pr, quiet || json);
-    pr.verbose = verbose;
     cutune_session_options o;
     cutune_session_options_init(&o);
-    o.device = (int)device;
+    if ((rc = cli_replay_env(&o)))
+        return rc;
+    cutune_problem *p;
+    if ((rc = cli_load_problem_as(problem, &size, o.replay_devices != NULL,
+                                  &p)))
+        return rc;
+    cli_progress pr;
+    cli_progress_init(&pr, quiet || out.json);
+    pr.verbose = verbose;
+    o.device = device < 0 ? 0 : (int)device;
     o.strategy = strategy;
     o.max_evals = (size_t)budget;
     o.max_seconds = seconds;
@@ -205,35 +308,8 @@ int cli_cmd_tune(int argc, char **argv)
     o.output_check = check_mode;
     o.log = cli_on_log;
     o.log_user = &pr;
-    cutune_session *s;
-    const cutune_tune_result *r = NULL;
-    cutune_status st = cutune_session_create(&o, &s);
-    if (st == CUTUNE_OK)
-        st = cutune_session_tune(s, p, &r);
-    cli_progress_end(&pr);
-    /* What was measured is worth keeping even when nothing ran correctly. */
-    if (output && (st == CUTUNE_OK || st == CUTUNE_ERR_NO_VALID_RESULT)) {
-        cutune_status wst = cutune_session_write_t4(s, output);
-        if (wst) {
-            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
-            rc = cli_exit_code(wst);
-        }
-    }
-    if (report && (st == CUTUNE_OK || st == CUTUNE_ERR_NO_VALID_RESULT)) {
-        int rrc = cli_tune_report(s, p, st ? NULL : r, output, report);
-        rc = rc ? rc : rrc;
-    }
-    if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
-        if (st == CUTUNE_ERR_NO_DEVICE)
-            fputs(no_device_howto, stderr);
-        rc = cli_exit_code(st);
-    } else if (json) {
-        print_json_result(p, r);
-    } else {
-        print_result(p, r);
-    }
-    cutune_session_destroy(s);
+    rc = devices ? tune_models(p, &o, &dl, &pr, &out)
+                 : tune_once(p, &o, &pr, &out);
     cutune_problem_destroy(p);
     return rc;
 }

@@ -168,8 +168,15 @@ unsigned long long cli_space_limit(void)
 int cli_load_problem(const char *name, const cli_sizes *size,
                      cutune_problem **p)
 {
+    return cli_load_problem_as(name, size, 0, p);
+}
+
+int cli_load_problem_as(const char *name, const cli_sizes *size,
+                        int space_only, cutune_problem **p)
+{
     cutune_problem_options po;
     cutune_problem_options_init(&po);
+    po.space_only = space_only;
     po.problem_size = size ? size->v : NULL;
     po.n_problem_size = size ? size->n : 0;
     po.max_space_visits = cli_space_limit();

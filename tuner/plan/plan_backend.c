@@ -17,10 +17,16 @@ void cutune_plan_backend_destroy(cutune_plan_backend *backend)
 
 /* ---- sessions -------------------------------------------------------- */
 
+#define MAX_SET 64
+
 typedef struct session_backend {
     cutune_plan_backend base;
     cutune_session_options options;
-    char *strategy, *cache_dir, *worker_path;
+    char *strategy, *cache_dir, *worker_path, *replay_devices, *replay_fail;
+    /* options.devices: a task on one of them is tuned on all of its
+     * model (set_group[i] the model of set[i]). */
+    int set[MAX_SET];
+    size_t set_group[MAX_SET], n_set;
     cutune_session *session;        /* of the last tune: owns its result */
     cutune_cache *cache;            /* owns the record read back */
     long long size[8];
@@ -37,6 +43,8 @@ static void session_destroy(cutune_plan_backend *base)
     free(b->strategy);
     free(b->cache_dir);
     free(b->worker_path);
+    free(b->replay_devices);
+    free(b->replay_fail);
     free(b);
 }
 
@@ -51,6 +59,8 @@ static cutune_status session_device(void *user, int ordinal,
     }
     cutune_session_options o = b->options;
     o.device = ordinal;
+    o.devices = NULL;
+    o.n_devices = 0;
     cutune_session *s = NULL;
     const cutune_device *list = NULL;
     size_t n = 0;
@@ -152,6 +162,16 @@ static cutune_status session_tune(void *user, const cutune_plan_task *task,
     cutune_session_options o = b->options;
     o.device = task->device;
     o.write_cache = write_cache;
+    /* A device of the --devices set shares the search with its model. */
+    int members[MAX_SET];
+    size_t n = 0;
+    for (size_t i = 0; i < b->n_set && !n; i++)
+        if (b->set[i] == task->device)
+            for (size_t k = 0; k < b->n_set; k++)
+                if (b->set_group[k] == b->set_group[i])
+                    members[n++] = b->set[k];
+    o.devices = n ? members : NULL;
+    o.n_devices = n;
     cutune_session_destroy(b->session);
     b->session = NULL;
     const cutune_tune_result *r = NULL;
@@ -175,6 +195,30 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+/* The models of options->devices, listed once. */
+static cutune_status group_set(session_backend *b)
+{
+    const cutune_session_options *o = &b->options;
+    if (!o->devices || !o->n_devices)
+        return CUTUNE_OK;
+    if (o->n_devices > MAX_SET)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    memcpy(b->set, o->devices, o->n_devices * sizeof *b->set);
+    b->n_set = o->n_devices;
+    b->options.devices = NULL;
+    b->options.n_devices = 0;
+    cutune_session_options probe = b->options;
+    probe.log = NULL;
+    cutune_session *s = NULL;
+    size_t n_groups;
+    cutune_status st = cutune_session_create(&probe, &s);
+    if (st == CUTUNE_OK)
+        st = cutune_session_device_groups(s, b->set, b->n_set, b->set_group,
+                                          &n_groups);
+    cutune_session_destroy(s);
+    return st;
+}
+
 cutune_status cutune_plan_session_backend_create(
     const cutune_session_options *options, cutune_plan_backend **out)
 {
@@ -188,18 +232,31 @@ cutune_status cutune_plan_session_backend_create(
     b->strategy = dup_or_null(options->strategy);
     b->cache_dir = dup_or_null(options->cache_dir);
     b->worker_path = dup_or_null(options->worker_path);
+    b->replay_devices = dup_or_null(options->replay_devices);
+    b->replay_fail = dup_or_null(options->replay_fail);
     b->options.strategy = b->strategy;
     b->options.cache_dir = b->cache_dir;
     b->options.worker_path = b->worker_path;
+    b->options.replay_devices = b->replay_devices;
+    b->options.replay_fail = b->replay_fail;
     b->base.device = session_device;
     b->base.tune = session_tune;
     b->base.destroy = session_destroy;
     b->base.user = b;
+    /* Replayed devices need no kernel: problems load for their space. */
+    b->base.space_only = b->replay_devices != NULL;
     if ((options->strategy && !b->strategy) ||
         (options->cache_dir && !b->cache_dir) ||
-        (options->worker_path && !b->worker_path)) {
+        (options->worker_path && !b->worker_path) ||
+        (options->replay_devices && !b->replay_devices) ||
+        (options->replay_fail && !b->replay_fail)) {
         session_destroy(&b->base);
         return CUTUNE_ERR_NO_MEMORY;
+    }
+    cutune_status st = group_set(b);
+    if (st != CUTUNE_OK) {
+        session_destroy(&b->base);
+        return st;
     }
     *out = &b->base;
     return CUTUNE_OK;

@@ -166,19 +166,7 @@ void cutune__session_settle_check(cutune_session *s, size_t first,
     free(differs);
 }
 
-/* A batch being evaluated: what plan_batch decided and the pool that
- * compiles it. */
-typedef struct batch {
-    const size_t *indices;
-    size_t n;
-    const cutune__measured **prior; /* per proposal: its earlier
-                                       measurement, or NULL */
-    size_t *todo;                   /* configurations to compile ... */
-    size_t n_todo;
-    size_t *job_of;                 /* ... and per proposal its job */
-    job_set js;
-    cutune__compile_pool *pool;     /* NULL: compiled already, or none */
-} batch;
+typedef cutune__batch batch;
 
 static void batch_free(batch *b)
 {
@@ -207,15 +195,20 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     if (ahead > AHEAD_PROPOSALS)
         ahead = AHEAD_PROPOSALS;
     int allocated = b->prior && skip && b->todo && b->job_of;
+    for (size_t i = 0; allocated && i < n; i++) {
+        char cfg[512];
+        if (s->opt.reuse_measurements && s->measured &&
+            cutune__session_describe(s->problem, b->indices[i], cfg,
+                                     sizeof cfg))
+            b->prior[i] = earlier(s, b->indices[i], cfg);
+        skip[i] = b->prior[i] != NULL;
+    }
+    if (allocated && s->replay) {
+        /* A replayed device compiles nothing. */
+        free(skip);
+        return 0;
+    }
     if (allocated) {
-        for (size_t i = 0; i < n; i++) {
-            char cfg[512];
-            if (s->opt.reuse_measurements && s->measured &&
-                cutune__session_describe(s->problem, b->indices[i], cfg,
-                                         sizeof cfg))
-                b->prior[i] = earlier(s, b->indices[i], cfg);
-            skip[i] = b->prior[i] != NULL;
-        }
         size_t named;
         b->n_todo = cutune__batch_jobs(b->indices, n, skip, ahead,
                                        AHEAD_EACH, cutune__search_ahead,
@@ -249,26 +242,34 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     return 0;
 }
 
-/* Proposal i of the batch, not measured before, into `e` (text `cfg`,
- * `whole` when it names the configuration): its compile waited for, then
- * measured and logged. */
-static void measure_proposal(cutune_session *s, batch *b, size_t i,
-                             eval_record *e, char *cfg, int whole)
+/* Proposal i of the batch, not measured before, into `e` on `slot`: its
+ * compile waited for (the session let go of meanwhile), then measured and
+ * logged. */
+void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
+                                      batch *b, size_t i, eval_record *e)
 {
+    char cfg[512];
+    int whole =
+        cutune__session_describe(s->problem, b->indices[i], cfg, sizeof cfg);
+    e->pub.worker = slot->index;
     if (b->pool) {
         double t0 = cutune__now();
+        cutune__session_unlock(s);
         cutune__compile_wait(b->pool, b->job_of[i]);
+        cutune__session_lock(s);
         s->tel.wait_compile_s += cutune__now() - t0;
     }
-    cutune__compile_job *job = &b->js.jobs[b->job_of[i]];
-    s->tel.shared_compiles += job->waited;
-    e->pub.compile_ms = job->seconds * 1e3;
-    if (!job->ok) {
+    cutune__compile_job *job = s->replay ? NULL : &b->js.jobs[b->job_of[i]];
+    if (job) {
+        s->tel.shared_compiles += job->waited;
+        e->pub.compile_ms = job->seconds * 1e3;
+    }
+    if (job && !job->ok) {
         e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
         cutune__session_set_message(e, job->log);
     } else {
         double t0 = cutune__now();
-        cutune__session_measure(s, e, job, 0);
+        cutune__session_measure(s, slot, e, job, 0);
         double kernel_ms = 0.0;
         for (size_t k = 0; e->runtimes && k < e->runs; k++)
             kernel_ms += e->runtimes[k];
@@ -286,10 +287,13 @@ static void measure_proposal(cutune_session *s, batch *b, size_t i,
 /* Result i of the batch (`e`, taken from the log when `reused`) as the
  * strategy's objective, in the output check's sample and the best so far,
  * and in the log. The batch's objectives start at evals[first_eval]. */
-static void record_result(cutune_session *s, const eval_record *e,
-                          int reused, size_t first_eval, double *objectives,
-                          size_t i, const char *cfg)
+void cutune__session_record_result(cutune_session *s, const eval_record *e,
+                                   int reused, size_t first_eval,
+                                   double *objectives, size_t i)
 {
+    char cfg[512];
+    cutune__session_describe(s->problem, e->pub.config_index, cfg,
+                             sizeof cfg);
     if (s->check.mode == CUTUNE__CHECK_PROBE && !reused) {
         s->check.agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
         s->check.differed += e->differs != 0;
@@ -343,10 +347,41 @@ static void finish_batch(cutune_session *s, batch *b)
     s->batch_end = cutune__now();
 }
 
-static int time_is_up(const cutune_session *s)
+int cutune__session_time_is_up(const cutune_session *s)
 {
     return s->budget.max_seconds > 0 &&
            cutune__now() - s->started >= s->budget.max_seconds;
+}
+
+/* Result i of the batch into a new record of the session: taken from
+ * the log, from the crew, or measured now on slot 0. Returns NULL when it
+ * is not there (time is up, or the crew stopped), and sets *rc -1 when
+ * memory ran out. */
+static eval_record *next_result(cutune_session *s, batch *b, size_t i,
+                                cutune__crew *crew, int *rc)
+{
+    eval_record got;
+    if (crew && !b->prior[i] && cutune__crew_take(crew, i, &got) != 0)
+        return NULL;
+    eval_record *e = cutune__session_add_eval(s, b->indices[i]);
+    if (!e || (b->prior[i] && take_earlier(e, b->prior[i]) != 0)) {
+        if (crew && !b->prior[i]) {
+            free((char *)got.pub.message);
+            free(got.runtimes);
+        }
+        s->fatal = 1;
+        s->fatal_status =
+            cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        *rc = -1;
+        return NULL;
+    }
+    if (b->prior[i])
+        s->tel.reused++;
+    else if (crew)
+        *e = got;
+    else
+        cutune__session_measure_proposal(s, s->slots, b, i, e);
+    return e;
 }
 
 int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
@@ -360,7 +395,7 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
      * time in `more`; it is shared among the evaluations made. */
     double search_ms = (cutune__now() - s->batch_end) * 1e3;
     size_t first_eval = s->n_evals;
-    if (time_is_up(s))
+    if (cutune__session_time_is_up(s))
         return 0;
     batch b;
     memset(&b, 0, sizeof b);
@@ -368,27 +403,18 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
     b.n = n;
     if (plan_batch(s, &b, more_ctx) != 0)
         return -1;
+    /* Several slots: the crew measures ahead, the results are handed on
+     * here in proposal order as with one. */
+    cutune__crew *crew = cutune__crew_start(s, &b);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (time_is_up(s))
+        if (!crew && cutune__session_time_is_up(s))
             break;
-        eval_record *e = cutune__session_add_eval(s, indices[i]);
-        if (!e || (b.prior[i] && take_earlier(e, b.prior[i]) != 0)) {
-            s->fatal = 1;
-            s->fatal_status =
-                cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-            rc = -1;
+        eval_record *e = next_result(s, &b, i, crew, &rc);
+        if (!e)
             break;
-        }
-        char cfg[512];
-        int whole =
-            cutune__session_describe(s->problem, indices[i], cfg, sizeof cfg);
-        if (b.prior[i])
-            s->tel.reused++;
-        else
-            measure_proposal(s, &b, i, e, cfg, whole);
-        record_result(s, e, b.prior[i] != NULL, first_eval, objectives, i,
-                      cfg);
+        cutune__session_record_result(s, e, b.prior[i] != NULL, first_eval,
+                                      objectives, i);
         *done = i + 1;
         if (s->fatal) {
             rc = -1;
@@ -405,6 +431,10 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
                 break;
         }
     }
+    cutune__crew_stop(crew);
+    /* A slot whose worker could not be brought back ends the tune. */
+    if (s->fatal)
+        rc = -1;
     for (size_t i = first_eval; i < s->n_evals; i++)
         s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
     finish_batch(s, &b);

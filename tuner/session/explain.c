@@ -37,16 +37,17 @@ static int load(cutune_session *s, cutune__compile_job *job, char *msg,
         snprintf(msg, len, "does not compile: %s", job->log ? job->log : "");
         return -1;
     }
-    if (s->worker.pid == 0 && cutune__session_bring_up(s, 1) != CUTUNE_OK) {
+    if (s->slots[0].worker.pid == 0 &&
+        cutune__session_bring_up(s, s->slots, 1) != CUTUNE_OK) {
         snprintf(msg, len, "%s", s->errmsg);
         return -1;
     }
     int cerr = 0, rejected = 0;
     cutune__call_result cr = cutune__session_load_cubin(
-        s, job->cubin, job->cubin_size, job->lowered_name, &cerr, &rejected,
-        msg, len);
+        s, s->slots, job->cubin, job->cubin_size, job->lowered_name, &cerr,
+        &rejected, msg, len);
     if (cr != CUTUNE__CALL_OK)
-        snprintf(msg, len, "%s", s->worker.message);
+        snprintf(msg, len, "%s", s->slots[0].worker.message);
     return cr != CUTUNE__CALL_OK || cerr ? -1 : 0;
 }
 
@@ -63,7 +64,7 @@ static void time_config(cutune_session *s, cutune__explained *e,
         e->message = strdup("out of memory");
         return;
     }
-    cutune__session_measure(s, rec, job, 1);
+    cutune__session_measure(s, s->slots, rec, job, 1);
     e->outcome = rec->pub.outcome;
     e->time_ms = rec->pub.time_ms;
     e->message = strdup(rec->pub.message ? rec->pub.message : "");
@@ -118,10 +119,10 @@ static void profile_config(cutune_session *s, cutune__explained *e,
                                  used};
     cutune__profile_reply *r = NULL;
     cutune__call_result cr = cutune__session_call(
-        s, CUTUNE__MSG_PROFILE, &q, sizeof q, names, used, (void **)&r,
-        sizeof *r, 300.0);
+        s, s->slots, CUTUNE__MSG_PROFILE, &q, sizeof q, names, used,
+        (void **)&r, sizeof *r, 300.0);
     if (cr != CUTUNE__CALL_OK) {
-        snprintf(e->why, sizeof e->why, "%s", s->worker.message);
+        snprintf(e->why, sizeof e->why, "%s", s->slots[0].worker.message);
         return;
     }
     if (r->num_regs > 0 || r->active_blocks > 0)
@@ -135,7 +136,7 @@ static void profile_config(cutune_session *s, cutune__explained *e,
     for (uint32_t i = 0; i < r->n_values && i < CUTUNE__METRIC_COUNT; i++)
         e->values[i] = v[i];
     if (r->head.fatal)
-        cutune__worker_stop(&s->worker);
+        cutune__worker_stop(&s->slots[0].worker);
     free(r);
 }
 
@@ -278,7 +279,7 @@ cutune_status cutune_session_explain(cutune_session *s,
     }
     if (!st)
         st = explain_all(s, x);
-    cutune__worker_stop(&s->worker);
+    cutune__worker_stop(&s->slots[0].worker);
     if (st) {
         cutune__explain_free(x);
         return st;

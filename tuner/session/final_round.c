@@ -112,11 +112,12 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
         for (size_t j = 0; j < n_todo && !st && !cut; j++) {
             size_t k = pass % 2 ? n_todo - 1 - j : j;
             eval_record *e = fin[k];
-            cutune__compile_job *job = &js->jobs[k];
+            cutune__compile_job *job = js->jobs ? &js->jobs[k] : NULL;
             if (!cutune__session_contender(e))
                 continue;    /* failed in an earlier pass */
-            if (!job->ok) {  /* NVRTC disagrees with itself: keep what the
-                                search measured */
+            if (job && !job->ok) {
+                /* NVRTC disagrees with itself: keep what the search
+                 * measured. */
                 e->finalist = 0;
                 continue;
             }
@@ -124,7 +125,7 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
             memset(&t, 0, sizeof t);
             t.pub.config_index = e->pub.config_index;
             t.pub.time_ms = NAN;
-            cutune__session_measure(s, &t, job, 1);
+            cutune__session_measure(s, s->slots, &t, job, 1);
             if (s->fatal) {
                 /* No worker could be brought back: that says nothing of
                  * the finalist, and the search's results still stand. */
@@ -199,8 +200,10 @@ cutune_status cutune__session_final_round(cutune_session *s)
     }
     for (size_t k = 0; k < n_todo; k++)
         configs[k] = fin[k]->pub.config_index;
-    if (n_todo && cutune__session_job_set_init(&js, s, s->problem, configs,
-                                               n_todo, s->arch) != 0) {
+    /* A replayed device compiles nothing. */
+    if (n_todo && !s->replay &&
+        cutune__session_job_set_init(&js, s, s->problem, configs, n_todo,
+                                     s->arch) != 0) {
         free(configs);
         free(fin);
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -209,7 +212,7 @@ cutune_status cutune__session_final_round(cutune_session *s)
                         "within %.0f%% of the fastest, %zu to measure",
                         n_fin, n_fin == 1 ? "" : "s", 100.0 * FINAL_MARGIN,
                         n_todo);
-    if (n_todo)
+    if (n_todo && !s->replay)
         cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
                               cutune__session_compilers(s));
     cutune_status st = CUTUNE_OK;

@@ -81,6 +81,7 @@ int cutune__session_summarize(eval_record *e, size_t n)
  * fault: it is compiled again, which also replaces the entry, and loaded
  * once more. Returns the second load's result. */
 static cutune__call_result reload_fresh(cutune_session *s,
+                                        cutune__mslot *slot,
                                         const eval_record *e,
                                         cutune__compile_job *job,
                                         int *cerr, char *msg, size_t msglen)
@@ -120,8 +121,9 @@ static cutune__call_result reload_fresh(cutune_session *s,
     fresh.lowered_name = lowered;
     cutune__compile_job_clear(&fresh);
     /* A worker the rejected image took down is brought back first. */
-    if (s->worker.pid == 0) {
-        cutune_status st = cutune__session_bring_up(s, 1);
+    if (slot->worker.pid == 0) {
+        s->tel.restarts++;
+        cutune_status st = cutune__session_bring_up(s, slot, 1);
         if (st) {
             s->fatal = 1;
             s->fatal_status = st;
@@ -129,17 +131,59 @@ static cutune__call_result reload_fresh(cutune_session *s,
             return CUTUNE__CALL_DIED;
         }
     }
-    return cutune__session_load_cubin(s, job->cubin, job->cubin_size,
+    return cutune__session_load_cubin(s, slot, job->cubin, job->cubin_size,
                                       job->lowered_name, cerr, &rejected, msg,
                                       msglen);
 }
 
-/* Measures one compiled configuration on the worker, restarting the
- * worker first when a previous candidate killed it. In the final round
- * (`final`) nothing stops early and each finalist gets FINAL_SECONDS. */
-void cutune__session_measure(cutune_session *s, eval_record *e,
-                             cutune__compile_job *job, int final)
+/* Conditions of the measurement, where NVML can tell them: the slot's
+ * monitor opened on its first measurement. */
+static void sample_conditions(cutune_session *s, cutune__mslot *slot,
+                              eval_record *e)
 {
+    if (!slot->monitor_tried) {
+        char why[128];
+        slot->monitor_tried = 1;
+        slot->monitor = cutune__gpu_monitor_open(
+            slot->device.fingerprint.uuid, why, sizeof why);
+        if (!slot->monitor)
+            cutune__session_log(s, CUTUNE_LOG_DEBUG,
+                                "no clock or temperature records of "
+                                "worker %zu: %s", slot->index, why);
+    }
+    cutune__gpu_sample gs;
+    cutune__gpu_monitor_sample(slot->monitor, slot->worker.pid, &gs);
+    /* The tune's other workers on the same GPU (--devices 0,0) are not
+     * strangers. */
+    for (size_t k = 0; gs.other_processes > 0 && k < s->n_slots; k++)
+        if (&s->slots[k] != slot && s->slots[k].worker.pid != 0 &&
+            strcmp(s->slots[k].device.fingerprint.uuid,
+                   slot->device.fingerprint.uuid) == 0)
+            gs.other_processes--;
+    e->pub.sm_clock_mhz = gs.sm_clock_mhz;
+    e->pub.temperature_c = gs.temperature_c;
+    if (gs.other_processes > 0 && !s->warned_other_processes) {
+        s->warned_other_processes = 1;
+        cutune__session_log(s, CUTUNE_LOG_WARN,
+                            "%d other process%s using the GPU during "
+                            "the tune; timings may be disturbed",
+                            gs.other_processes,
+                            gs.other_processes == 1 ? " is" : "es are");
+    }
+}
+
+/* Measures one compiled configuration on the slot's worker, restarting
+ * the worker first when a previous candidate killed it. In the final
+ * round (`final`) nothing stops early and each finalist gets
+ * FINAL_SECONDS. */
+void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
+                             eval_record *e, cutune__compile_job *job,
+                             int final)
+{
+    if (s->replay) {
+        cutune__replay_measure(s, slot, e, final);
+        return;
+    }
     const cutune_problem *p = s->problem;
     unsigned grid[3], block[3];
     char msg[1024];
@@ -149,9 +193,13 @@ void cutune__session_measure(cutune_session *s, eval_record *e,
         cutune__session_set_message(e, msg);
         return;
     }
-    if (s->worker.pid == 0) {
-        cutune__session_log(s, CUTUNE_LOG_INFO, "starting a new GPU worker");
-        cutune_status st = cutune__session_bring_up(s, 1);
+    if (slot->worker.pid == 0) {
+        if (slot->ever_up) {
+            cutune__session_log(s, CUTUNE_LOG_INFO,
+                                "starting a new GPU worker");
+            s->tel.restarts++;
+        }
+        cutune_status st = cutune__session_bring_up(s, slot, 1);
         if (st) {
             s->fatal = 1;
             s->fatal_status = st;
@@ -163,15 +211,15 @@ void cutune__session_measure(cutune_session *s, eval_record *e,
     int cerr = 0, rejected = 0;
     double t_load = cutune__now();
     cutune__call_result cr = cutune__session_load_cubin(
-        s, job->cubin, job->cubin_size, job->lowered_name, &cerr, &rejected,
-        msg, sizeof msg);
+        s, slot, job->cubin, job->cubin_size, job->lowered_name, &cerr,
+        &rejected, msg, sizeof msg);
     if (cr == CUTUNE__CALL_OK && rejected && job->from_cache)
-        cr = reload_fresh(s, e, job, &cerr, msg, sizeof msg);
+        cr = reload_fresh(s, slot, e, job, &cerr, msg, sizeof msg);
     t_load = cutune__now() - t_load;
     if (cr != CUTUNE__CALL_OK || cerr) {
         e->pub.outcome = cr == CUTUNE__CALL_TIMEOUT ? CUTUNE_OUTCOME_TIMEOUT
                                                     : CUTUNE_OUTCOME_RUNTIME;
-        cutune__session_set_message(e, cr ? s->worker.message : msg);
+        cutune__session_set_message(e, cr ? slot->worker.message : msg);
         return;
     }
     cutune__run_request rq;
@@ -185,23 +233,11 @@ void cutune__session_measure(cutune_session *s, eval_record *e,
     }
     if (s->opt.warm_cache)
         rq.flush_l2 = 0;
-    /* Conditions of the measurement, where NVML can tell them. */
-    cutune__gpu_sample gs;
-    cutune__gpu_monitor_sample(s->monitor, s->worker.pid, &gs);
-    e->pub.sm_clock_mhz = gs.sm_clock_mhz;
-    e->pub.temperature_c = gs.temperature_c;
-    if (gs.other_processes > 0 && !s->warned_other_processes) {
-        s->warned_other_processes = 1;
-        cutune__session_log(s, CUTUNE_LOG_WARN,
-                            "%d other process%s using the GPU during "
-                            "the tune; timings may be disturbed",
-                            gs.other_processes,
-                            gs.other_processes == 1 ? " is" : "es are");
-    }
+    sample_conditions(s, slot, e);
     cutune__run_reply *rr = NULL;
     double t_run = cutune__now();
-    cr = cutune__session_call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0,
-                              (void **)&rr, sizeof *rr,
+    cr = cutune__session_call(s, slot, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL,
+                              0, (void **)&rr, sizeof *rr,
                               cutune__session_run_timeout(s));
     t_run = cutune__now() - t_run;
     if (cr == CUTUNE__CALL_OK)
@@ -212,12 +248,12 @@ void cutune__session_measure(cutune_session *s, eval_record *e,
                             rr->n_times);
     if (cr == CUTUNE__CALL_TIMEOUT) {
         e->pub.outcome = CUTUNE_OUTCOME_TIMEOUT;
-        cutune__session_set_message(e, s->worker.message);
+        cutune__session_set_message(e, slot->worker.message);
         return;
     }
     if (cr != CUTUNE__CALL_OK) {
         e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
-        cutune__session_set_message(e, s->worker.message);
+        cutune__session_set_message(e, slot->worker.message);
         return;
     }
     e->pub.outcome = (cutune_outcome)rr->outcome;
@@ -227,7 +263,7 @@ void cutune__session_measure(cutune_session *s, eval_record *e,
     e->pub.stopped_early = rr->stopped_early;
     s->tel.gpu_ms += rr->gpu_ms;
     if (rr->head.fatal)
-        cutune__worker_stop(&s->worker);
+        cutune__worker_stop(&slot->worker);
     e->differs = rr->outcome == CUTUNE_OUTCOME_CORRECTNESS && rr->differs;
     if ((rr->outcome == CUTUNE_OUTCOME_CORRECT || e->differs) &&
         rr->n_times > 0) {

@@ -65,6 +65,8 @@ cutune_status cutune_session_create(const cutune_session_options *options,
         s->opt = *options;
     else
         cutune_session_options_init(&s->opt);
+    pthread_mutex_init(&s->lock, NULL);
+    s->replay_fail.config = SIZE_MAX;
     s->strategy = dup_or_null(s->opt.strategy);
     s->cache_dir = dup_or_null(s->opt.cache_dir);
     s->worker_path = cutune__worker_locate(s->opt.worker_path);
@@ -86,8 +88,11 @@ cutune_status cutune_session_create(const cutune_session_options *options,
                                     "unknown strategy '%s' (known: %s)",
                                     s->strategy, names);
     }
-    s->worker.pid = 0;
-    s->worker.fd = -1;
+    if (cutune__session_init_slots(s) != CUTUNE_OK)
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    cutune_status st = cutune__replay_devices_open(s);
+    if (st)
+        return st;
     /* Without it, a batch ended early waits for its running compiles. */
     s->drain = cutune__compile_drain_create();
     return CUTUNE_OK;
@@ -95,8 +100,6 @@ cutune_status cutune_session_create(const cutune_session_options *options,
 
 void cutune__session_clear_tune(cutune_session *s)
 {
-    cutune__gpu_monitor_close(s->monitor);
-    s->monitor = NULL;
     cutune__measure_log_close(s->measured);
     s->measured = NULL;
     memset(&s->tel, 0, sizeof s->tel);
@@ -136,8 +139,10 @@ void cutune_session_destroy(cutune_session *s)
 {
     if (!s)
         return;
-    cutune__worker_stop(&s->worker);
+    cutune__session_free_slots(s);
     cutune__session_clear_tune(s);
+    cutune__replay_devices_close(s);
+    pthread_mutex_destroy(&s->lock);
     cutune__compile_drain_destroy(s->drain);
     cutune__binary_cache_close(s->binaries);
     double t0 = cutune__now();
@@ -192,21 +197,42 @@ static const char no_device_hint[] =
     "without one, `cutune compile` and `cutune lookup --device-name NAME` "
     "still work";
 
+/* The replayed devices as the device list. */
+static cutune_status list_replayed(cutune_session *s)
+{
+    free(s->props);
+    free(s->devices);
+    s->n_devices = 0;
+    s->props = malloc(s->n_replay * sizeof *s->props);
+    s->devices = malloc(s->n_replay * sizeof *s->devices);
+    if (!s->props || !s->devices)
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < s->n_replay; i++) {
+        s->props[i] = s->replay[i].props;
+        s->devices[i] = s->props[i].fingerprint;
+    }
+    s->n_devices = s->n_replay;
+    return CUTUNE_OK;
+}
+
 cutune_status cutune__session_list_devices(cutune_session *s)
 {
-    cutune_status st = cutune__session_start_worker(s);
+    if (s->replay)
+        return list_replayed(s);
+    cutune__mslot *slot = &s->slots[0];
+    cutune_status st = cutune__session_start_worker(s, slot);
     if (st)
         return st;
     cutune__devices_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, CUTUNE__MSG_DEVICES, NULL, 0, NULL, 0,
+        cutune__session_call(s, slot, CUTUNE__MSG_DEVICES, NULL, 0, NULL, 0,
                              (void **)&r, sizeof *r, 60.0);
     if (cr == CUTUNE__CALL_NOMEM)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "listing CUDA devices: %s",
-                                    s->worker.message);
+                                    slot->worker.message);
     free(s->props);
     free(s->devices);
     s->props = NULL;
@@ -242,7 +268,7 @@ cutune_status cutune_session_devices(cutune_session *s,
     if (!s || !devices || !count)
         return CUTUNE_ERR_INVALID_ARGUMENT;
     cutune_status st = cutune__session_list_devices(s);
-    cutune__worker_stop(&s->worker);
+    cutune__session_stop_slots(s);
     *devices = s->devices;
     *count = s->n_devices;
     return st;

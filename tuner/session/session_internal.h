@@ -10,8 +10,11 @@
  *   session_compile.c  NVRTC for the session: job sets, compile
  *                      processes, the reference and comparison kernels,
  *                      cutune_session_compile
- *   measure.c          measuring one configuration on the worker
+ *   measure.c          measuring one configuration on a slot's worker
  *   evaluate.c         a strategy's batch: compile, measure, log, report
+ *   dispatch.c         a batch over several measuring slots at once
+ *   slots.c            the measuring slots: one per device of the tune
+ *   replay_device.c    replayed devices (recorded T4 files) in their place
  *   final_round.c      measuring the search's best few again
  *   tune.c             cutune_session_tune: the stages in order
  *   session_output.c   the winner, the cache record and the T4 file
@@ -23,6 +26,7 @@
 #ifndef CUTUNE_TUNER_SESSION_INTERNAL_H
 #define CUTUNE_TUNER_SESSION_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +39,7 @@
 #include "measure_log.h"
 #include "problem.h"
 #include "strategy.h"
+#include "t4.h"
 #include "worker_client.h"
 
 /* Measurement protocol: a validated first launch, two more warm-up
@@ -126,6 +131,36 @@ typedef struct eval_record {
     size_t n_extra;
 } eval_record;
 
+/* A measuring slot: one device of the tune and the GPU worker measuring
+ * on it. A tune has one slot per entry of its device list (one for
+ * `--device N`); an ordinal may appear twice (two workers on one GPU).
+ * A slot belongs to one measuring thread at a time; what all slots share
+ * (the reference, the arguments, the comparison kernels) stays in the
+ * session. */
+typedef struct cutune__mslot {
+    int ordinal;                    /* CUDA device ordinal, or the replayed
+                                       device's index */
+    cutune__worker_client worker;
+    cutune__device_props device;    /* as the worker's INIT reported it */
+    cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
+    int monitor_tried;
+    int load_mismatch;              /* the last LOAD: the kernel's
+                                       parameters do not fit the arguments */
+    int up;                         /* a replayed device "brought up" */
+    int ever_up;                    /* brought up once: starting it again
+                                       is a restart */
+    size_t index;                   /* in the session's slots */
+} cutune__mslot;
+
+/* A replayed device (replay_device.c): a recorded T4 file in place of a
+ * GPU, its records placed on the tune's space. */
+typedef struct cutune__replay_device {
+    char *path;
+    cutune__device_props props;
+    cutune__t4 *t4;                 /* of the tune's problem, or NULL */
+    const cutune__t4_entry **by_config; /* per space index; NULL: absent */
+} cutune__replay_device;
+
 /* NVRTC jobs for configurations of a problem, with the options they own. */
 typedef struct job_set {
     cutune__compile_job *jobs;
@@ -143,8 +178,10 @@ struct cutune_session {
     char *worker_path;
     char *errmsg;
 
-    /* The GPU worker and the devices it lists. */
-    cutune__worker_client worker;
+    /* The measuring slots (slots[0] lists the devices, brings the tune
+     * up and runs the final round) and the devices they list. */
+    cutune__mslot *slots;
+    size_t n_slots;
     cutune__device_props *props;   /* all devices, from DEVICES */
     cutune_device *devices;
     size_t n_devices;
@@ -177,8 +214,20 @@ struct cutune_session {
         char *payload;              /* ARGS: wire args, then binary data */
         size_t payload_size;
     } args;
-    int load_mismatch;              /* the last LOAD: the kernel's
-                                       parameters do not fit the arguments */
+    /* Replayed devices in place of GPUs (replay_devices), or none. */
+    cutune__replay_device *replay;
+    size_t n_replay;
+    struct {
+        int hang;                   /* hang rather than die */
+        size_t config;              /* SIZE_MAX: no hook */
+    } replay_fail;
+
+    /* With several slots, the measuring threads hold `lock` whenever they
+     * touch the session (records, telemetry, the log callback, errors)
+     * and let go of it only while they wait on a worker or a compile;
+     * `parallel` says whether they run (with one slot nothing locks). */
+    pthread_mutex_t lock;
+    int parallel;
 
     /* State of the tune in progress. */
     cutune__budget budget;          /* the caller's limits, else the T1
@@ -190,7 +239,6 @@ struct cutune_session {
     eval_record *evals;
     size_t n_evals, cap_evals;
     double started;
-    cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
     cutune__measure_log *measured;  /* this context's measurements, or NULL */
     int warned_other_processes;
     double best_ms;                 /* best median measured so far in this
@@ -214,6 +262,7 @@ struct cutune_session {
                                        job was already running */
         size_t compiled_ahead;      /* configurations compiled ahead of
                                        their proposal (AHEAD_EACH) */
+        size_t restarts;            /* workers started again */
     } tel;
 
     /* The published result; its pointers point into the arrays here. */
@@ -239,23 +288,27 @@ cutune_status cutune__session_list_devices(cutune_session *s);
 /* session_worker.c: calls to the GPU worker (a reply shorter than
  * min_size is a protocol error), bringing one up ready to measure, and the
  * requests a tune makes of it. */
-cutune__call_result cutune__session_call(cutune_session *s, uint32_t type,
+cutune__call_result cutune__session_call(cutune_session *s,
+                                         cutune__mslot *slot, uint32_t type,
                                          const void *a, size_t alen,
                                          const void *b, size_t blen,
                                          void **reply, size_t min_size,
                                          double timeout_s);
-cutune_status cutune__session_start_worker(cutune_session *s);
+cutune_status cutune__session_start_worker(cutune_session *s,
+                                           cutune__mslot *slot);
 double cutune__session_run_timeout(const cutune_session *s);
 void cutune__session_fill_run_request(cutune__run_request *q,
                                       const unsigned grid[3],
                                       const unsigned block[3], unsigned smem,
                                       cutune__run_mode mode);
 cutune__call_result cutune__session_load_cubin(cutune_session *s,
+                                               cutune__mslot *slot,
                                                const char *cubin, size_t size,
                                                const char *lowered,
                                                int *cuda_error, int *rejected,
                                                char *msg, size_t msglen);
-cutune_status cutune__session_bring_up(cutune_session *s, int keep_reference);
+cutune_status cutune__session_bring_up(cutune_session *s, cutune__mslot *slot,
+                                      int keep_reference);
 cutune_status cutune__session_prepare_args(cutune_session *s);
 cutune_status cutune__session_query_occupancy(cutune_session *s,
                                               int *block_size);
@@ -281,8 +334,24 @@ void cutune__session_set_message(eval_record *e, const char *msg);
 int cutune__session_describe(const cutune_problem *p, size_t config, char *buf,
                              size_t len);
 int cutune__session_summarize(eval_record *e, size_t n);
-void cutune__session_measure(cutune_session *s, eval_record *e,
-                             cutune__compile_job *job, int final);
+void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
+                             eval_record *e, cutune__compile_job *job,
+                             int final);
+
+/* slots.c: the session lock, the slots of a tune and their devices. */
+void cutune__session_lock(cutune_session *s);
+void cutune__session_unlock(cutune_session *s);
+cutune_status cutune__session_init_slots(cutune_session *s);
+void cutune__session_stop_slots(cutune_session *s);
+void cutune__session_free_slots(cutune_session *s);
+cutune_status cutune__session_check_slots(cutune_session *s);
+
+/* replay_device.c: replayed devices in place of GPUs. */
+cutune_status cutune__replay_devices_open(cutune_session *s);
+void cutune__replay_devices_close(cutune_session *s);
+cutune_status cutune__replay_devices_load(cutune_session *s);
+void cutune__replay_measure(cutune_session *s, cutune__mslot *slot,
+                            eval_record *e, int final);
 
 /* evaluate.c: a batch of the search (the cutune__eval_fn of
  * cutune__search_run, `user` the session), the measurement log, settling
@@ -294,6 +363,45 @@ void cutune__session_settle_check(cutune_session *s, size_t first,
 int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
                                    double *objectives, size_t *done,
                                    cutune__eval_more_fn more, void *more_ctx);
+int cutune__session_time_is_up(const cutune_session *s);
+
+/* A batch being evaluated: what plan_batch decided and the pool that
+ * compiles it. */
+typedef struct cutune__batch {
+    const size_t *indices;
+    size_t n;
+    const cutune__measured **prior; /* per proposal: its earlier
+                                       measurement, or NULL */
+    size_t *todo;                   /* configurations to compile ... */
+    size_t n_todo;
+    size_t *job_of;                 /* ... and per proposal its job */
+    job_set js;
+    cutune__compile_pool *pool;     /* NULL: compiled already, or none */
+} cutune__batch;
+
+/* evaluate.c, for dispatch.c: proposal i of the batch measured on `slot`
+ * into `e` and logged, and its result handed on (see evaluate.c). */
+void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
+                                      cutune__batch *b, size_t i,
+                                      eval_record *e);
+void cutune__session_record_result(cutune_session *s, const eval_record *e,
+                                   int reused, size_t first_eval,
+                                   double *objectives, size_t i);
+
+/* dispatch.c: a crew of measuring threads, one per slot, that measure the
+ * batch's proposals not taken from the log in proposal order, several at
+ * once. The caller (evaluate.c) holds the session lock from start to stop
+ * and takes the results in order. */
+typedef struct cutune__crew cutune__crew;
+/* NULL with one slot, or when the threads could not start (the batch is
+ * then measured on slot 0 alone). */
+cutune__crew *cutune__crew_start(cutune_session *s, cutune__batch *b);
+/* Waits for proposal i and moves its record into *e. Returns -1 when it
+ * will not be measured (time is up, the tune cannot go on). */
+int cutune__crew_take(cutune__crew *c, size_t i, eval_record *e);
+/* No new proposal is started; those running end; what was measured and
+ * not taken is dropped. */
+void cutune__crew_stop(cutune__crew *c);
 
 /* final_round.c: the search's best few measured again. */
 int cutune__session_contender(const eval_record *e);

@@ -75,6 +75,8 @@ cutune_status cutune__session_publish(cutune_session *s,
     r->n_params = p->n_params;
     r->strategy = type->name;
     r->evaluations = s->n_evals;
+    r->workers = s->n_slots;
+    r->restarts = s->tel.restarts;
     s->out.pub_evals = calloc(s->n_evals + 1, sizeof *s->out.pub_evals);
     s->out.best_values = calloc(p->n_params, sizeof *s->out.best_values);
     s->out.baseline_values =

@@ -12,22 +12,27 @@
 #include "session_internal.h"
 #include "util.h"
 
-/* Calls the worker; a reply shorter than `min_size` is a protocol error.
- * On DIED/TIMEOUT the session's message says so. */
-cutune__call_result cutune__session_call(cutune_session *s, uint32_t type,
+/* Calls the slot's worker; a reply shorter than `min_size` is a protocol
+ * error. On DIED/TIMEOUT the worker's message says so. The session lock
+ * is let go while the worker works, so that other slots measure. */
+cutune__call_result cutune__session_call(cutune_session *s,
+                                         cutune__mslot *slot, uint32_t type,
                                          const void *a, size_t alen,
                                          const void *b, size_t blen,
                                          void **reply, size_t min_size,
                                          double timeout_s)
 {
     size_t size;
-    cutune__call_result r = cutune__worker_call(&s->worker, type, a, alen, b,
-                                                blen, reply, &size, timeout_s);
+    cutune__session_unlock(s);
+    cutune__call_result r = cutune__worker_call(&slot->worker, type, a, alen,
+                                                b, blen, reply, &size,
+                                                timeout_s);
+    cutune__session_lock(s);
     if (r == CUTUNE__CALL_OK && size < min_size) {
         free(*reply);
         *reply = NULL;
-        cutune__worker_stop(&s->worker);
-        snprintf(s->worker.message, sizeof s->worker.message,
+        cutune__worker_stop(&slot->worker);
+        snprintf(slot->worker.message, sizeof slot->worker.message,
                  "the GPU worker sent a malformed reply (is %s from another "
                  "cutune version?)", s->worker_path);
         return CUTUNE__CALL_DIED;
@@ -35,15 +40,16 @@ cutune__call_result cutune__session_call(cutune_session *s, uint32_t type,
     return r;
 }
 
-cutune_status cutune__session_start_worker(cutune_session *s)
+cutune_status cutune__session_start_worker(cutune_session *s,
+                                           cutune__mslot *slot)
 {
-    if (s->worker.pid != 0)
+    if (slot->worker.pid != 0)
         return CUTUNE_OK;
-    if (cutune__worker_start(&s->worker, s->worker_path) != 0)
+    if (cutune__worker_start(&slot->worker, s->worker_path) != 0)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "%s (set CUTUNE_WORKER to the "
                                     "path of cutune-worker)",
-                                    s->worker.message);
+                                    slot->worker.message);
     return CUTUNE_OK;
 }
 
@@ -95,6 +101,7 @@ void cutune__session_fill_run_request(cutune__run_request *q,
  * the reply is returned as *cuda_error with the message in `msg`, and
  * *rejected says whether the driver refused the image itself. */
 cutune__call_result cutune__session_load_cubin(cutune_session *s,
+                                               cutune__mslot *slot,
                                                const char *cubin, size_t size,
                                                const char *lowered,
                                                int *cuda_error, int *rejected,
@@ -113,22 +120,22 @@ cutune__call_result cutune__session_load_cubin(cutune_session *s,
     memcpy(buf + q.name_len, cubin, size);
     cutune__load_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, CUTUNE__MSG_LOAD, &q, sizeof q, buf, blen,
+        cutune__session_call(s, slot, CUTUNE__MSG_LOAD, &q, sizeof q, buf, blen,
                              (void **)&r, sizeof *r, 60.0);
     free(buf);
     if (cr != CUTUNE__CALL_OK)
         return cr;
     *cuda_error = r->head.cuda_error;
     *rejected = r->head.cuda_error && r->image_rejected;
-    s->load_mismatch = r->head.cuda_error && r->args_mismatch;
+    slot->load_mismatch = r->head.cuda_error && r->args_mismatch;
     snprintf(msg, msglen, "%s", r->head.message);
     if (r->head.fatal)
-        cutune__worker_stop(&s->worker);
+        cutune__worker_stop(&slot->worker);
     free(r);
     return CUTUNE__CALL_OK;
 }
 
-static cutune_status send_references(cutune_session *s)
+static cutune_status send_references(cutune_session *s, cutune__mslot *slot)
 {
     const cutune_problem *p = s->problem;
     for (size_t i = 0; i < p->n_refs; i++) {
@@ -139,7 +146,7 @@ static cutune_status send_references(cutune_session *s)
                                        ref->rtol};
         cutune__reply *r = NULL;
         cutune__call_result cr = cutune__session_call(
-            s, CUTUNE__MSG_REFERENCE, &q, sizeof q, ref->data,
+            s, slot, CUTUNE__MSG_REFERENCE, &q, sizeof q, ref->data,
             ref->fill == CUTUNE__FILL_BINARY ? ref->data_size : 0, (void **)&r,
             sizeof *r, 120.0);
         if (cr != CUTUNE__CALL_OK)
@@ -147,7 +154,7 @@ static cutune_status send_references(cutune_session *s)
                                         "setting the reference of "
                                         "'%s': %s",
                                         p->args[ref->arg].name,
-                                        s->worker.message);
+                                        slot->worker.message);
         cutune_status st = CUTUNE_OK;
         if (r->cuda_error)
             st = cutune__session_fail(s, CUTUNE_ERR_CUDA,
@@ -162,7 +169,7 @@ static cutune_status send_references(cutune_session *s)
 
 /* Runs the default configuration (loaded) once; its outputs become the
  * reference every other configuration is validated against. */
-static cutune_status run_reference(cutune_session *s)
+static cutune_status run_reference(cutune_session *s, cutune__mslot *slot)
 {
     const cutune_problem *p = s->problem;
     cutune_status st;
@@ -178,14 +185,14 @@ static cutune_status run_reference(cutune_session *s)
     cutune__session_fill_run_request(&rq, grid, block, p->shared_memory,
                                      CUTUNE__RUN_REFERENCE);
     cutune__run_reply *rr = NULL;
-    cr = cutune__session_call(s, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL, 0,
-                              (void **)&rr, sizeof *rr,
+    cr = cutune__session_call(s, slot, CUTUNE__MSG_RUN, &rq, sizeof rq, NULL,
+                              0, (void **)&rr, sizeof *rr,
                               cutune__session_run_timeout(s));
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_CUDA,
                                     "running the default configuration "
                                     "for the reference output: %s",
-                                    s->worker.message);
+                                    slot->worker.message);
     if (rr->outcome != CUTUNE_OUTCOME_CORRECT) {
         st = cutune__session_fail(
             s, CUTUNE_ERR_CUDA,
@@ -199,72 +206,137 @@ static cutune_status run_reference(cutune_session *s)
     return CUTUNE_OK;
 }
 
-/* Starts a worker ready to measure: device, arguments, reference output.
- * Used at the start of a tune and again after a worker died. */
-cutune_status cutune__session_bring_up(cutune_session *s, int keep_reference)
+/* INIT: the slot's device and the comparison kernels. A comparison
+ * binary the driver rejects is compiled again (or left to the worker) and
+ * the worker started afresh: *again says so. */
+static cutune_status init_device(cutune_session *s, cutune__mslot *slot,
+                                 int *again)
 {
-    cutune_status st = cutune__session_start_worker(s);
-    if (st)
-        return st;
+    *again = 0;
     cutune__session_compile_compare(s, 0);
-    cutune__init_request iq = {s->opt.device, 0, s->compare.cubin_size};
+    cutune__init_request iq = {slot->ordinal, 0, s->compare.cubin_size};
     cutune__init_reply *ir = NULL;
     cutune__call_result cr = cutune__session_call(
-        s, CUTUNE__MSG_INIT, &iq, sizeof iq, s->compare.cubin,
+        s, slot, CUTUNE__MSG_INIT, &iq, sizeof iq, s->compare.cubin,
         s->compare.cubin_size, (void **)&ir, sizeof *ir, 120.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "starting the GPU worker: %s",
-                                    s->worker.message);
+                                    slot->worker.message);
     if (ir->head.cuda_error && ir->cubin_rejected) {
         /* The comparison kernels did not load. From the binary cache (a
          * damaged entry, a changed driver): compiled again, which replaces
          * the entry. Compiled just now and still rejected: the worker
          * compiles its own, for the rest of the session. */
-        int again = !s->compare.refreshed;
+        int refresh = !s->compare.refreshed;
         cutune__session_log(s, CUTUNE_LOG_WARN,
                             "the comparison kernels did not load "
                             "(%s); %s",
                             ir->head.message,
-                            again ? "compiling them again"
-                                  : "compiling them in the worker");
+                            refresh ? "compiling them again"
+                                    : "compiling them in the worker");
         free(ir);
-        ir = NULL;
-        cutune__worker_stop(&s->worker);
+        cutune__worker_stop(&slot->worker);
         free(s->compare.cubin);
         s->compare.cubin = NULL;
         s->compare.cubin_size = 0;
-        if (again) {
+        if (refresh) {
             s->compare.refreshed = 1;
             cutune__session_compile_compare(s, 1);
         } else {
             s->compare.from_worker = 1;
         }
-        return cutune__session_bring_up(s, keep_reference);
+        *again = 1;
+        return CUTUNE_OK;
     }
     if (ir->head.cuda_error) {
-        st = cutune__session_fail(s, CUTUNE_ERR_CUDA, "device %d: %s",
-                                  s->opt.device, ir->head.message);
+        cutune_status st = cutune__session_fail(
+            s, CUTUNE_ERR_CUDA, "device %d: %s", slot->ordinal,
+            ir->head.message);
         free(ir);
-        cutune__worker_stop(&s->worker);
+        cutune__worker_stop(&slot->worker);
         return st;
     }
-    s->device = ir->props;
+    slot->device = ir->props;
     free(ir);
+    return CUTUNE_OK;
+}
+
+/* The reference configuration loaded into the slot's worker and its
+ * expected outputs set (run, or from the T1 ReferenceArguments). */
+static cutune_status load_reference(cutune_session *s, cutune__mslot *slot)
+{
+    const cutune_problem *p = s->problem;
+    int cerr = 0, rejected = 0;
+    char msg[1024];
+    cutune__call_result cr = cutune__session_load_cubin(
+        s, slot, s->ref.cubin, s->ref.cubin_size, s->ref.lowered, &cerr,
+        &rejected, msg, sizeof msg);
+    if (cr == CUTUNE__CALL_OK && rejected && s->ref.from_cache &&
+        slot->worker.pid != 0) {
+        /* As for any configuration (reload_fresh): compiled again. */
+        cutune__session_log(
+            s, CUTUNE_LOG_WARN,
+            "the cached binary of the default "
+            "configuration did not load (%s); compiling it again",
+            msg);
+        cutune_status st = cutune__session_compile_reference(
+            s, cutune__problem_default_config(p), 1);
+        if (st)
+            return st;
+        cr = cutune__session_load_cubin(s, slot, s->ref.cubin,
+                                        s->ref.cubin_size, s->ref.lowered,
+                                        &cerr, &rejected, msg, sizeof msg);
+    }
+    /* The parameter list does not change with the tunables in practice:
+     * a mismatch here is the problem's, named as the T1 field to fix. */
+    if (cr == CUTUNE__CALL_OK && cerr && slot->load_mismatch)
+        return cutune__session_fail(s, CUTUNE_ERR_PARSE, "%s: %s", p->origin,
+                                    msg);
+    if (cr != CUTUNE__CALL_OK || cerr)
+        return cutune__session_fail(s, CUTUNE_ERR_CUDA,
+                                    "loading the reference "
+                                    "configuration: %s",
+                                    cr ? slot->worker.message : msg);
+    /* T1 ReferenceArguments give the expected outputs; the default
+     * configuration stays loaded for the occupancy query. */
+    return p->n_refs > 0 ? send_references(s, slot)
+                         : run_reference(s, slot);
+}
+
+/* Starts the slot's worker ready to measure: device, arguments, reference
+ * output. Used at the start of a tune and again after a worker died. */
+cutune_status cutune__session_bring_up(cutune_session *s, cutune__mslot *slot,
+                                       int keep_reference)
+{
+    if (s->replay) {
+        slot->up = slot->ever_up = 1;
+        return CUTUNE_OK;
+    }
+    cutune_status st;
+    int again = 1;
+    while (again) {
+        if ((st = cutune__session_start_worker(s, slot)) ||
+            (st = init_device(s, slot, &again)))
+            return st;
+    }
+    if (slot->index == 0)
+        s->device = slot->device;
     double t_init = cutune__now();
     snprintf(s->arch, sizeof s->arch, "sm_%d%d",
-             s->device.fingerprint.cc_major, s->device.fingerprint.cc_minor);
+             slot->device.fingerprint.cc_major,
+             slot->device.fingerprint.cc_minor);
 
     const cutune_problem *p = s->problem;
     cutune__args_request aq = {(uint32_t)p->n_args};
     cutune__reply *ar = NULL;
-    cr = cutune__session_call(s, CUTUNE__MSG_ARGS, &aq, sizeof aq,
-                              s->args.payload, s->args.payload_size,
-                              (void **)&ar, sizeof *ar, 300.0);
+    cutune__call_result cr = cutune__session_call(
+        s, slot, CUTUNE__MSG_ARGS, &aq, sizeof aq, s->args.payload,
+        s->args.payload_size, (void **)&ar, sizeof *ar, 300.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "setting up kernel arguments: %s",
-                                    s->worker.message);
+                                    slot->worker.message);
     if (ar->cuda_error) {
         st = cutune__session_fail(s, CUTUNE_ERR_CUDA,
                                   "setting up kernel arguments: %s",
@@ -274,45 +346,11 @@ cutune_status cutune__session_bring_up(cutune_session *s, int keep_reference)
     }
     free(ar);
     cutune__session_log(s, CUTUNE_LOG_DEBUG,
-                        "GPU worker: %.3f s to set up the arguments",
-                        cutune__now() - t_init);
-    if (!keep_reference)
-        return CUTUNE_OK;
-
-    int cerr = 0, rejected = 0;
-    char msg[1024];
-    cr = cutune__session_load_cubin(s, s->ref.cubin, s->ref.cubin_size,
-                                    s->ref.lowered, &cerr, &rejected, msg,
-                                    sizeof msg);
-    if (cr == CUTUNE__CALL_OK && rejected && s->ref.from_cache &&
-        s->worker.pid != 0) {
-        /* As for any configuration (reload_fresh): compiled again. */
-        cutune__session_log(
-            s, CUTUNE_LOG_WARN,
-            "the cached binary of the default "
-            "configuration did not load (%s); compiling it again",
-            msg);
-        st = cutune__session_compile_reference(
-            s, cutune__problem_default_config(p), 1);
-        if (st)
-            return st;
-        cr = cutune__session_load_cubin(s, s->ref.cubin, s->ref.cubin_size,
-                                        s->ref.lowered, &cerr, &rejected, msg,
-                                        sizeof msg);
-    }
-    /* The parameter list does not change with the tunables in practice:
-     * a mismatch here is the problem's, named as the T1 field to fix. */
-    if (cr == CUTUNE__CALL_OK && cerr && s->load_mismatch)
-        return cutune__session_fail(s, CUTUNE_ERR_PARSE, "%s: %s", p->origin,
-                                    msg);
-    if (cr != CUTUNE__CALL_OK || cerr)
-        return cutune__session_fail(s, CUTUNE_ERR_CUDA,
-                                    "loading the reference "
-                                    "configuration: %s",
-                                    cr ? s->worker.message : msg);
-    /* T1 ReferenceArguments give the expected outputs; the default
-     * configuration stays loaded for the occupancy query. */
-    return p->n_refs > 0 ? send_references(s) : run_reference(s);
+                        "GPU worker %zu: %.3f s to set up the arguments",
+                        slot->index, cutune__now() - t_init);
+    st = keep_reference ? load_reference(s, slot) : CUTUNE_OK;
+    slot->ever_up |= st == CUTUNE_OK;
+    return st;
 }
 
 cutune_status cutune__session_prepare_args(cutune_session *s)
@@ -371,11 +409,12 @@ cutune_status cutune__session_query_occupancy(cutune_session *s,
     cutune__occupancy_request q = {s->problem->shared_memory, 0};
     cutune__occupancy_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, CUTUNE__MSG_OCCUPANCY, &q, sizeof q, NULL, 0,
-                             (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, s->slots, CUTUNE__MSG_OCCUPANCY, &q,
+                             sizeof q, NULL, 0, (void **)&r, sizeof *r, 60.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
-                                    "occupancy query: %s", s->worker.message);
+                                    "occupancy query: %s",
+                                    s->slots[0].worker.message);
     cutune_status st = CUTUNE_OK;
     if (r->head.cuda_error)
         st = cutune__session_fail(s, CUTUNE_ERR_CUDA, "occupancy query: %s",
@@ -393,12 +432,12 @@ cutune_status cutune__session_measure_bandwidth(cutune_session *s)
                                                   : (1LL << 30))};
     cutune__bandwidth_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, CUTUNE__MSG_BANDWIDTH, &q, sizeof q, NULL, 0,
-                             (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, s->slots, CUTUNE__MSG_BANDWIDTH, &q,
+                             sizeof q, NULL, 0, (void **)&r, sizeof *r, 60.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "bandwidth measurement: %s",
-                                    s->worker.message);
+                                    s->slots[0].worker.message);
     s->out.result.memcpy_gbs = r->head.cuda_error ? 0.0 : r->gbs;
     if (r->head.cuda_error)
         cutune__session_log(s, CUTUNE_LOG_WARN, "%s", r->head.message);

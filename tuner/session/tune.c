@@ -204,36 +204,62 @@ static cutune__budget tune_budget(const cutune_session *s,
                                   cutune__space_size(p->space), type);
 }
 
+/* The devices listed and checked, and the arch known from the list
+ * before any context exists. */
+static cutune_status choose_devices(cutune_session *s)
+{
+    cutune_status st;
+    if ((st = cutune__session_list_devices(s)) ||
+        (st = cutune__session_check_slots(s)))
+        return st;
+    const cutune_device *d = &s->props[s->slots[0].ordinal].fingerprint;
+    snprintf(s->arch, sizeof s->arch, "sm_%d%d", d->cc_major, d->cc_minor);
+    return CUTUNE_OK;
+}
+
+/* On replayed devices: the records placed on the space, slot 0 "brought
+ * up"; the search starts from the defaults (no occupancy API). */
+static cutune_status start_replayed(cutune_session *s, size_t *start)
+{
+    cutune_status st;
+    if ((st = choose_devices(s)) || (st = cutune__replay_devices_load(s)) ||
+        (st = cutune__session_bring_up(s, s->slots, 1)))
+        return st;
+    s->device = s->props[s->slots[0].ordinal];
+    /* No measurement log: its records need the launch geometry, which a
+     * problem loaded for its space alone does not have. */
+    *start = cutune__problem_default_config(s->problem);
+    cutune__session_log(s, CUTUNE_LOG_INFO,
+                        "%s on %zu replayed device%s (%s): %zu "
+                        "configurations", s->problem->name, s->n_slots,
+                        s->n_slots == 1 ? "" : "s",
+                        s->device.fingerprint.name,
+                        cutune__space_size(s->problem->space));
+    return CUTUNE_OK;
+}
+
+/* The arguments, the devices, the default configuration compiled for the
+ * reference and the first slot's worker brought up: what a tune and
+ * `explain` both need before anything is measured. */
 cutune_status cutune__session_open_device(cutune_session *s,
                                           double *t_devices, double *t_ref)
 {
-    const cutune_problem *problem = s->problem;
     cutune_status st;
-    if ((st = cutune__session_prepare_args(s)) ||
-        (st = cutune__session_list_devices(s)))
+    if ((st = cutune__session_prepare_args(s)) || (st = choose_devices(s)))
         return st;
-    if (s->opt.device < 0 || (size_t)s->opt.device >= s->n_devices)
-        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
-                                    "device %d does not exist "
-                                    "(%zu CUDA device%s found)",
-                                    s->opt.device, s->n_devices,
-                                    s->n_devices == 1 ? "" : "s");
-    /* The arch is known from the device list before any context exists. */
-    snprintf(s->arch, sizeof s->arch, "sm_%d%d",
-             s->props[s->opt.device].fingerprint.cc_major,
-             s->props[s->opt.device].fingerprint.cc_minor);
-    size_t ref = cutune__problem_default_config(problem);
+    size_t ref = cutune__problem_default_config(s->problem);
     *t_devices = cutune__now();
     if ((st = cutune__session_compile_reference(s, ref, 0)))
         return st;
     *t_ref = cutune__now();
-    return cutune__session_bring_up(s, 1);
+    return cutune__session_bring_up(s, s->slots, 1);
 }
 
 /* Everything before the search: the arguments, the device, the default
  * configuration compiled and run for the reference, a worker brought up,
- * bandwidth and occupancy measured, NVML and the measurement log opened.
- * *start is the configuration the search starts from. */
+ * bandwidth and occupancy measured, the measurement log opened. The other
+ * slots' workers come up as they take their first proposal. *start is
+ * the configuration the search starts from. */
 static cutune_status start_tune(cutune_session *s, size_t *start)
 {
     const cutune_problem *problem = s->problem;
@@ -244,6 +270,8 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
             ? CUTUNE__CHECK_REFERENCE
         : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
                                                      : CUTUNE__CHECK_PROBE;
+    if (s->replay)
+        return start_replayed(s, start);
     double t_devices, t_ref;
     if ((st = cutune__session_open_device(s, &t_devices, &t_ref)))
         return st;
@@ -262,14 +290,6 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
         "the occupancy query",
         t_devices - s->started, t_ref - t_devices, t_up - t_ref, t_bw - t_up,
         cutune__now() - t_bw);
-    char why[128];
-    s->monitor = cutune__gpu_monitor_open(s->device.fingerprint.uuid, why,
-                                          sizeof why);
-    if (!s->monitor)
-        cutune__session_log(s, CUTUNE_LOG_DEBUG,
-                            "no clock or temperature "
-                            "records: %s",
-                            why);
     s->out.result.occupancy_block_size = occ_block;
     open_measure_log(s);
     *start = cutune__session_occupancy_start(s, occ_block);
@@ -278,6 +298,11 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
                         "occupancy API suggests %d threads per block",
                         problem->name, s->device.fingerprint.name, s->arch,
                         cutune__space_size(problem->space), occ_block);
+    if (s->n_slots > 1)
+        cutune__session_log(s, CUTUNE_LOG_INFO,
+                            "%zu GPU workers share the search; the final "
+                            "round runs on device %d", s->n_slots,
+                            s->slots[0].ordinal);
     return CUTUNE_OK;
 }
 
@@ -298,6 +323,9 @@ static cutune_status search(cutune_session *s,
      * kernels those waits were a tenth of the wall time). */
     if (type->oblivious)
         so.batch *= OBLIVIOUS_BATCHES;
+    /* Every slot busy, and the next proposal ready when one finishes. */
+    if (s->n_slots > 1 && so.batch < 2 * s->n_slots)
+        so.batch = 2 * s->n_slots;
     s->batch_end = cutune__now();
     double t_search = s->batch_end;
     int rc = cutune__search_run(type, s->problem->space, &so,
@@ -353,9 +381,9 @@ static void end_tune(cutune_session *s)
                             cutune__now() - t0);
     }
     double t_stop = cutune__now();
-    cutune__worker_stop(&s->worker);
-    cutune__session_log(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker",
-                        cutune__now() - t_stop);
+    cutune__session_stop_slots(s);
+    cutune__session_log(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker%s",
+                        cutune__now() - t_stop, s->n_slots > 1 ? "s" : "");
 }
 
 cutune_status cutune_session_tune(cutune_session *s,
@@ -364,7 +392,7 @@ cutune_status cutune_session_tune(cutune_session *s,
 {
     if (!s || !problem || !result || !problem->space)
         return CUTUNE_ERR_INVALID_ARGUMENT;
-    if (problem->space_only)
+    if (problem->space_only && !s->replay)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "%s: loaded for its search space only; "
                                     "it cannot be tuned",

@@ -1,0 +1,253 @@
+/* Replayed devices: recorded T4 files standing in for GPUs, so that the
+ * paths of a tune on several devices (the slots, the shared search, the
+ * final round, the cache records) run where there is no GPU. A slot on a
+ * replayed device answers a configuration with its recorded outcome and
+ * runtimes, after sleeping its recorded compile and run time times the
+ * time scale; NVRTC and the worker are skipped. The records are placed on
+ * the space by the T4 reader the simulator uses (t4.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "session_internal.h"
+#include "util.h"
+
+/* "replay NAME": the file's name less its folder and "_T4.json.gz" (or
+ * ".gz", ".json"), so that two recordings of one GPU model may share a
+ * name only when they are one file. */
+static void device_name(const char *path, char *out, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    static const char *const tails[] = {"_T4.json.gz", "_T4.json", ".json.gz",
+                                        ".json", ".gz"};
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        size_t t = strlen(tails[i]);
+        if (n > t && strcmp(base + n - t, tails[i]) == 0) {
+            n -= t;
+            break;
+        }
+    }
+    snprintf(out, len, "replay %.*s", (int)n, base);
+}
+
+/* "die:N" or "hang:N". */
+static cutune_status parse_fail(cutune_session *s, const char *hook)
+{
+    int hang = strncmp(hook, "hang:", 5) == 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = 0;
+    if (hang || strncmp(hook, "die:", 4) == 0)
+        v = strtoull(hook + (hang ? 5 : 4), &end, 10);
+    if (!end || end == hook + (hang ? 5 : 4) || *end || errno)
+        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                    "replay_fail: '%s' is not die:N or "
+                                    "hang:N (N a configuration index)",
+                                    hook);
+    s->replay_fail.hang = hang;
+    s->replay_fail.config = (size_t)v;
+    return CUTUNE_OK;
+}
+
+/* One replayed device per file of the comma-separated list. */
+cutune_status cutune__replay_devices_open(cutune_session *s)
+{
+    const char *list = s->opt.replay_devices;
+    s->opt.replay_devices = NULL;
+    if (s->opt.replay_fail) {
+        cutune_status st = parse_fail(s, s->opt.replay_fail);
+        s->opt.replay_fail = NULL;
+        if (st)
+            return st;
+    }
+    if (!list)
+        return CUTUNE_OK;
+    size_t n = 1;
+    for (const char *c = list; *c; c++)
+        n += *c == ',';
+    s->replay = calloc(n, sizeof *s->replay);
+    if (!s->replay)
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    const char *p = list;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strcspn(p, ",");
+        cutune__replay_device *d = &s->replay[s->n_replay++];
+        d->path = strndup(p, len);
+        if (!d->path)
+            return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY,
+                                        "out of memory");
+        if (len == 0)
+            return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                        "replay_devices: '%s' names an "
+                                        "empty file (a list of T4 files, "
+                                        "comma-separated)", list);
+        cutune_device *f = &d->props.fingerprint;
+        device_name(d->path, f->name, sizeof f->name);
+        snprintf(f->cutune_version, sizeof f->cutune_version, "%s",
+                 CUTUNE_VERSION_STRING);
+        f->simulated = 1;
+        p += len + (p[len] == ',');
+    }
+    return CUTUNE_OK;
+}
+
+/* A device whose file an earlier one already holds shares its records. */
+static const cutune__replay_device *same_file(const cutune_session *s,
+                                              size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (strcmp(s->replay[k].path, s->replay[i].path) == 0)
+            return &s->replay[k];
+    return NULL;
+}
+
+static void unload(cutune_session *s)
+{
+    for (size_t i = 0; i < s->n_replay; i++) {
+        cutune__replay_device *d = &s->replay[i];
+        if (!same_file(s, i)) {
+            cutune__t4_free(d->t4);
+            free(d->by_config);
+        }
+        d->t4 = NULL;
+        d->by_config = NULL;
+    }
+}
+
+void cutune__replay_devices_close(cutune_session *s)
+{
+    unload(s);
+    for (size_t i = 0; i < s->n_replay; i++)
+        free(s->replay[i].path);
+    free(s->replay);
+    s->replay = NULL;
+    s->n_replay = 0;
+}
+
+/* The records of every slot's device placed on the tune's space. */
+cutune_status cutune__replay_devices_load(cutune_session *s)
+{
+    unload(s);
+    size_t n = cutune__space_size(s->problem->space);
+    for (size_t i = 0; i < s->n_replay; i++) {
+        cutune__replay_device *d = &s->replay[i];
+        const cutune__replay_device *twin = same_file(s, i);
+        if (twin) {
+            d->t4 = twin->t4;
+            d->by_config = twin->by_config;
+            continue;
+        }
+        char err[1024];
+        cutune_status st = cutune__t4_load(d->path, s->problem, &d->t4, err,
+                                           sizeof err);
+        if (st)
+            return cutune__session_fail(s, st, "replayed device %zu: %s", i,
+                                        err);
+        d->by_config = calloc(n ? n : 1, sizeof *d->by_config);
+        if (!d->by_config)
+            return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY,
+                                        "out of memory");
+        /* A configuration recorded twice answers with its first record. */
+        for (size_t e = 0; e < d->t4->n_entries; e++) {
+            const cutune__t4_entry *en = &d->t4->entries[e];
+            if (en->config_index < n && !d->by_config[en->config_index])
+                d->by_config[en->config_index] = en;
+        }
+    }
+    return CUTUNE_OK;
+}
+
+/* Recorded time, scaled, with the session let go of meanwhile. */
+static void replay_sleep(cutune_session *s, double seconds)
+{
+    double t = seconds * s->opt.replay_time_scale;
+    if (!(t > 0))
+        return;
+    struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
+    cutune__session_unlock(s);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        continue;
+    cutune__session_lock(s);
+}
+
+/* The test hook: the slot dies, or hangs until the launch time-out, on
+ * the configuration named, once; it is "started again" for its next
+ * configuration as a worker would be. Returns 1 when it fired. */
+static int fail_hook(cutune_session *s, cutune__mslot *slot, eval_record *e)
+{
+    if (e->pub.config_index != s->replay_fail.config)
+        return 0;
+    s->replay_fail.config = SIZE_MAX;
+    if (s->replay_fail.hang)
+        replay_sleep(s, cutune__session_run_timeout(s));
+    slot->up = 0;
+    e->pub.outcome = s->replay_fail.hang ? CUTUNE_OUTCOME_TIMEOUT
+                                         : CUTUNE_OUTCOME_RUNTIME;
+    cutune__session_set_message(
+        e, s->replay_fail.hang
+               ? "the GPU worker did not answer in time (replayed hang); "
+                 "it was killed"
+               : "the GPU worker died (replayed)");
+    return 1;
+}
+
+void cutune__replay_measure(cutune_session *s, cutune__mslot *slot,
+                            eval_record *e, int final)
+{
+    const cutune__replay_device *d = &s->replay[slot->ordinal];
+    if (!slot->up && slot->ever_up) {
+        cutune__session_log(s, CUTUNE_LOG_INFO,
+                            "starting a new GPU worker (replayed)");
+        s->tel.restarts++;
+    }
+    slot->up = slot->ever_up = 1;
+    if (!final && fail_hook(s, slot, e))
+        return;
+    size_t c = e->pub.config_index;
+    const cutune__t4_entry *en = d->by_config ? d->by_config[c] : NULL;
+    if (!en) {
+        e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+        cutune__session_set_message(e, "not in the recorded results");
+        return;
+    }
+    double run_ms = 0.0;
+    for (size_t k = 0; k < en->n_runtimes; k++)
+        run_ms += isfinite(en->runtimes[k]) ? en->runtimes[k] : 0.0;
+    /* The final round loads binaries compiled already. */
+    if (!final)
+        e->pub.compile_ms = en->compile_ms;
+    replay_sleep(s, ((final ? 0.0 : en->compile_ms) + run_ms) * 1e-3);
+    e->pub.outcome = en->outcome;
+    if (en->outcome != CUTUNE_OUTCOME_CORRECT) {
+        cutune__session_set_message(e, "recorded as failed");
+        return;
+    }
+    cutune__session_set_message(e, "");
+    size_t n = en->n_runtimes ? en->n_runtimes : 1;
+    e->runtimes = malloc(n * sizeof *e->runtimes);
+    if (!e->runtimes) {
+        e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+        cutune__session_set_message(e, "out of memory");
+        return;
+    }
+    if (en->n_runtimes)
+        memcpy(e->runtimes, en->runtimes, n * sizeof *e->runtimes);
+    else
+        e->runtimes[0] = en->time_ms;
+    e->runs = n;
+    e->gpu_ms = run_ms;
+    /* The tune's GPU time is the simulated GPUs' time, as slept. */
+    s->tel.gpu_ms += run_ms * s->opt.replay_time_scale;
+    s->tel.span_ms += run_ms * s->opt.replay_time_scale;
+    if (cutune__session_summarize(e, n) != 0) {
+        e->pub.outcome = CUTUNE_OUTCOME_RUNTIME;
+        cutune__session_set_message(e, "out of memory");
+    }
+}
