@@ -8,12 +8,13 @@
 #      simulated GPUs sharing one search (cutune tune --devices);
 #   2. a plan of 8 such tasks (the space at 8 problem sizes, brute force,
 #      one simulated GPU each) on this host, then under
-#      mpirun --oversubscribe -np 2..5: rank 0 dispatches, ranks 1..N-1
-#      tune (docs/plans.md), so -np N+1 is N tuning ranks.
+#      mpirun --oversubscribe -np 2..4: rank 0 dispatches and tunes
+#      beside the other ranks (docs/plans.md), so -np N is N tuning ranks.
 # A benchmark: it reports what happened, it passes nothing.
 # Usage: bench/devices.sh CUTUNE [SOURCE_DIR]
 #   DEVICES_SCALE (default 0.005) and PLAN_SCALE (default 0.0006) scale
-#   the 12,182 s of recorded time of the space.
+#   the 12,182 s of recorded time of the space; PARTS (default
+#   "devices plan") picks the parts to run.
 set -u
 cutune=$1
 src=$(cd "${2:-$(dirname "$0")/..}" && pwd)
@@ -26,6 +27,9 @@ trap 'rm -rf "$tmp"' EXIT
 now() { date +%s%N; }
 seconds() { awk "BEGIN { printf \"%.2f\", ($2 - $1) / 1e9 }"; }
 
+parts=${PARTS:-devices plan}
+case " $parts " in *" devices "*) ;; *) skip_devices=1 ;; esac
+if [ -z "${skip_devices:-}" ]; then
 echo "brute force over convolution_milo (A100 recording), scale $scale"
 files=$t4
 base=
@@ -48,6 +52,8 @@ for n in 1 2 4 8; do
         "$(grep -o '[0-9.]* ms (median' "$tmp/tune-$n" | head -n 1)"
 done
 
+fi
+case " $parts " in *" plan "*) ;; *) exit 0 ;; esac
 echo "a plan of 8 brute-force tasks, one simulated GPU each, scale $plan_scale"
 printf '{"items": [{"problem": "%s", "sizes": [' "$t1" >"$tmp/plan.json"
 printf '[1024, 1024], [1536, 1536], [2048, 2048], [2560, 2560], ' \
@@ -57,7 +63,7 @@ printf '[3072, 3072], [3584, 3584], [4096, 4096], [4608, 4608]]}]}\n' \
 root=
 [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
 base=
-for np in 1 2 3 4 5; do
+for np in 1 2 3 4; do
     rm -rf "$tmp/cache"
     start=$(now)
     if [ "$np" -eq 1 ]; then
@@ -75,7 +81,7 @@ for np in 1 2 3 4 5; do
     rc=$?
     end=$(now)
     s=$(seconds "$start" "$end")
-    tuners=$((np > 1 ? np - 1 : 1))
+    tuners=$np
     base=${base:-$s}
     printf '  -np %d (%d tuning rank%s): exit %d, %6.2f s, speed-up %.2fx; %s\n' \
         "$np" "$tuners" "$([ "$tuners" -gt 1 ] && echo s || echo '')" "$rc" \

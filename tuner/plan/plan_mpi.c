@@ -2,12 +2,17 @@
  * out tasks one at a time to whichever rank asks, answers whether the
  * cache holds a task already, and appends every record a rank sends back
  * to its own cache, so no file system is shared. A rank whose task fails
- * says so and asks for the next. docs/plans.md draws the messages. */
+ * says so and asks for the next. Rank 0 tunes too, in a thread of its
+ * own beside the dispatcher, so that `mpirun -n N` tunes on N ranks (one
+ * per GPU) rather than N - 1. docs/plans.md draws the messages. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plan_run.h"
 
@@ -50,7 +55,13 @@ static int recv_any(int source, int *from, int *tag, json_t **json,
                     long long *number)
 {
     MPI_Status s;
-    int count, rc = MPI_Probe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &s);
+    int count, flag = 0, rc;
+    /* Polled rather than MPI_Probe: Open MPI's blocking calls spin a core,
+     * which on rank 0 would be taken from its own tune's compile pool. */
+    while ((rc = MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+                            &s)) == MPI_SUCCESS &&
+           !flag)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
     *from = s.MPI_SOURCE;
@@ -164,6 +175,10 @@ typedef struct dispatcher {
     const cutune_plan_run_options *options;
     cutune_cache *cache;
     cutune__plan_progress progress;
+    /* Shared by the dispatcher and rank 0's own tuner: the next task to
+     * hand out, the cache, the tasks' states and the progress line. */
+    pthread_mutex_t lock;
+    size_t next;
 } dispatcher;
 
 static cutune_plan_task *task_of(dispatcher *d, json_t *j)
@@ -266,15 +281,15 @@ static int on_fail(dispatcher *d, int from, json_t *j)
 
 static int dispatch(dispatcher *d, int ranks)
 {
-    size_t next = 0;
     int active = ranks - 1, rc = MPI_SUCCESS;
     while (active > 0 && rc == MPI_SUCCESS) {
         int from, tag;
         json_t *j = NULL;
         if ((rc = recv_any(MPI_ANY_SOURCE, &from, &tag, &j, NULL)))
             break;
-        if (tag == TAG_REQUEST && next < d->plan->n_tasks) {
-            long long index = (long long)next++;
+        pthread_mutex_lock(&d->lock);
+        if (tag == TAG_REQUEST && d->next < d->plan->n_tasks) {
+            long long index = (long long)d->next++;
             rc = MPI_Send(&index, 1, MPI_LONG_LONG, from, TAG_TASK,
                           MPI_COMM_WORLD);
         } else if (tag == TAG_REQUEST) {
@@ -289,9 +304,62 @@ static int dispatch(dispatcher *d, int ranks)
         } else {
             rc = MPI_ERR_TAG;
         }
+        pthread_mutex_unlock(&d->lock);
         json_decref(j);
     }
     return rc;
+}
+
+/* One task tuned on rank 0 itself: as on the other ranks, but the cache
+ * is at hand (under the lock) instead of a message away. */
+static void local_task(dispatcher *d, cutune_plan_task *task)
+{
+    char why[1024] = "";
+    cutune_problem *problem = NULL;
+    cutune_device device;
+    memset(&device, 0, sizeof device);
+    cutune_status st = cutune__plan_load_problem(task, d->backend, &problem,
+                                                 why, sizeof why);
+    if (st == CUTUNE_OK)
+        st = d->backend->device(d->backend->user, task->device, &device,
+                                why, sizeof why);
+    pthread_mutex_lock(&d->lock);
+    int cached = st == CUTUNE_OK && !d->options->force &&
+                 cutune__plan_cached(d->cache, task, problem, &device);
+    pthread_mutex_unlock(&d->lock);
+    cutune_cache_record rec;
+    int appended = 0;
+    if (st == CUTUNE_OK && !cached)
+        st = d->backend->tune(d->backend->user, task, problem, 1, &rec,
+                              &appended, why, sizeof why);
+    pthread_mutex_lock(&d->lock);
+    if (st == CUTUNE_OK && !cached && !appended &&
+        (st = cutune_cache_append(d->cache, &rec)) != CUTUNE_OK)
+        snprintf(why, sizeof why, "tuning cache: %s",
+                 cutune_cache_errmsg(d->cache));
+    if (st != CUTUNE_OK) {
+        char message[1100];
+        snprintf(message, sizeof message, "rank 0: %s", why);
+        cutune__plan_fail(task, st, message);
+    }
+    finish(d, task, st != CUTUNE_OK ? CUTUNE_PLAN_FAILED
+                    : cached        ? CUTUNE_PLAN_SKIPPED
+                                    : CUTUNE_PLAN_TUNED);
+    pthread_mutex_unlock(&d->lock);
+    cutune_problem_destroy(problem);
+}
+
+static void *local_tuner(void *arg)
+{
+    dispatcher *d = arg;
+    for (;;) {
+        pthread_mutex_lock(&d->lock);
+        size_t index = d->next < d->plan->n_tasks ? d->next++ : SIZE_MAX;
+        pthread_mutex_unlock(&d->lock);
+        if (index == SIZE_MAX)
+            return NULL;
+        local_task(d, &d->plan->tasks[index]);
+    }
 }
 
 static void fill_report(const cutune_plan *plan, double start,
@@ -306,7 +374,7 @@ static void fill_report(const cutune_plan *plan, double start,
     report->seconds = cutune__plan_now() - start;
 }
 
-static cutune_status run_rank0(dispatcher *d, int ranks,
+static cutune_status run_rank0(dispatcher *d, int ranks, int tune_here,
                                cutune_plan_report *report)
 {
     cutune_status st = cutune_cache_open(d->options->cache_dir, &d->cache);
@@ -318,7 +386,14 @@ static cutune_status run_rank0(dispatcher *d, int ranks,
         d->plan->n_tasks = 0;
     }
     cutune__plan_progress_start(&d->progress, d->options, d->plan->n_tasks);
+    /* Without thread support from MPI, rank 0 only dispatches. */
+    pthread_t tuner;
+    pthread_mutex_init(&d->lock, NULL);
+    int local = tune_here && pthread_create(&tuner, NULL, local_tuner, d) == 0;
     int rc = dispatch(d, ranks);
+    if (local)
+        pthread_join(tuner, NULL);
+    pthread_mutex_destroy(&d->lock);
     cutune_cache_close(d->cache);
     fill_report(d->plan, d->progress.start, report);
     if (st == CUTUNE_OK && rc != MPI_SUCCESS) {
@@ -346,12 +421,17 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
     if (!report)
         report = &ignored;
     memset(report, 0, sizeof *report);
-    int initialized = 0, rank = 0, ranks = 1;
+    int initialized = 0, rank = 0, ranks = 1, threads = MPI_THREAD_SINGLE;
     MPI_Initialized(&initialized);
-    if (!initialized && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+    /* Only the main thread calls MPI (rank 0's tuner thread does not):
+     * FUNNELED is all that is needed. */
+    if (!initialized && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED,
+                                        &threads) != MPI_SUCCESS) {
         snprintf(plan->errmsg, sizeof plan->errmsg, "MPI_Init failed");
         return CUTUNE_ERR_IO;
     }
+    if (initialized)
+        MPI_Query_thread(&threads);
     /* The library never aborts: MPI errors come back as codes. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -361,8 +441,12 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
     if (ranks == 1) {
         st = cutune_plan_run(plan, backend, options, report);
     } else if (rank == 0) {
-        dispatcher d = {plan, backend, options, NULL, {0}};
-        st = run_rank0(&d, ranks, report);
+        dispatcher d;
+        memset(&d, 0, sizeof d);
+        d.plan = plan;
+        d.backend = backend;
+        d.options = options;
+        st = run_rank0(&d, ranks, threads >= MPI_THREAD_FUNNELED, report);
     } else if (tuning_rank(plan, backend, report) != MPI_SUCCESS) {
         snprintf(plan->errmsg, sizeof plan->errmsg,
                  "MPI: rank %d lost touch with rank 0", rank);
