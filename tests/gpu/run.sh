@@ -20,7 +20,8 @@ run() {
         *) echo "== $name: FAILED ($rc)"; status=1 ;;
     esac
 }
-for t in test_occupancy test_fill_gpu test_tune_gpu test_t4_gpu test_templates_gpu; do
+for t in test_occupancy test_fill_gpu test_tune_gpu test_t4_gpu test_templates_gpu \
+    test_devices_gpu; do
     run "$t" "$build/tests/$t"
 done
 run tune_kernel_gpu sh "$src/tests/gpu/run_tune_kernel.sh" "$build" "$src"
