@@ -47,7 +47,7 @@
  *    thread count, half or twice it (block 128x2 -> 32x4), which neither
  *    single moves nor pairs of the best single moves reach.
  *
- *  - Restarts. Once the best has stood for RESTART_AFTER neighbourhoods'
+ *  - Restarts. Once the best has stood for restart_after neighbourhoods'
  *    worth of evaluations (since it last changed or the last climb
  *    ended), a climb starts from a new configuration (the first at the
  *    largest block seen from the best, the others at random) and moves
@@ -76,6 +76,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The constants, chosen by leave-one-out over the corpus
+ * (docs/strategies.md): five configurations first; the probe after two
+ * neighbourhoods' worth of evaluations without a new best (one collapsed
+ * the A100 convolution share within 10% at 100 evaluations to 0.42, two
+ * or four gave 0.69-0.71); a climb from a new start after two more (one
+ * cost A100 convolution its median at 100 and 200 evaluations, 0.931 ->
+ * 0.773 and 1.000 -> 0.931 over 60 seeds); a climb of at most one
+ * neighbourhood's worth. */
+const cutune__default_params cutune__default_params_std = {5, 2.0, 2.0, 1.0};
+
+int cutune__default_params_set(cutune__default_params *p, const char *name,
+                               double value)
+{
+    if (!p || !name || !isfinite(value) || value < 0)
+        return -1;
+    if (strcmp(name, "initial_sample") == 0 && value >= 1 && value <= 1000)
+        p->initial_sample = (size_t)value;
+    else if (strcmp(name, "probe_after") == 0)
+        p->probe_after = value;
+    else if (strcmp(name, "restart_after") == 0 && value > 0)
+        p->restart_after = value;
+    else if (strcmp(name, "climb_max") == 0 && value > 0)
+        p->climb_max = value;
+    else
+        return -1;
+    return 0;
+}
+
 static void default_destroy(void *state)
 {
     cutune__default_state *st = state;
@@ -95,14 +123,6 @@ static void default_destroy(void *state)
     memset(st, 0, sizeof *st);
 }
 
-/* Whether a parameter is a thread block dimension (Kernel Tuner's and
- * cutune's naming: block_size_x/y/z), whose largest value is an edge of
- * the space where optima sit more often than a random start would find. */
-static int is_block_param(const char *name)
-{
-    return name && strncmp(name, "block_size_", 11) == 0;
-}
-
 static int default_init(void *state, const cutune__strategy_ctx *ctx)
 {
     cutune__default_state *st = state;
@@ -114,7 +134,9 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->n = cutune__space_size(s);
     st->n_params = cutune__space_param_count(s);
     st->start = ctx->start < st->n ? ctx->start : SIZE_MAX;
-    st->sample_left = INITIAL_SAMPLE;
+    st->prm = ctx->params ? *(const cutune__default_params *)ctx->params
+                          : cutune__default_params_std;
+    st->sample_left = st->prm.initial_sample;
     st->best = SIZE_MAX;
     st->first_random = SIZE_MAX;
     st->climb = SIZE_MAX;
@@ -135,7 +157,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
             continue;
         st->varying[st->n_varying++] = p;
         st->any_size += nv - 1;
-        st->edge_param[p] = is_block_param(cutune__space_param_name(s, p));
+        st->edge_param[p] = cutune__space_is_block_param(s, p);
         if (nv <= STATS_MAX_VALUES) {
             st->stats_off[p] = n_stats;
             n_stats += nv * nv;
@@ -164,12 +186,12 @@ static int probe_due(const cutune__default_state *st)
 {
     return st->list_next >= st->list_count && st->best != SIZE_MAX &&
            !st->probed[st->best] &&
-           st->h.n_done - st->last_better >=
-               PROBE_AFTER_NEIGHBOURHOODS * st->any_size;
+           (double)(st->h.n_done - st->last_better) >=
+               st->prm.probe_after * (double)st->any_size;
 }
 
 /* Whether a climb from a new start is due: no climb or probe under way,
- * and the best has stood for RESTART_AFTER neighbourhoods' worth of
+ * and the best has stood for restart_after neighbourhoods' worth of
  * evaluations since it last changed or the last climb ended. */
 static int restart_due(const cutune__default_state *st)
 {
@@ -179,7 +201,7 @@ static int restart_due(const cutune__default_state *st)
     size_t since =
         st->last_better > st->climb_end ? st->last_better : st->climb_end;
     return (double)(st->h.n_done - since) >=
-           RESTART_AFTER * (double)st->any_size;
+           st->prm.restart_after * (double)st->any_size;
 }
 
 /* Where the next climb starts: the first at the edge seen from the best,
@@ -218,11 +240,12 @@ static size_t default_next(void *state, size_t *out, size_t cap)
             size_t idx = st->start;
             st->start = SIZE_MAX;
             /* The second is the edge seen from the first. */
-            if (idx == SIZE_MAX && st->sample_left + 1 == INITIAL_SAMPLE)
+            if (idx == SIZE_MAX &&
+                st->sample_left + 1 == st->prm.initial_sample)
                 idx = cutune__default_edge_of(st, st->sample_first);
             if (idx == SIZE_MAX)
                 idx = cutune__history_random_untaken(&st->h, st->rng);
-            if (st->sample_left == INITIAL_SAMPLE)
+            if (st->sample_left == st->prm.initial_sample)
                 st->sample_first = idx;
             if (idx == SIZE_MAX)
                 break;

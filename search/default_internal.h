@@ -9,14 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "default.h"
 #include "history.h"
 #include "strategy.h"
 
-/* Random configurations evaluated first. */
-#define INITIAL_SAMPLE 5
-/* The best configuration is probed once it has stood for this many
- * neighbourhoods' worth of evaluations. */
-#define PROBE_AFTER_NEIGHBOURHOODS 2
 /* Pair moves are built from this many of the best single moves. */
 #define PAIR_SINGLES 32
 #define MAX_PAIRS    (PAIR_SINGLES * (PAIR_SINGLES - 1) / 2)
@@ -30,16 +26,6 @@
  * repeat of a tune along another path (onto configurations that its
  * binary cache has not compiled). */
 #define TIE_REL 0.01
-/* A climb from a new start is due once the best has stood for this many
- * neighbourhoods' worth of evaluations since it last changed or the last
- * climb ended (see restart_due). One neighbourhood cost A100 convolution
- * its median at 100 and 200 evaluations (0.931 -> 0.773, 1.000 -> 0.931,
- * 60 seeds); two left every space of bench/spaces within noise of no
- * restarts at all, three the same as two. */
-#define RESTART_AFTER 2.0
-/* A climb ends after this share of a neighbourhood's worth of
- * evaluations, or at a local minimum. */
-#define CLIMB_MAX 1.0
 
 typedef struct cutune__default_ranked {
     double score;
@@ -51,6 +37,7 @@ typedef struct cutune__default_state {
     cutune__history h;
     const cutune__space *space;
     gsl_rng *rng;
+    cutune__default_params prm; /* the context's, or the standard ones */
     size_t n;
     size_t n_params;
     size_t start;

@@ -229,7 +229,7 @@ size_t cutune__default_climb_step(cutune__default_state *st)
 {
     int pending;
     if (st->climb == SIZE_MAX ||
-        (double)st->climb_evals >= CLIMB_MAX * (double)st->any_size)
+        (double)st->climb_evals >= st->prm.climb_max * (double)st->any_size)
         return SIZE_MAX;
     return best_neighbour(st, st->climb, &pending);
 }

@@ -279,7 +279,8 @@ static cutune_status search(cutune_session *s,
                             cutune__search_result *sr)
 {
     cutune_status st;
-    cutune__search_options so = {s->budget.max_evals, 0, s->opt.seed, start};
+    cutune__search_options so = {s->budget.max_evals, 0, s->opt.seed, start,
+                                 NULL};
     /* Twice the compile threads, so that the pool has the next jobs to
      * start while the first are measured. */
     so.batch = 2 * (size_t)cutune__session_pool_threads(s);

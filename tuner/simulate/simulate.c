@@ -219,11 +219,7 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         } else if (obj < objective[i]) {
             objective[i] = obj;
         }
-        double c = en->compile_ms;
-        for (size_t k = 0; k < en->n_runtimes; k++)
-            if (isfinite(en->runtimes[k]))
-                c += en->runtimes[k];
-        cost[i] = c / 1000.0;
+        cost[i] = cutune__t4_entry_seconds(en);
     }
     size_t opt_index;
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
@@ -250,7 +246,7 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
     const cutune_simulate_result *r = &sim->result;
     cutune_simulate_run *run = &sim->runs[k];
     cutune__replay_options ro = {budget->max_evals, budget->max_seconds,
-                                 o->batch, o->seed + k, SIZE_MAX};
+                                 o->batch, o->seed + k, SIZE_MAX, NULL};
     cutune__replay_result rr;
     if (cutune__replay_run(type, problem->space, objective, cost, &ro, &rr,
                            NULL, 0) == -1)
