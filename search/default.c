@@ -84,7 +84,15 @@
  * cost A100 convolution its median at 100 and 200 evaluations, 0.931 ->
  * 0.773 and 1.000 -> 0.931 over 60 seeds); a climb of at most one
  * neighbourhood's worth. */
-const cutune__default_params cutune__default_params_std = {5, 2.0, 2.0, 1.0};
+const cutune__default_params cutune__default_params_std = {
+    .initial_sample = 5,
+    .probe_after = 2.0,
+    .restart_after = 2.0,
+    .climb_max = 1.0,
+    .climb_any = 0,
+    .restart_pool = 16,
+    .probe_edges = 1,
+};
 
 int cutune__default_params_set(cutune__default_params *p, const char *name,
                                double value)
@@ -99,6 +107,12 @@ int cutune__default_params_set(cutune__default_params *p, const char *name,
         p->restart_after = value;
     else if (strcmp(name, "climb_max") == 0 && value > 0)
         p->climb_max = value;
+    else if (strcmp(name, "restart_pool") == 0 && value <= 4096)
+        p->restart_pool = (size_t)value;
+    else if (strcmp(name, "probe_edges") == 0 && (value == 0 || value == 1))
+        p->probe_edges = (int)value;
+    else if (strcmp(name, "climb_any") == 0 && (value == 0 || value == 1))
+        p->climb_any = (int)value;
     else
         return -1;
     return 0;
@@ -107,6 +121,7 @@ int cutune__default_params_set(cutune__default_params *p, const char *name,
 static void default_destroy(void *state)
 {
     cutune__default_state *st = state;
+    free(st->order);
     free(st->batch);
     free(st->edge_param);
     free(st->config);
@@ -164,17 +179,18 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
         }
     }
     /* A probe: the ANY scan, then up to half a neighbourhood of pairs. */
-    list_cap = 2 * st->any_size +
+    list_cap = 2 * st->any_size + 4 +
                (MAX_PAIRS > st->any_size ? MAX_PAIRS : st->any_size);
     st->delta_sum = calloc(n_stats ? n_stats : 1, sizeof *st->delta_sum);
     st->delta_count = calloc(n_stats ? n_stats : 1, sizeof *st->delta_count);
     st->probed = calloc(st->n ? st->n : 1, sizeof *st->probed);
     st->heap = malloc((st->n ? st->n : 1) * sizeof *st->heap);
+    st->order = malloc((st->n ? st->n : 1) * sizeof *st->order);
     st->held = malloc((st->n ? st->n : 1) * sizeof *st->held);
     st->list = malloc(list_cap * sizeof *st->list);
     st->nbr = malloc((st->any_size ? st->any_size : 1) * sizeof *st->nbr);
     if (!st->delta_sum || !st->delta_count || !st->probed || !st->heap ||
-        !st->held || !st->list || !st->nbr)
+        !st->held || !st->list || !st->nbr || !st->order)
         goto fail;
     return 0;
 fail:
@@ -210,8 +226,8 @@ static size_t restart_point(cutune__default_state *st)
 {
     size_t idx = SIZE_MAX;
     if (st->restarts == 0)
-        idx = cutune__default_edge_of(st, st->best);
-    return idx != SIZE_MAX ? idx : cutune__default_random_draw(st);
+        idx = cutune__default_edge_of(st, st->best, 1);
+    return idx != SIZE_MAX ? idx : cutune__default_far_draw(st);
 }
 
 /* Proposes the start of a climb, alone (its steps depend on its result):
@@ -242,7 +258,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
             /* The second is the edge seen from the first. */
             if (idx == SIZE_MAX &&
                 st->sample_left + 1 == st->prm.initial_sample)
-                idx = cutune__default_edge_of(st, st->sample_first);
+                idx = cutune__default_edge_of(st, st->sample_first, 1);
             if (idx == SIZE_MAX)
                 idx = cutune__history_random_untaken(&st->h, st->rng);
             if (st->sample_left == st->prm.initial_sample)
@@ -391,6 +407,7 @@ static void default_report(void *state, size_t index, double objective)
     cutune__history_report(&st->h, index, objective);
     if (!fresh)
         return;
+    st->order[st->n_order++] = index;
     cutune__default_learn(st, index);
     double o = st->h.objective[index];
     if (st->climb == index && !isfinite(o)) {

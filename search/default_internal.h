@@ -80,10 +80,12 @@ typedef struct cutune__default_state {
 
     /* Restarts: a climb from a new start, so that the budget is spread
      * over basins instead of staying around the first fast one. */
-    size_t climb;              /* the node climbed from; SIZE_MAX: none */
-    size_t climb_evals;        /* evaluations of the current climb */
-    size_t climb_end;          /* evaluations when the last climb ended */
-    size_t restarts;           /* climbs started */
+    size_t climb;       /* the node climbed from; SIZE_MAX: none */
+    size_t climb_evals; /* evaluations of the current climb */
+    size_t climb_end;   /* evaluations when the last climb ended */
+    size_t restarts;    /* climbs started */
+    size_t *order;      /* n: configurations reported, in order */
+    size_t n_order;
     unsigned char *edge_param; /* n_params: block-size parameters */
 
     size_t *nbr;      /* any_size: scratch neighbours */
@@ -104,6 +106,7 @@ int cutune__default_faster(double a, double b);
 void cutune__default_heap_push(cutune__default_state *st, size_t index);
 uint64_t cutune__default_tie_order(const cutune__default_state *st,
                                    size_t index);
+uint64_t cutune__default_mix(uint64_t z);
 size_t cutune__default_random_draw(cutune__default_state *st);
 size_t cutune__default_expand(cutune__default_state *st);
 size_t cutune__default_climb_step(cutune__default_state *st);
@@ -111,6 +114,9 @@ void cutune__default_unhold(cutune__default_state *st);
 
 /* default_probe.c: the probe of the best, the edge of the space. */
 void cutune__default_load_probe(cutune__default_state *st, size_t b);
-size_t cutune__default_edge_of(cutune__default_state *st, size_t from);
+size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
+                               int largest);
+size_t cutune__default_far_draw(cutune__default_state *st);
+size_t cutune__default_far_draw(cutune__default_state *st);
 
 #endif

@@ -143,7 +143,7 @@ static void heap_pop(cutune__default_state *st)
 }
 
 /* splitmix64's finaliser: a well-spread hash of a 64-bit number. */
-static uint64_t mix(uint64_t z)
+uint64_t cutune__default_mix(uint64_t z)
 {
     z += 0x9e3779b97f4a7c15ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -158,7 +158,7 @@ static uint64_t mix(uint64_t z)
 uint64_t cutune__default_tie_order(const cutune__default_state *st,
                                    size_t index)
 {
-    return mix((uint64_t)index + st->salt);
+    return cutune__default_mix((uint64_t)index + st->salt);
 }
 
 /* The next random untaken configuration when no node is open: draw number
@@ -170,17 +170,18 @@ size_t cutune__default_random_draw(cutune__default_state *st)
     size_t left = st->n - st->h.n_taken;
     if (left == 0)
         return SIZE_MAX;
-    uint64_t r = mix(st->draws++ ^ ~st->salt);
+    uint64_t r = cutune__default_mix(st->draws++ ^ ~st->salt);
     return cutune__history_untaken_at(&st->h, (size_t)(r % left));
 }
 
 /* The untaken one-step neighbour of c, best predicted (ties in
  * tie_order); SIZE_MAX when none. *pending is set when a neighbour is
  * proposed but has no result yet. */
-static size_t best_neighbour(cutune__default_state *st, size_t c, int *pending)
+static size_t best_neighbour(cutune__default_state *st, size_t c,
+                             cutune__neighbour_kind kind, int *pending)
 {
     size_t best = SIZE_MAX;
-    size_t m = cutune__default_neighbours(st, c, CUTUNE__NEIGHBOUR_ADJACENT);
+    size_t m = cutune__default_neighbours(st, c, kind);
     double best_score = 0;
     uint64_t best_order = 0;
     *pending = 0;
@@ -212,7 +213,8 @@ size_t cutune__default_expand(cutune__default_state *st)
     while (st->heap_len > 0) {
         size_t c = st->heap[0];
         int pending;
-        size_t best = best_neighbour(st, c, &pending);
+        size_t best =
+            best_neighbour(st, c, CUTUNE__NEIGHBOUR_ADJACENT, &pending);
         if (best != SIZE_MAX)
             return best;
         heap_pop(st);
@@ -231,7 +233,10 @@ size_t cutune__default_climb_step(cutune__default_state *st)
     if (st->climb == SIZE_MAX ||
         (double)st->climb_evals >= st->prm.climb_max * (double)st->any_size)
         return SIZE_MAX;
-    return best_neighbour(st, st->climb, &pending);
+    return best_neighbour(st, st->climb,
+                          st->prm.climb_any ? CUTUNE__NEIGHBOUR_ANY
+                                            : CUTUNE__NEIGHBOUR_ADJACENT,
+                          &pending);
 }
 
 /* Held nodes back into the heap: the proposals that closed them have been

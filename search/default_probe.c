@@ -89,6 +89,27 @@ static void add_shapes(cutune__default_state *st, size_t b, size_t n_any)
  * moves, two of its best evaluated single moves (in different
  * parameters) at once, by the sum of their slowdowns, at most half a
  * neighbourhood of them. */
+/* The edges seen from b (every block dimension at its largest, then at
+ * its smallest value) ahead of the probe's single moves: one-step moves
+ * reach them last, and single-configuration optima sit there (issue 18:
+ * dedispersion at block 32x32, found by brute force only). */
+static void put_edges_first(cutune__default_state *st, size_t b)
+{
+    size_t edge[2], n_edges = 0;
+    for (int largest = 1; largest >= 0; largest--) {
+        size_t e = cutune__default_edge_of(st, b, largest);
+        if (e != SIZE_MAX && (n_edges == 0 || edge[0] != e))
+            edge[n_edges++] = e;
+    }
+    memmove(st->list + n_edges, st->list, st->list_count * sizeof *st->list);
+    for (size_t k = 0; k < n_edges; k++) {
+        st->list[k].score = -INFINITY;
+        st->list[k].index = edge[k];
+        st->list[k].order = k;
+    }
+    st->list_count += n_edges;
+}
+
 void cutune__default_load_probe(cutune__default_state *st, size_t b)
 {
     cutune__default_ranked singles[PAIR_SINGLES + 1];
@@ -117,6 +138,8 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
     }
     qsort(st->list, st->list_count, sizeof *st->list,
           cutune__default_by_score);
+    if (st->prm.probe_edges)
+        put_edges_first(st, b);
     n_any = st->list_count;
 
     /* The best PAIR_SINGLES evaluated single moves, by insertion: m is
@@ -173,7 +196,8 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
  * `from`: its configuration with every block dimension at its largest
  * value, or the valid configuration nearest to that. SIZE_MAX when that is
  * `from` itself or already taken. */
-size_t cutune__default_edge_of(cutune__default_state *st, size_t from)
+size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
+                               int largest)
 {
     int any = 0;
     memcpy(st->config, cutune__space_config(st->space, from),
@@ -181,7 +205,8 @@ size_t cutune__default_edge_of(cutune__default_state *st, size_t from)
     for (size_t p = 0; p < st->n_params; p++)
         if (st->edge_param[p]) {
             uint32_t last =
-                (uint32_t)cutune__space_value_count(st->space, p) - 1;
+                largest ? (uint32_t)cutune__space_value_count(st->space, p) - 1
+                        : 0;
             any |= st->config[p] != last;
             st->config[p] = last;
         }
@@ -189,4 +214,50 @@ size_t cutune__default_edge_of(cutune__default_state *st, size_t from)
     if (idx == SIZE_MAX || cutune__history_is_taken(&st->h, idx))
         return SIZE_MAX;
     return idx;
+}
+
+/* How far configuration a is from b: value steps scaled to [0, 1] per
+ * parameter, summed. */
+static double spread(const cutune__default_state *st, size_t a, size_t b)
+{
+    const uint32_t *ca = cutune__space_config(st->space, a);
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    double d = 0;
+    for (size_t i = 0; i < st->n_varying; i++) {
+        size_t p = st->varying[i];
+        size_t nv = cutune__space_value_count(st->space, p);
+        d += fabs((double)ca[p] - (double)cb[p]) / (double)(nv - 1);
+    }
+    return d;
+}
+
+/* A start for a climb where nothing has been looked at: of
+ * restart_pool untaken configurations drawn at random, the one farthest
+ * from every evaluated configuration (the largest distance to its
+ * nearest). A uniform draw lands where evaluations already are as often
+ * as the space is dense there; a basin in a corner the first ones missed
+ * waits for luck. The draws are a stream fixed per run (a hash of the
+ * salt, the restart and the candidate), so asking again changes nothing.
+ * SIZE_MAX when nothing is left. */
+size_t cutune__default_far_draw(cutune__default_state *st)
+{
+    size_t left = st->n - st->h.n_taken, best = SIZE_MAX;
+    double best_d = -1;
+    size_t pool = st->prm.restart_pool ? st->prm.restart_pool : 1;
+    for (size_t k = 0; k < pool && left > 0; k++) {
+        uint64_t r = cutune__default_mix(
+            st->salt ^
+            cutune__default_mix(((uint64_t)st->restarts << 16) + k));
+        size_t c = cutune__history_untaken_at(&st->h, (size_t)(r % left));
+        double d = INFINITY;
+        for (size_t e = 0; e < st->n_order && d > 0; e++) {
+            double x = spread(st, c, st->order[e]);
+            d = x < d ? x : d;
+        }
+        if (d > best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best;
 }

@@ -51,9 +51,10 @@ size_t cutune__plant_edge(const cutune__space *s, const double *objective,
     return at;
 }
 
-/* How far configuration i is from `from`: parameters that differ (times
- * a large weight), then value steps scaled to [0, 1] per parameter. */
-static double distance(const cutune__space *s, size_t i, size_t from)
+/* How far configuration i is from `from`: the parameters that differ
+ * (times `weight`), plus value steps scaled to [0, 1] per parameter. */
+static double distance(const cutune__space *s, size_t i, size_t from,
+                       double weight)
 {
     const uint32_t *a = cutune__space_config(s, i);
     const uint32_t *b = cutune__space_config(s, from);
@@ -62,20 +63,9 @@ static double distance(const cutune__space *s, size_t i, size_t from)
         size_t nv = cutune__space_value_count(s, p);
         if (nv < 2 || a[p] == b[p])
             continue;
-        d += 1000.0 + fabs((double)a[p] - (double)b[p]) / (double)(nv - 1);
+        d += weight + fabs((double)a[p] - (double)b[p]) / (double)(nv - 1);
     }
     return d;
-}
-
-/* Every configuration one parameter away from `at` gets at most `cap`. */
-static void lower_rim(const cutune__space *s, size_t at, double cap,
-                      double *out, size_t *nbr, size_t max_nbr)
-{
-    size_t m =
-        cutune__space_neighbours(s, at, CUTUNE__NEIGHBOUR_ANY, nbr, max_nbr);
-    for (size_t k = 0; k < m && k < max_nbr; k++)
-        if (isfinite(out[nbr[k]]) && out[nbr[k]] > cap)
-            out[nbr[k]] = cap;
 }
 
 size_t cutune__plant_basin(const cutune__space *s, const double *objective,
@@ -89,7 +79,7 @@ size_t cutune__plant_basin(const cutune__space *s, const double *objective,
     size_t centre = SIZE_MAX;
     double far = -1;
     for (size_t i = 0; i < n; i++) {
-        double d = distance(s, i, best);
+        double d = distance(s, i, best, 1000.0);
         if (isfinite(objective[i]) && d > far) {
             far = d;
             centre = i;
@@ -107,8 +97,17 @@ size_t cutune__plant_basin(const cutune__space *s, const double *objective,
     for (size_t k = 0; k < m && k < max_nbr && n_basin < 4; k++)
         if (isfinite(objective[nbr[k]]) && nbr[k] != best)
             basin[n_basin++] = nbr[k];
-    for (size_t k = 0; k < n_basin; k++)
-        lower_rim(s, basin[k], PLANT_RIM * opt, out, nbr, max_nbr);
+    /* The valley around it: as fast as the recorded optimum (within
+     * PLANT_VALLEY_FLOOR) next to the basin, PLANT_RIM times it at
+     * PLANT_VALLEY_RADIUS parameter ranges away, linear in between. */
+    for (size_t i = 0; i < n; i++) {
+        double d = distance(s, i, centre, 0.0);
+        double cap =
+            opt * (PLANT_VALLEY_FLOOR +
+                   (PLANT_RIM - PLANT_VALLEY_FLOOR) * d / PLANT_VALLEY_RADIUS);
+        if (d <= PLANT_VALLEY_RADIUS && isfinite(out[i]) && out[i] > cap)
+            out[i] = cap;
+    }
     /* The centre fastest, the others a step behind, as in a real basin. */
     for (size_t k = 0; k < n_basin; k++)
         out[basin[k]] = opt / PLANT_BASIN_GAIN * (1.0 + 0.01 * (double)k);

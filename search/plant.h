@@ -15,11 +15,15 @@
  *    (then the farthest in value steps; the lowest index among equals) and
  *    up to three of its one-step neighbours become PLANT_BASIN_GAIN
  *    faster than the recorded optimum (the four-configuration basin of
- *    convolution on an unseen GPU, about 17% faster than the rest), and
- *    the configurations one parameter away from the basin get at most
- *    PLANT_RIM times the recorded optimum: a rim about as fast as the
- *    recorded optimum's own neighbours, which is what let climbs from
- *    random starts reach the real one.
+ *    convolution on an unseen GPU, about 17% faster than the rest). Around
+ *    it lies a valley: a configuration d parameter ranges away (value
+ *    steps scaled to [0, 1] per parameter, summed) gets at most
+ *    PLANT_VALLEY_FLOOR + (PLANT_RIM - PLANT_VALLEY_FLOOR) d /
+ *    PLANT_VALLEY_RADIUS times the recorded optimum, out to
+ *    PLANT_VALLEY_RADIUS: next to the basin about as fast as the recorded
+ *    optimum, at its rim as fast as the recorded optimum's slower
+ *    neighbours. Climbs from random starts reached the real one, so it
+ *    had such a valley; a basin without one is found by luck only.
  *
  * Both write the derived record to `out` (n entries, may not alias) and
  * return the planted optimum's index, or SIZE_MAX when the record has no
@@ -33,9 +37,11 @@
 
 #include "space.h"
 
-#define PLANT_EDGE_GAIN  1.05
-#define PLANT_BASIN_GAIN 1.17
-#define PLANT_RIM        1.10
+#define PLANT_EDGE_GAIN     1.05
+#define PLANT_BASIN_GAIN    1.17
+#define PLANT_RIM           1.15
+#define PLANT_VALLEY_FLOOR  0.98
+#define PLANT_VALLEY_RADIUS 2.0
 
 size_t cutune__plant_edge(const cutune__space *s, const double *objective,
                           double *out);
