@@ -13,8 +13,9 @@
  * relative to the list (bench/spaces/spaces.txt).
  *
  * For each file, strategy and budget it runs N seeds (1..N) of a replay
- * with that budget, with no start configuration (nothing is known about
- * occupancy here), and prints a markdown table of medians over the seeds:
+ * with that budget, starting where a tune starts when the occupancy API
+ * gives no answer (search/seed.h: the default configuration; none with
+ * --no-start), and prints a markdown table of medians over the seeds:
  * optimum time / best found time with its quartiles, the score P =
  * (B - F) / (B - O) of Willemsen et al., and the evaluations needed to
  * come within 5% of the optimum ("-" when the median run never did).
@@ -102,10 +103,9 @@ static void run_seed(const job *j, size_t b, size_t s, size_t batch,
                      seed_figures *sf)
 {
     const dataset *d = j->data;
-    cutune__replay_options o = {
-        0,        0,
-        batch,    (uint64_t)s + 1,
-        SIZE_MAX, j->var->has_params ? &j->var->params : NULL};
+    cutune__replay_options o = {0, 0, batch, (uint64_t)s + 1, d->start,
+                                NULL};
+    o.params = j->var->has_params ? &j->var->params : NULL;
     if (b == TIME_BUDGET)
         o.max_seconds = d->time_budget;
     else
@@ -253,7 +253,7 @@ static int add_strategies(bench_args *a)
 static const char usage[] =
     "usage: bench-strategies [--seeds N] [--threads N] [--out FILE] "
     "[--strategies NAME,...] [--shares] [--batch B] [--spaces LIST] "
-    "[--plant] [--variant NAME=V,...]... [--loo] "
+    "[--plant] [--variant NAME=V,...]... [--loo] [--no-start] "
     "PROBLEM[@SIZE]:T4.json.gz ...\n";
 
 /* One option at argv[*i]; 0, 1 on a usage error, 2 when a space did not
@@ -280,6 +280,8 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
         a->plant = 1;
     else if (strcmp(o, "--loo") == 0)
         a->loo = 1;
+    else if (strcmp(o, "--no-start") == 0)
+        a->no_start = 1;
     else if (strcmp(o, "--spaces") == 0 && has) {
         long k = bench_load_list(a->data, a->n_data, argv[++*i]);
         if (k < 0)
@@ -331,6 +333,8 @@ static int parse_args(bench_args *a, int argc, char **argv)
     }
     if (a->plant)
         a->n_data = bench_plant(a->data, a->n_data);
+    for (size_t f = 0; f < a->n_data && a->no_start; f++)
+        a->data[f].start = SIZE_MAX;
     return add_strategies(a);
 }
 

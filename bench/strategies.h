@@ -46,6 +46,9 @@ typedef struct dataset {
     double *cost;       /* seconds per configuration, as recorded */
     double time_budget; /* seconds; 0 when the record has no times */
     size_t n;
+    size_t start;        /* where a tune starts (search/seed.h: the
+                            default configuration, no occupancy answer
+                            being recorded); SIZE_MAX with --no-start */
     double optimum;
     double random_best[N_BUDGETS];
 } dataset;
@@ -77,7 +80,7 @@ typedef struct pool {
 typedef struct bench_args {
     size_t seeds, threads, n_data, batch, n_variants;
     const char *out_path, *only;
-    int shares, plant, loo;
+    int shares, plant, loo, no_start;
     dataset data[MAX_FILES];
     variant variants[MAX_VARIANTS + 16];
 } bench_args;

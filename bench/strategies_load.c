@@ -119,6 +119,7 @@ int bench_load(dataset *d, const char *spec, const char *dir)
         fprintf(stderr, "bench-strategies: %s\n", err);
         return -1;
     }
+    d->start = cutune__problem_seed_start(d->problem, 0, NULL);
     int rc = fill(d, t4);
     cutune__t4_free(t4);
     return rc;
@@ -178,6 +179,7 @@ static int derive(dataset *d, const dataset *src, const char *what,
     }
     memcpy(d->cost, src->cost, d->n * sizeof *d->cost);
     d->problem = src->problem;
+    d->start = src->start;
     d->derived = 1;
     snprintf(d->name, sizeof d->name, "%.200s+%s", src->name, what);
     snprintf(d->group, sizeof d->group, "%s", src->group);

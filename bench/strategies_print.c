@@ -36,7 +36,7 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
             " evaluations and a time budget (**time**: the recorded "
             "compile and run seconds that %d evaluations of the space cost "
             "on average; the evaluations a run got in it are in brackets), "
-            "%zu seeds each, no start configuration, "
+            "%zu seeds each, %s, "
             "%zu proposal%s at a time. "
             "Medians over the seeds of: **opt/found**, the optimum's "
             "time over the best found time (1 = the optimum), with "
@@ -51,7 +51,12 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
             "(ms per run at the largest budget). The worst case over "
             "all spaces comes first. Wall time of the "
             "whole benchmark: %.0f s on %zu threads.\n",
-            TIME_BUDGET_EVALS, a->seeds, a->batch, a->batch == 1 ? "" : "s",
+            TIME_BUDGET_EVALS, a->seeds,
+            a->no_start ? "no start configuration"
+                        : "each run starting at the default configuration "
+                          "(what a tune starts from when the occupancy API "
+                          "gives no answer: search/seed.h)",
+            a->batch, a->batch == 1 ? "" : "s",
             TIME_BUDGET_EVALS, wall, a->threads);
 }
 

@@ -85,9 +85,9 @@
  * 0.773 and 1.000 -> 0.931 over 60 seeds); a climb of at most one
  * neighbourhood's worth. */
 const cutune__default_params cutune__default_params_std = {
-    .initial_sample = 5,
-    .probe_after = 2.0,
-    .restart_after = 2.0,
+    .initial_sample = 15,
+    .probe_after = 1.0,
+    .restart_after = 1.0,
     .climb_max = 1.0,
     .climb_any = 0,
     .restart_pool = 16,

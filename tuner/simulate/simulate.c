@@ -24,8 +24,8 @@ struct cutune_simulation {
     int has_result;
     cutune_simulate_result result;
     cutune_simulate_run *runs;
-    cutune_param_value *configs;  /* (n_runs + 1) * n_params: runs, then
-                                     the optimum */
+    cutune_param_value *configs;  /* (n_runs + 2) * n_params: runs, the
+                                     optimum, the start */
 };
 
 void cutune_simulate_options_init(cutune_simulate_options *o)
@@ -234,6 +234,24 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
     }
 }
 
+/* Where every run starts: where a tune would (search/seed.h). Its values
+ * go after the runs' and the optimum's in sim->configs. */
+static void set_start(cutune_simulation *sim, const cutune_problem *problem,
+                      const cutune_simulate_options *o, size_t repeat)
+{
+    cutune_simulate_result *r = &sim->result;
+    cutune__seed_source src;
+    r->start_index =
+        cutune__problem_seed_start(problem, o->occupancy_block_size, &src);
+    r->start_source = cutune__seed_source_name(src);
+    if (r->start_index != SIZE_MAX) {
+        cutune_param_value *v =
+            sim->configs + (repeat + 1) * problem->n_params;
+        cutune__problem_config_values(problem, r->start_index, v);
+        r->start = v;
+    }
+}
+
 /* Run k of the simulation, within `budget`. -1 when memory ran out. */
 static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
                       const cutune__strategy_type *type,
@@ -246,7 +264,8 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
     const cutune_simulate_result *r = &sim->result;
     cutune_simulate_run *run = &sim->runs[k];
     cutune__replay_options ro = {budget->max_evals, budget->max_seconds,
-                                 o->batch, o->seed + k, SIZE_MAX, NULL};
+                                 o->batch, o->seed + k, r->start_index,
+                                 NULL};
     cutune__replay_result rr;
     if (cutune__replay_run(type, problem->space, objective, cost, &ro, &rr,
                            NULL, 0) == -1)
@@ -365,7 +384,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     cost = calloc(n, sizeof *cost);
     scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
     sim->runs = calloc(repeat, sizeof *sim->runs);
-    sim->configs = calloc((repeat + 1) * (np ? np : 1),
+    sim->configs = calloc((repeat + 2) * (np ? np : 1),
                           sizeof *sim->configs);
     if (!objective || !cost || !scratch || !sim->runs || !sim->configs) {
         st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -374,6 +393,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     cutune_simulate_result *r = &sim->result;
     read_record(sim, problem, t4, objective, cost, repeat);
     r->strategy = type->name;
+    set_start(sim, problem, &o, repeat);
     cutune__budget budget = simulated_budget(problem, &o, type);
     r->budget = budget.max_evals;
     r->random_best_ms =
