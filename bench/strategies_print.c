@@ -56,8 +56,8 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
                         : "each run starting at the default configuration "
                           "(what a tune starts from when the occupancy API "
                           "gives no answer: search/seed.h)",
-            a->batch, a->batch == 1 ? "" : "s",
-            TIME_BUDGET_EVALS, wall, a->threads);
+            a->batch, a->batch == 1 ? "" : "s", TIME_BUDGET_EVALS, wall,
+            a->threads);
 }
 
 /* Per variant and budget, over all spaces: the lowest median opt/found
@@ -107,46 +107,87 @@ static const job *find_job(const pool *p, const variant *v, const dataset *d)
     return NULL;
 }
 
-/* The lowest median at budget b of variant v over the spaces in group g
- * (inside) or outside it. */
+/* The lowest and the mean median at budget b of variant v over the
+ * spaces in group g (inside) or outside it. */
 static double worst_of(const pool *p, const bench_args *a, const variant *v,
-                       const char *g, int inside, size_t b)
+                       const char *g, int inside, size_t b, double *mean)
 {
-    double w = INFINITY;
+    double w = INFINITY, sum = 0;
+    size_t k = 0;
     for (size_t f = 0; f < a->n_data; f++) {
         const job *jb = find_job(p, v, &a->data[f]);
         if (!jb || (strcmp(a->data[f].group, g) == 0) != inside ||
             isnan(jb->fig[b].ratio))
             continue;
         w = jb->fig[b].ratio < w ? jb->fig[b].ratio : w;
+        sum += jb->fig[b].ratio;
+        k++;
     }
+    if (mean)
+        *mean = k ? sum / (double)k : NAN;
     return w;
 }
 
-/* Leave one kernel out: for each problem (all its devices and sizes held
- * out together), the default's setting with the best worst median on the
- * other spaces, and that setting's worst median on the held-out ones. */
-void bench_print_loo(FILE *out, const pool *p, const bench_args *a)
+/* The setting of the default strategy chosen without group g: the
+ * highest worst median over the other spaces at budget b (b ==
+ * N_BUDGETS: summed over the budgets), ties to the higher mean, then to
+ * the first listed. */
+static const variant *choose(const pool *p, const bench_args *a, const char *g,
+                             size_t b)
+{
+    const variant *pick = NULL;
+    double best_w = -INFINITY, best_m = -INFINITY;
+    for (size_t v = 0; v < a->n_variants; v++) {
+        const variant *var = &a->variants[v];
+        if (var->type != cutune__strategy_default)
+            continue;
+        double w = 0, m = 0;
+        for (size_t k = b == N_BUDGETS ? 0 : b;
+             k < (b == N_BUDGETS ? N_BUDGETS : b + 1); k++) {
+            double mk;
+            w += worst_of(p, a, var, g, 0, k, &mk);
+            m += mk;
+        }
+        if (w > best_w || (w == best_w && m > best_m)) {
+            best_w = w;
+            best_m = m;
+            pick = var;
+        }
+    }
+    return pick;
+}
+
+static void print_loo_head(FILE *out)
 {
     fprintf(out, "\n## Leave one kernel out\n\nPer held-out problem (its "
-                 "spaces of every device and size) and budget: the "
-                 "setting of the default strategy with the highest worst "
-                 "median over the other problems' spaces, and its worst "
-                 "median on the held-out spaces. The last row is the "
-                 "worst held-out figure: what a setting chosen without a "
-                 "kernel does on it.\n\n| held out |");
+                 "spaces of every device and size): the setting of the "
+                 "default strategy with the highest worst median over the "
+                 "other problems' spaces (ties to the higher mean), and its "
+                 "worst median on the held-out spaces, per budget; the last "
+                 "columns choose one setting for every budget (the highest "
+                 "sum of worst medians). The last row is the worst "
+                 "held-out figure: what a setting chosen without a kernel "
+                 "does on it.\n\n| held out |");
     for (size_t b = 0; b < N_BUDGETS; b++) {
         char bn[16];
         budget_name(bn, sizeof bn, b);
-        fprintf(out, " %s: chosen | held-out worst |", bn);
+        fprintf(out, " %s: chosen | held-out |", bn);
     }
-    fprintf(out, "\n|---|");
+    fprintf(out, " one for all | held-out 50/100/200/400/time |\n|---|");
     for (size_t b = 0; b < N_BUDGETS; b++)
         fprintf(out, "---|---:|");
-    fprintf(out, "\n");
-    double worst[N_BUDGETS];
+    fprintf(out, "---|---|\n");
+}
+
+/* Leave one kernel out: for each problem (all its devices and sizes held
+ * out together), the default's setting chosen on the other problems, and
+ * that setting's worst median on the held-out one. */
+void bench_print_loo(FILE *out, const pool *p, const bench_args *a)
+{
+    double worst[N_BUDGETS], all_worst[N_BUDGETS];
     for (size_t b = 0; b < N_BUDGETS; b++)
-        worst[b] = INFINITY;
+        worst[b] = all_worst[b] = INFINITY;
+    print_loo_head(out);
     for (size_t f = 0; f < a->n_data; f++) {
         const char *g = a->data[f].group;
         int first = 1;
@@ -156,29 +197,27 @@ void bench_print_loo(FILE *out, const pool *p, const bench_args *a)
             continue;
         fprintf(out, "| %s |", g);
         for (size_t b = 0; b < N_BUDGETS; b++) {
-            const variant *pick = NULL;
-            double pick_train = -INFINITY;
-            for (size_t v = 0; v < a->n_variants; v++) {
-                const variant *var = &a->variants[v];
-                if (var->type != cutune__strategy_default)
-                    continue;
-                double t = worst_of(p, a, var, g, 0, b);
-                if (t > pick_train) {
-                    pick_train = t;
-                    pick = var;
-                }
-            }
-            double held = pick ? worst_of(p, a, pick, g, 1, b) : NAN;
-            if (held < worst[b])
-                worst[b] = held;
+            const variant *pick = choose(p, a, g, b);
+            double held = pick ? worst_of(p, a, pick, g, 1, b, NULL) : NAN;
+            worst[b] = held < worst[b] ? held : worst[b];
             fprintf(out, " %s | %.3f |", pick ? pick->label : "-", held);
         }
-        fprintf(out, "\n");
+        const variant *one = choose(p, a, g, N_BUDGETS);
+        fprintf(out, " %s |", one ? one->label : "-");
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            double held = one ? worst_of(p, a, one, g, 1, b, NULL) : NAN;
+            all_worst[b] = held < all_worst[b] ? held : all_worst[b];
+            fprintf(out, "%s%.3f", b ? " / " : " ", held);
+        }
+        fprintf(out, " |\n");
     }
     fprintf(out, "| **worst** |");
     for (size_t b = 0; b < N_BUDGETS; b++)
         fprintf(out, " | **%.3f** |", worst[b]);
-    fprintf(out, "\n");
+    fprintf(out, " |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "%s**%.3f**", b ? " / " : " ", all_worst[b]);
+    fprintf(out, " |\n");
 }
 
 static void print_shares(FILE *out, const pool *p, const dataset *d)
