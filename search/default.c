@@ -27,17 +27,18 @@
  *  - The probe. One-step moves do not reach everything: switches and tile
  *    shapes are not ordered in a useful way, and a block shape's width and
  *    height often must change together. Once the best configuration has
- *    stood for twice as many evaluations as a configuration has
- *    neighbours, it is probed once: every value of every parameter, in
+ *    stood for probe_after neighbourhoods' worth of evaluations, it is
+ *    probed once: its edges (every block dimension at its largest, then
+ *    at its smallest value), every value of every parameter, in
  *    predicted order, then moves of two parameters at once, built from
- *    its best single moves and ranked by the sum of their
- * effects (at most half a neighbourhood of those). A better configuration
- * found there becomes the node expanded next. A result within TIE_REL of the
- * best is not a new best.
+ *    its best single moves and ranked by the sum of their effects (at
+ *    most half a neighbourhood of those). A better configuration found
+ *    there becomes the node expanded next. A result within TIE_REL of the
+ *    best is not a new best.
  *
- *  - A better first start: a few random configurations (the
- *    occupancy-seeded start among them, evaluated first) are the first
- *    nodes; the second is the edge seen from the first (every block
+ *  - A better first start: initial_sample configurations (the start,
+ *    search/seed.h, first, then random ones) are the first nodes; the
+ *    second is the edge seen from the first (every block
  *    dimension at its largest value), where single-configuration optima
  *    sit that one-step moves reach last. When every node is closed, a
  *    random configuration is the next.
@@ -50,7 +51,8 @@
  *  - Restarts. Once the best has stood for restart_after neighbourhoods'
  *    worth of evaluations (since it last changed or the last climb
  *    ended), a climb starts from a new configuration (the first at the
- *    largest block seen from the best, the others at random) and moves
+ *    largest block seen from the best, the others at the farthest from
+ *    everything evaluated of restart_pool random ones) and moves
  *    to its first better neighbour, best predicted first, until a local
  *    minimum or a neighbourhood's worth of evaluations. Its nodes join the
  *    others, so a basin it finds that beats the best is expanded from
@@ -76,14 +78,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The constants, chosen by leave-one-out over the corpus
- * (docs/strategies.md): five configurations first; the probe after two
- * neighbourhoods' worth of evaluations without a new best (one collapsed
- * the A100 convolution share within 10% at 100 evaluations to 0.42, two
- * or four gave 0.69-0.71); a climb from a new start after two more (one
- * cost A100 convolution its median at 100 and 200 evaluations, 0.931 ->
- * 0.773 and 1.000 -> 0.931 over 60 seeds); a climb of at most one
- * neighbourhood's worth. */
+/* The settings. The first three were chosen by leaving one kernel out
+ * over the corpus, starting at the default configuration as a tune does
+ * (bench-strategies --loo; docs/strategies.md): fifteen configurations
+ * first, the probe after one neighbourhood's worth of evaluations without
+ * a new best, a climb from a new start after one more. With five, two
+ * and two, one start for every seed sent most seeds into the same first
+ * basin (worst median 0.895 at 100 evaluations against 0.931). A climb
+ * of at most one neighbourhood's worth, by one-step moves (any-value
+ * moves did worse at 100 evaluations); its start the farthest of 16
+ * random configurations and the edges first in the probe, for the
+ * planted optima of bench-strategies --plant. */
 const cutune__default_params cutune__default_params_std = {
     .initial_sample = 15,
     .probe_after = 1.0,
