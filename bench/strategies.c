@@ -3,7 +3,8 @@
  *
  * usage: bench-strategies [--seeds N] [--threads N] [--out FILE]
  *                         [--strategies NAME,NAME,...] [--shares]
- *                         [--batch B] [--spaces LIST]
+ *                         [--batch B] [--spaces LIST] [--plant]
+ *                         [--variant NAME=V,...]... [--loo]
  *                         PROBLEM[@SIZE]:T4.json.gz ...
  *
  * PROBLEM is a T1 file (only its space is read) or a built-in template,
@@ -12,8 +13,9 @@
  * relative to the list (bench/spaces/spaces.txt).
  *
  * For each file, strategy and budget it runs N seeds (1..N) of a replay
- * with that budget, with no start configuration (nothing is known about
- * occupancy here), and prints a markdown table of medians over the seeds:
+ * with that budget, starting where a tune starts when the occupancy API
+ * gives no answer (search/seed.h: the default configuration; none with
+ * --no-start), and prints a markdown table of medians over the seeds:
  * optimum time / best found time with its quartiles, the score P =
  * (B - F) / (B - O) of Willemsen et al., and the evaluations needed to
  * come within 5% of the optimum ("-" when the median run never did).
@@ -28,6 +30,18 @@
  * 0.95, 0.98): the spread behind a median. --batch B asks the strategies
  * for B proposals at a time (default 1), as `cutune tune` does (twice its
  * compile threads), results handed back one by one as the tuner does.
+ *
+ * A time budget is the fifth column: the recorded seconds (compilation
+ * and runs) that 100 evaluations of the space cost on average.
+ *
+ * --plant adds, for every space, its copies with a planted edge optimum
+ * and a planted distant basin (search/plant.h): the two failures issue 18
+ * found on GPUs the default strategy had never seen. --variant
+ * "name=value,..." (repeatable) adds the default strategy with other
+ * settings (search/default.h); --loo then prints, per held-out problem,
+ * the setting chosen on the other problems and its worst median on the
+ * held-out one (leave one kernel out, every device and size of it held out
+ * together).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -41,50 +55,8 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "cutune/cutune.h"
-#include "problem.h"
 #include "replay.h"
-#include "strategy.h"
-#include "t4.h"
-
-static const size_t budgets[] = {50, 100, 200, 400};
-#define N_BUDGETS (sizeof budgets / sizeof *budgets)
-#define MAX_FILES 64
-#define MAX_STRATEGIES 32
-
-/* opt/found thresholds of --shares. */
-static const double share_levels[] = {0.90, 0.95, 0.98};
-#define N_LEVELS (sizeof share_levels / sizeof *share_levels)
-
-typedef struct figures {
-    double ratio, ratio_q1, ratio_q3, ratio_min, score, within5;
-    double share[N_LEVELS]; /* of seeds with opt/found >= share_levels[] */
-    double seconds; /* CPU time of the strategy, per run */
-} figures;
-
-typedef struct dataset {
-    char name[256];
-    cutune_problem *problem;
-    double *objective;
-    size_t n;
-    double optimum;
-    double random_best[N_BUDGETS];
-} dataset;
-
-typedef struct job {
-    const dataset *data;
-    const cutune__strategy_type *type;
-    figures fig[N_BUDGETS];
-} job;
-
-typedef struct pool {
-    job *jobs;
-    size_t n_jobs;
-    size_t next;
-    size_t seeds;
-    size_t batch;
-    pthread_mutex_t lock;
-} pool;
+#include "strategies.h"
 
 static int by_value(const void *a, const void *b)
 {
@@ -122,55 +94,82 @@ static double cpu_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void run_job(job *j, size_t seeds, size_t batch)
+typedef struct seed_figures {
+    double *ratio, *score, *w5, *evals;
+} seed_figures;
+
+/* Seed s of job j at budget b into slot s of `sf`. */
+static void run_seed(const job *j, size_t b, size_t s, size_t batch,
+                     seed_figures *sf)
 {
     const dataset *d = j->data;
-    double *ratio = malloc(seeds * sizeof *ratio);
-    double *score = malloc(seeds * sizeof *score);
-    double *w5 = malloc(seeds * sizeof *w5);
-    if (!ratio || !score || !w5)
-        goto out;
-    for (size_t b = 0; b < N_BUDGETS; b++) {
-        double t0 = cpu_now();
-        for (size_t s = 0; s < seeds; s++) {
-            cutune__replay_options o = {budgets[b], 0, batch,
-                                        (uint64_t)s + 1, SIZE_MAX};
-            cutune__replay_result r;
-            if (cutune__replay_run(j->type,
-                                   d->problem->space, d->objective, NULL, &o,
-                                   &r, NULL, 0) != 0) {
-                ratio[s] = score[s] = w5[s] = NAN;
-                continue;
-            }
-            double f = r.search.best_objective;
-            ratio[s] = isfinite(f) ? d->optimum / f : 0;
-            score[s] = cutune__replay_score(d->random_best[b], f, d->optimum);
-            /* Not finding anything scores lowest; where random search
-             * expects the optimum (a budget the size of the space) P is
-             * not defined, and 1 says it was matched. */
-            if (isnan(score[s]))
-                score[s] = d->random_best[b] == d->optimum ? 1 : -INFINITY;
-            w5[s] = r.evals_within[2] == SIZE_MAX ? INFINITY
-                                                  : (double)r.evals_within[2];
-        }
-        j->fig[b].seconds = (cpu_now() - t0) / (double)seeds;
-        for (size_t l = 0; l < N_LEVELS; l++) {
-            size_t k = 0;
-            for (size_t s = 0; s < seeds; s++)
-                k += ratio[s] >= share_levels[l];
-            j->fig[b].share[l] = (double)k / (double)seeds;
-        }
-        j->fig[b].ratio_q1 = quantile(ratio, seeds, 0.25);
-        j->fig[b].ratio_q3 = quantile(ratio, seeds, 0.75);
-        j->fig[b].ratio_min = ratio[0];
-        j->fig[b].ratio = median(ratio, seeds);
-        j->fig[b].score = median(score, seeds);
-        j->fig[b].within5 = median(w5, seeds);
+    cutune__replay_options o = {0, 0, batch, (uint64_t)s + 1, d->start,
+                                NULL};
+    o.params = j->var->has_params ? &j->var->params : NULL;
+    if (b == TIME_BUDGET)
+        o.max_seconds = d->time_budget;
+    else
+        o.max_evals = bench_budgets[b];
+    cutune__replay_result r;
+    if (cutune__replay_run(j->var->type, d->problem->space, d->objective,
+                           d->cost, &o, &r, NULL, 0) != 0) {
+        sf->ratio[s] = sf->score[s] = sf->w5[s] = sf->evals[s] = NAN;
+        return;
     }
-out:
-    free(w5);
-    free(score);
-    free(ratio);
+    double f = r.search.best_objective;
+    sf->ratio[s] = isfinite(f) ? d->optimum / f : 0;
+    sf->score[s] = cutune__replay_score(d->random_best[b], f, d->optimum);
+    /* Not finding anything scores lowest; where random search expects
+     * the optimum (a budget the size of the space) P is not defined, and
+     * 1 says it was matched. */
+    if (isnan(sf->score[s]))
+        sf->score[s] = d->random_best[b] == d->optimum ? 1 : -INFINITY;
+    sf->w5[s] =
+        r.evals_within[2] == SIZE_MAX ? INFINITY : (double)r.evals_within[2];
+    sf->evals[s] = (double)r.search.evaluations;
+}
+
+static void summarise(figures *fig, seed_figures *sf, size_t seeds)
+{
+    for (size_t l = 0; l < N_LEVELS; l++) {
+        size_t k = 0;
+        for (size_t s = 0; s < seeds; s++)
+            k += sf->ratio[s] >= bench_share_levels[l];
+        fig->share[l] = (double)k / (double)seeds;
+    }
+    fig->ratio_q1 = quantile(sf->ratio, seeds, 0.25);
+    fig->ratio_q3 = quantile(sf->ratio, seeds, 0.75);
+    fig->ratio_min = sf->ratio[0];
+    fig->ratio = median(sf->ratio, seeds);
+    fig->score = median(sf->score, seeds);
+    fig->within5 = median(sf->w5, seeds);
+    fig->evals = median(sf->evals, seeds);
+}
+
+static void run_job(job *j, size_t seeds, size_t batch)
+{
+    seed_figures sf;
+    sf.ratio = malloc(seeds * sizeof *sf.ratio);
+    sf.score = malloc(seeds * sizeof *sf.score);
+    sf.w5 = malloc(seeds * sizeof *sf.w5);
+    sf.evals = malloc(seeds * sizeof *sf.evals);
+    for (size_t b = 0;
+         sf.ratio && sf.score && sf.w5 && sf.evals && b < N_BUDGETS; b++) {
+        if (b == TIME_BUDGET && j->data->time_budget <= 0) {
+            memset(&j->fig[b], 0, sizeof j->fig[b]);
+            j->fig[b].ratio = NAN;
+            continue;
+        }
+        double t0 = cpu_now();
+        for (size_t s = 0; s < seeds; s++)
+            run_seed(j, b, s, batch, &sf);
+        j->fig[b].seconds = (cpu_now() - t0) / (double)seeds;
+        summarise(&j->fig[b], &sf, seeds);
+    }
+    free(sf.evals);
+    free(sf.w5);
+    free(sf.score);
+    free(sf.ratio);
 }
 
 static void *worker(void *arg)
@@ -184,126 +183,6 @@ static void *worker(void *arg)
             return NULL;
         run_job(&p->jobs[i], p->seeds, p->batch);
     }
-}
-
-/* Loads the space of `spec` ("PROBLEM[@SIZE]:T4"), relative paths taken
- * from `dir` when not NULL. */
-static int load(dataset *d, const char *spec, const char *dir)
-{
-    char problem[2048], t4path[2048];
-    long long size[4];
-    size_t n_size = 0;
-    const char *colon = strchr(spec, ':');
-    if (!colon || (size_t)(colon - spec) >= sizeof problem) {
-        fprintf(stderr, "bench-strategies: '%s' is not PROBLEM:T4\n", spec);
-        return -1;
-    }
-    memcpy(problem, spec, (size_t)(colon - spec));
-    problem[colon - spec] = '\0';
-    char *at = strchr(problem, '@');
-    if (at) {
-        *at = '\0';
-        for (char *q = at + 1; *q && n_size < 4; q += *q == ',')
-            size[n_size++] = strtoll(q, &q, 10);
-    }
-    /* A template name has no '/' and no ".json"; a file is relative. */
-    if (dir && strstr(problem, ".json") && problem[0] != '/') {
-        char rel[1024];
-        snprintf(rel, sizeof rel, "%.1000s", problem);
-        snprintf(problem, sizeof problem, "%.1000s/%s", dir, rel);
-    }
-    snprintf(t4path, sizeof t4path, "%.1000s%s%.1000s",
-             dir && colon[1] != '/' ? dir : "",
-             dir && colon[1] != '/' ? "/" : "", colon + 1);
-    const char *base = strrchr(t4path, '/');
-    snprintf(d->name, sizeof d->name, "%.200s", base ? base + 1 : t4path);
-    char *dot = strstr(d->name, "_T4.json");
-    if (!dot)
-        dot = strstr(d->name, ".json");
-    if (dot)
-        *dot = '\0';
-    cutune_problem_options po;
-    cutune_problem_options_init(&po);
-    po.problem_size = n_size ? size : NULL;
-    po.n_problem_size = n_size;
-    po.space_only = 1;
-    if (cutune_problem_load(problem, &po, &d->problem) != CUTUNE_OK) {
-        fprintf(stderr, "bench-strategies: %s\n",
-                cutune_problem_errmsg(d->problem));
-        return -1;
-    }
-    cutune__t4 *t4;
-    char err[512];
-    if (cutune__t4_load(t4path, d->problem, &t4, err, sizeof err) !=
-        CUTUNE_OK) {
-        fprintf(stderr, "bench-strategies: %s\n", err);
-        return -1;
-    }
-    d->n = cutune__space_size(d->problem->space);
-    d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
-    if (!d->objective) {
-        cutune__t4_free(t4);
-        return -1;
-    }
-    for (size_t i = 0; i < d->n; i++)
-        d->objective[i] = NAN;
-    for (size_t e = 0; e < t4->n_entries; e++) {
-        const cutune__t4_entry *en = &t4->entries[e];
-        if (en->config_index >= d->n)
-            continue;
-        double o = en->outcome == CUTUNE_OUTCOME_CORRECT ? en->time_ms
-                                                         : INFINITY;
-        if (isnan(d->objective[en->config_index]) ||
-            o < d->objective[en->config_index])
-            d->objective[en->config_index] = o;
-    }
-    cutune__t4_free(t4);
-    d->optimum = cutune__replay_optimum(d->objective, d->n, NULL);
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        d->random_best[b] =
-            cutune__replay_random_best(d->objective, d->n, budgets[b]);
-    return 0;
-}
-
-/* Loads every "PROBLEM[@SIZE] T4" line of the list at `path` after the
- * n_data spaces already in `data`; returns the new count, or -1. */
-static long load_list(dataset *data, size_t n_data, const char *path)
-{
-    char dir[1024], line[2048], spec[2100];
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        perror(path);
-        return -1;
-    }
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
-    while (fgets(line, sizeof line, f)) {
-        char a[1024], b[1024];
-        if (line[0] == '#' || sscanf(line, "%1023s %1023s", a, b) != 2)
-            continue;
-        if (n_data >= MAX_FILES)
-            break;
-        snprintf(spec, sizeof spec, "%s:%s", a, b);
-        if (load(&data[n_data], spec, dir)) {
-            fclose(f);
-            return -1;
-        }
-        n_data++;
-    }
-    fclose(f);
-    return (long)n_data;
-}
-
-static void fmt_evals(char *buf, size_t len, double v)
-{
-    if (isinf(v) || isnan(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.0f", v);
 }
 
 /* 1 when `name` is one of the comma-separated names in `list`. */
@@ -320,12 +199,104 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-typedef struct bench_args {
-    size_t seeds, threads, n_data, batch;
-    const char *out_path, *only;
-    int shares;
-    dataset data[MAX_FILES];
-} bench_args;
+/* The default strategy with the settings "name=value,..." of `spec`. */
+static int add_variant(bench_args *a, const char *spec)
+{
+    if (a->n_variants >= MAX_VARIANTS) {
+        fprintf(stderr, "bench-strategies: more than %d variants\n",
+                MAX_VARIANTS);
+        return -1;
+    }
+    variant *v = &a->variants[a->n_variants];
+    v->type = cutune__strategy_default;
+    v->has_params = 1;
+    v->params = cutune__default_params_std;
+    snprintf(v->label, sizeof v->label, "default[%.140s]", spec);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *eq = strchr(tok, '=');
+        char *end = NULL;
+        double val = eq ? strtod(eq + 1, &end) : NAN;
+        if (eq)
+            *eq = '\0';
+        if (!eq || end == eq + 1 || *end ||
+            cutune__default_params_set(&v->params, tok, val)) {
+            fprintf(stderr,
+                    "bench-strategies: --variant '%s': '%s' is not "
+                    "NAME=VALUE of the default strategy's settings\n",
+                    spec, tok);
+            return -1;
+        }
+    }
+    a->n_variants++;
+    return 0;
+}
+
+/* The strategies to run (after the --variant ones): every one named by
+ * --strategies, or all but the exhaustive (brute force only sweeps in
+ * index order: its figures say where the optimum happens to sit). */
+static int add_strategies(bench_args *a)
+{
+    for (size_t s = 0; cutune__strategies[s]; s++) {
+        const cutune__strategy_type *t = cutune__strategies[s];
+        if (a->only ? !listed(a->only, t->name) : t->exhaustive)
+            continue;
+        variant *v = &a->variants[a->n_variants++];
+        memset(v, 0, sizeof *v);
+        v->type = t;
+        snprintf(v->label, sizeof v->label, "%s", t->name);
+    }
+    return 0;
+}
+
+static const char usage[] =
+    "usage: bench-strategies [--seeds N] [--threads N] [--out FILE] "
+    "[--strategies NAME,...] [--shares] [--batch B] [--spaces LIST] "
+    "[--plant] [--variant NAME=V,...]... [--loo] [--no-start] "
+    "PROBLEM[@SIZE]:T4.json.gz ...\n";
+
+/* One option at argv[*i]; 0, 1 on a usage error, 2 when a space did not
+ * load. */
+static int parse_one(bench_args *a, int argc, char **argv, int *i)
+{
+    const char *o = argv[*i];
+    int has = *i + 1 < argc;
+    if (strcmp(o, "--seeds") == 0 && has)
+        a->seeds = (size_t)strtoul(argv[++*i], NULL, 10);
+    else if (strcmp(o, "--threads") == 0 && has)
+        a->threads = (size_t)strtoul(argv[++*i], NULL, 10);
+    else if (strcmp(o, "--out") == 0 && has)
+        a->out_path = argv[++*i];
+    else if (strcmp(o, "--strategies") == 0 && has)
+        a->only = argv[++*i];
+    else if (strcmp(o, "--batch") == 0 && has)
+        a->batch = (size_t)strtoul(argv[++*i], NULL, 10);
+    else if (strcmp(o, "--variant") == 0 && has)
+        return add_variant(a, argv[++*i]) ? 1 : 0;
+    else if (strcmp(o, "--shares") == 0)
+        a->shares = 1;
+    else if (strcmp(o, "--plant") == 0)
+        a->plant = 1;
+    else if (strcmp(o, "--loo") == 0)
+        a->loo = 1;
+    else if (strcmp(o, "--no-start") == 0)
+        a->no_start = 1;
+    else if (strcmp(o, "--spaces") == 0 && has) {
+        long k = bench_load_list(a->data, a->n_data, argv[++*i]);
+        if (k < 0)
+            return 2;
+        a->n_data = (size_t)k;
+    } else if (o[0] == '-') {
+        fprintf(stderr, "bench-strategies: unknown option '%s'\n", o);
+        return 1;
+    } else if (a->n_data < MAX_FILES) {
+        if (bench_load(&a->data[a->n_data], o, NULL))
+            return 2;
+        a->n_data++;
+    }
+    return 0;
+}
 
 /* Returns 0, 1 on a usage error, 2 when a space did not load. */
 static int parse_args(bench_args *a, int argc, char **argv)
@@ -333,34 +304,12 @@ static int parse_args(bench_args *a, int argc, char **argv)
     a->seeds = 100;
     a->batch = 1;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
-            a->seeds = (size_t)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            a->threads = (size_t)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            a->out_path = argv[++i];
-        else if (strcmp(argv[i], "--strategies") == 0 && i + 1 < argc)
-            a->only = argv[++i];
-        else if (strcmp(argv[i], "--batch") == 0 && i + 1 < argc)
-            a->batch = (size_t)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--shares") == 0)
-            a->shares = 1;
-        else if (strcmp(argv[i], "--spaces") == 0 && i + 1 < argc) {
-            long k = load_list(a->data, a->n_data, argv[++i]);
-            if (k < 0)
-                return 2;
-            a->n_data = (size_t)k;
-        } else if (a->n_data < MAX_FILES) {
-            if (load(&a->data[a->n_data], argv[i], NULL))
-                return 2;
-            a->n_data++;
-        }
+        int rc = parse_one(a, argc, argv, &i);
+        if (rc)
+            return rc;
     }
     if (a->n_data == 0 || a->seeds == 0 || a->batch == 0) {
-        fputs("usage: bench-strategies [--seeds N] [--threads N] "
-              "[--out FILE] [--strategies NAME,...] [--shares] "
-              "[--batch B] [--spaces LIST] PROBLEM[@SIZE]:T4.json.gz ...\n",
-              stderr);
+        fputs(usage, stderr);
         return 1;
     }
     if (a->threads == 0) {
@@ -376,39 +325,31 @@ static int parse_args(bench_args *a, int argc, char **argv)
             size_t len = end ? (size_t)(end - q) : strlen(q);
             snprintf(name, sizeof name, "%.*s", (int)len, q);
             if (!cutune__strategy_find(name)) {
-                fprintf(stderr, "bench-strategies: no strategy '%s'\n",
-                        name);
+                fprintf(stderr, "bench-strategies: no strategy '%s'\n", name);
                 return 1;
             }
             q += len + (end != NULL);
         }
     }
-    return 0;
+    if (a->plant)
+        a->n_data = bench_plant(a->data, a->n_data);
+    for (size_t f = 0; f < a->n_data && a->no_start; f++)
+        a->data[f].start = SIZE_MAX;
+    return add_strategies(a);
 }
 
-/* One job per space and strategy; brute_force is left out unless named:
- * it sweeps in index order and its figures say where the optimum happens
- * to sit, nothing about search. Returns the wall time in seconds, or a
+/* One job per space and variant. Returns the wall time in seconds, or a
  * negative number when memory ran out. */
 static double run_all(pool *p, const bench_args *a)
 {
-    size_t n_strat = 0;
-    while (cutune__strategies[n_strat])
-        n_strat++;
     memset(p, 0, sizeof *p);
-    p->jobs = calloc(a->n_data * n_strat, sizeof *p->jobs);
+    p->jobs = calloc(a->n_data * a->n_variants + 1, sizeof *p->jobs);
     if (!p->jobs)
         return -1;
     for (size_t f = 0; f < a->n_data; f++)
-        for (size_t s = 0; s < n_strat; s++) {
-            const char *name = cutune__strategies[s]->name;
-            /* An exhaustive strategy only sweeps in index order: left
-             * out unless named. */
-            if (a->only ? !listed(a->only, name)
-                        : cutune__strategies[s]->exhaustive)
-                continue;
+        for (size_t v = 0; v < a->n_variants; v++) {
             p->jobs[p->n_jobs].data = &a->data[f];
-            p->jobs[p->n_jobs++].type = cutune__strategies[s];
+            p->jobs[p->n_jobs++].var = &a->variants[v];
         }
     p->seeds = a->seeds;
     p->batch = a->batch;
@@ -424,137 +365,6 @@ static double run_all(pool *p, const bench_args *a)
     pthread_mutex_destroy(&p->lock);
     return (double)(w1.tv_sec - w0.tv_sec) +
            1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
-}
-
-static void print_intro(FILE *out, const bench_args *a, double wall)
-{
-    fprintf(out, "# Search strategies on recorded measurements\n\n"
-                 "Produced by `bench/strategies.sh` (bench-strategies, "
-                 "cutune %s): every strategy replayed against every T4 "
-                 "file, at budgets of", CUTUNE_VERSION_STRING);
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "%s %zu", b ? (b + 1 == N_BUDGETS ? " and" : ",") : "",
-                budgets[b]);
-    fprintf(out, " evaluations, %zu seeds each, no start configuration, "
-                 "%zu proposal%s at a time. "
-                 "Medians over the seeds of: **opt/found**, the optimum's "
-                 "time over the best found time (1 = the optimum), with "
-                 "its first and third quartiles in brackets; **P**, "
-                 "the score (B - F) / (B - O) of Willemsen et al. with B "
-                 "the exact expected best of random search with the same "
-                 "budget (1 = the optimum, 0 = as good as random search); "
-                 "**5%%**, evaluations until the best found was within 5%% "
-                 "of the optimum (- when the median run never got there). "
-                 "CPU time of the strategy itself is the last column "
-                 "(ms per run at the largest budget). The worst case over "
-                 "all spaces comes first. Wall time of the "
-                 "whole benchmark: %.0f s on %zu threads.\n",
-            a->seeds, a->batch, a->batch == 1 ? "" : "s", wall, a->threads);
-}
-
-/* Per strategy and budget, over all spaces: the lowest median opt/found
- * (and its space), the lowest first quartile, the lowest P and the
- * worst single seed. */
-static void print_worst(FILE *out, const pool *p, const bench_args *a)
-{
-    fprintf(out, "\n## Worst case over the %zu spaces\n\n"
-                 "Per strategy and budget: the lowest median opt/found of "
-                 "any space (the space), the lowest first quartile, the "
-                 "lowest median P, and the worst single seed.\n\n"
-                 "| strategy | budget | worst median | space | worst Q1 | "
-                 "worst P | worst seed |\n|---|---:|---:|---|---:|---:|---:|\n",
-            a->n_data);
-    for (size_t j0 = 0; j0 < p->n_jobs; j0++) {
-        const cutune__strategy_type *type = p->jobs[j0].type;
-        int first = 1;
-        for (size_t k = 0; k < j0; k++)
-            first &= p->jobs[k].type != type;
-        if (!first)
-            continue;
-        for (size_t b = 0; b < N_BUDGETS; b++) {
-            double med = INFINITY, q1 = INFINITY, sc = INFINITY;
-            double lo = INFINITY;
-            const char *where = "";
-            for (size_t j = j0; j < p->n_jobs; j++) {
-                const figures *f = &p->jobs[j].fig[b];
-                if (p->jobs[j].type != type)
-                    continue;
-                if (f->ratio < med) {
-                    med = f->ratio;
-                    where = p->jobs[j].data->name;
-                }
-                q1 = f->ratio_q1 < q1 ? f->ratio_q1 : q1;
-                sc = f->score < sc ? f->score : sc;
-                lo = f->ratio_min < lo ? f->ratio_min : lo;
-            }
-            fprintf(out, "| %s | %zu | %.3f | %s | %.3f | %.2f | %.3f |\n",
-                    b ? "" : type->name, budgets[b], med, where, q1, sc, lo);
-        }
-    }
-}
-
-static void print_shares(FILE *out, const pool *p, const dataset *d)
-{
-    fprintf(out, "\nShare of seeds with opt/found >=");
-    for (size_t l = 0; l < N_LEVELS; l++)
-        fprintf(out, "%s %.2f", l ? " /" : "", share_levels[l]);
-    fprintf(out, ":\n\n| strategy |");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, " %zu |", budgets[b]);
-    fprintf(out, "\n|---|");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "---:|");
-    fprintf(out, "\n");
-    for (size_t j = 0; j < p->n_jobs; j++) {
-        const job *jb = &p->jobs[j];
-        if (jb->data != d)
-            continue;
-        fprintf(out, "| %s |", jb->type->name);
-        for (size_t b = 0; b < N_BUDGETS; b++) {
-            for (size_t l = 0; l < N_LEVELS; l++)
-                fprintf(out, "%s%.2f", l ? " / " : " ", jb->fig[b].share[l]);
-            fprintf(out, " |");
-        }
-        fprintf(out, "\n");
-    }
-}
-
-static void print_space(FILE *out, const pool *p, const dataset *d,
-                        int shares)
-{
-    size_t correct = 0;
-    for (size_t i = 0; i < d->n; i++)
-        correct += isfinite(d->objective[i]) != 0;
-    fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum "
-                 "%.4f ms. Random search expects",
-            d->name, d->n, correct, d->optimum);
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu", b ? "," : "",
-                d->random_best[b], d->optimum / d->random_best[b],
-                budgets[b]);
-    fprintf(out, ".\n\n| strategy |");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, " %zu: opt/found [Q1, Q3] | P | 5%% |", budgets[b]);
-    fprintf(out, " ms/run |\n|---|");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "---:|---:|---:|");
-    fprintf(out, "---:|\n");
-    for (size_t j = 0; j < p->n_jobs; j++) {
-        const job *jb = &p->jobs[j];
-        if (jb->data != d)
-            continue;
-        fprintf(out, "| %s |", jb->type->name);
-        for (size_t b = 0; b < N_BUDGETS; b++) {
-            char w[16];
-            fmt_evals(w, sizeof w, jb->fig[b].within5);
-            fprintf(out, " %.3f [%.3f, %.3f] | %.2f | %s |", jb->fig[b].ratio,
-                    jb->fig[b].ratio_q1, jb->fig[b].ratio_q3,
-                    jb->fig[b].score, w);
-        }
-        fprintf(out, " %.1f |\n", 1e3 * jb->fig[N_BUDGETS - 1].seconds);
-    }
-    if (shares)
-        print_shares(out, p, d);
 }
 
 int main(int argc, char **argv)
@@ -573,16 +383,17 @@ int main(int argc, char **argv)
         perror(a.out_path);
         return 2;
     }
-    print_intro(out, &a, wall);
-    print_worst(out, &p, &a);
+    bench_print_intro(out, &a, wall);
+    bench_print_worst(out, &p, &a);
+    if (a.loo)
+        bench_print_loo(out, &p, &a);
     for (size_t f = 0; f < a.n_data; f++)
-        print_space(out, &p, &a.data[f], a.shares);
+        bench_print_space(out, &p, &a.data[f], a.shares);
     if (out != stdout)
         fclose(out);
-    for (size_t f = 0; f < a.n_data; f++) {
-        free(a.data[f].objective);
-        cutune_problem_destroy(a.data[f].problem);
-    }
+    /* Planted copies borrow their problem: freed first. */
+    for (size_t f = a.n_data; f-- > 0;)
+        bench_dataset_free(&a.data[f]);
     free(p.jobs);
     return 0;
 }

@@ -3,12 +3,14 @@
 #   bench/strategies.sh [BUILD_DIR] [SEEDS]
 # Builds bench-strategies optimised in BUILD_DIR (default build-bench),
 # replays every strategy on every space of bench/spaces/spaces.txt (the
-# corpus: bench/spaces/README.md) at 50, 100, 200 and 400 evaluations with
-# SEEDS seeds (default 20) and writes bench/results/strategies.md: the
-# worst case over the spaces, then per space the medians and quartiles
-# over the seeds and the share of seeds within 10%, 5% and 2% of the
-# optimum; then the default strategy asked for 32 proposals at a time, as
-# a tune on the GPU machine asks, into bench/results/strategies-batch32.md.
+# corpus: bench/spaces/README.md) at 50, 100, 200 and 400 evaluations and
+# a time budget (the recorded seconds of 100 average evaluations), every
+# run starting where a tune starts without an occupancy answer, with SEEDS
+# seeds (default 20), and writes bench/results/strategies.md: the worst
+# case over the spaces, then per space the medians and quartiles over the
+# seeds and the share of seeds within 10%, 5% and 2% of the optimum; then
+# the default strategy asked for 32 proposals at a time, as a tune on the
+# GPU machine asks, into bench/results/strategies-batch32.md.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}

@@ -159,6 +159,7 @@ int cutune__replay_run(const cutune__strategy_type *type,
         so.batch = options->batch;
         so.seed = options->seed;
         so.start = options->start;
+        so.params = options->params;
     }
     int ret = cutune__search_run(type, space, &so, replay_eval, &rc,
                                  &result->search);

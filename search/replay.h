@@ -30,6 +30,7 @@ typedef struct cutune__replay_options {
     size_t batch;        /* 0: 1 */
     uint64_t seed;
     size_t start;        /* SIZE_MAX: none */
+    const void *params;  /* the strategy's settings; NULL: its own */
 } cutune__replay_options;
 
 typedef struct cutune__replay_result {

@@ -70,6 +70,11 @@ const char *cutune__space_param_name(const cutune__space *s, size_t p);
 size_t cutune__space_value_count(const cutune__space *s, size_t p);
 const cutune__value *cutune__space_value(const cutune__space *s, size_t p,
                                          size_t v);
+/* Whether parameter p is a thread block dimension (Kernel Tuner's and
+ * cutune's naming: block_size_x/y/z): launch geometry, whose largest
+ * value is an edge of the space where optima sit more often than a random
+ * start would find. */
+int cutune__space_is_block_param(const cutune__space *s, size_t p);
 /* Index of the parameter called `name`, or SIZE_MAX. */
 size_t cutune__space_find_param(const cutune__space *s, const char *name);
 

@@ -1,6 +1,8 @@
 /* Lookups on a built search space: its parameters and values, a
  * configuration by index and back, neighbours, random and nearest
  * configurations. */
+#include <string.h>
+
 #include "space_internal.h"
 
 size_t cutune__space_param_count(const cutune__space *s)
@@ -11,6 +13,12 @@ size_t cutune__space_param_count(const cutune__space *s)
 const char *cutune__space_param_name(const cutune__space *s, size_t p)
 {
     return p < s->n_params ? s->names[p] : NULL;
+}
+
+int cutune__space_is_block_param(const cutune__space *s, size_t p)
+{
+    const char *name = cutune__space_param_name(s, p);
+    return name && strncmp(name, "block_size_", 11) == 0;
 }
 
 size_t cutune__space_value_count(const cutune__space *s, size_t p)

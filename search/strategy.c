@@ -258,6 +258,7 @@ int cutune__search_run(const cutune__strategy_type *type,
     ctx.rng = rng;
     ctx.start = options->start < rs.n ? options->start : SIZE_MAX;
     ctx.budget = budget;
+    ctx.params = options->params;
     if (type->init(rs.strategy, &ctx))
         goto out;
     initialised = 1;

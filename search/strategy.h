@@ -27,6 +27,11 @@ typedef struct cutune__strategy_ctx {
     size_t start;          /* occupancy-seeded first configuration, or
                               SIZE_MAX when there is none */
     size_t budget;         /* evaluations allowed (SIZE_MAX: unlimited) */
+    /* Borrowed, NULL for the strategy's own constants: a strategy that
+     * takes settings says which struct (the default strategy:
+     * cutune__default_params), so that a benchmark can choose them by
+     * leave-one-out instead of on one space. */
+    const void *params;
 } cutune__strategy_ctx;
 
 typedef struct cutune__strategy_type {
@@ -141,6 +146,7 @@ typedef struct cutune__search_options {
     size_t batch;          /* proposals asked for at once; 0: 1 */
     uint64_t seed;
     size_t start;          /* SIZE_MAX: none */
+    const void *params;    /* the context's params; NULL: none */
 } cutune__search_options;
 
 typedef struct cutune__search_result {

@@ -43,6 +43,12 @@ typedef struct cutune_simulate_options {
     const char *device_name;
     cutune_log_fn log;
     void *log_user;
+    /* Threads per block the occupancy API suggested for the kernel on the
+     * recorded GPU (cutune tune logs it); 0: unknown. Every run starts
+     * where a tune would (search/seed.h): the problem's default
+     * configuration at that block size, or the default itself when it is
+     * unknown, as a tune does when the API cannot answer. */
+    int occupancy_block_size;
 } cutune_simulate_options;
 
 void cutune_simulate_options_init(cutune_simulate_options *options);
@@ -94,6 +100,13 @@ typedef struct cutune_simulate_result {
     cutune_quartiles score;
     cutune_quartiles evals_within[CUTUNE_SIMULATE_N_WITHIN];
     size_t runs_within[CUTUNE_SIMULATE_N_WITHIN]; /* runs that got there */
+    /* The configuration every run started from (NULL and SIZE_MAX: none)
+     * and why: "occupancy" (the default at the occupancy API's block
+     * size) or "default" (no occupancy answer: the default configuration),
+     * "none". */
+    const cutune_param_value *start;
+    size_t start_index;
+    const char *start_source;
 } cutune_simulate_result;
 
 typedef struct cutune_simulation cutune_simulation;

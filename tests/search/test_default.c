@@ -84,7 +84,7 @@ static size_t found_in(const cutune__strategy_type *t, const cutune__space *s,
 {
     size_t found = 0, opt = optimum_of(s);
     for (uint64_t seed = 1; seed <= seeds; seed++) {
-        cutune__search_options o = {budget, batch, seed, SIZE_MAX};
+        cutune__search_options o = {budget, batch, seed, SIZE_MAX, NULL};
         cutune__search_result r;
         CHECK_INT(cutune__search_run(t, s, &o, eval_valley, (void *)s, &r), 0);
         CHECK_INT(r.evaluations, budget);
@@ -188,7 +188,7 @@ static void test_ahead(const cutune__space *s)
             ev[ask].ask = ask;
             ev[ask].taken = calloc(n, 1);
             ev[ask].hinted = calloc(n, 1);
-            cutune__search_options o = {200, 8, seed, SIZE_MAX};
+            cutune__search_options o = {200, 8, seed, SIZE_MAX, NULL};
             CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
                                          eval_ahead, &ev[ask], NULL),
                       0);
@@ -213,7 +213,7 @@ static void test_ahead(const cutune__space *s)
     ev[0].ask = 1;
     ev[0].taken = calloc(n, 1);
     ev[0].hinted = calloc(n, 1);
-    cutune__search_options o = {50, 8, 1, SIZE_MAX};
+    cutune__search_options o = {50, 8, 1, SIZE_MAX, NULL};
     CHECK_INT(cutune__search_run(cutune__strategy_random, s, &o, eval_ahead,
                                  &ev[0], NULL),
               0);

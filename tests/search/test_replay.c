@@ -72,7 +72,7 @@ static void test_run(void)
     const double obj[10] = {2.0, INFINITY, 1.5, NAN, 1.03, 1.015, 9.0,
                             1.0, 1.2, 1.1};
     const double cost[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX};
+    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX, NULL};
     cutune__replay_result r;
     double trace[12];
     CHECK_INT(cutune__replay_run(cutune__strategy_brute_force, s, obj, cost,
@@ -118,7 +118,7 @@ static void test_run(void)
     /* Every strategy, reproducibly, with failures in the record. */
     for (size_t i = 0; cutune__strategies[i]; i++) {
         cutune__replay_result a, b;
-        cutune__replay_options ro = {6, 0, 2, 42, SIZE_MAX};
+        cutune__replay_options ro = {6, 0, 2, 42, SIZE_MAX, NULL};
         CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL,
                                      &ro, &a, NULL, 0),
                   0);

@@ -115,7 +115,7 @@ static size_t true_optimum(const evaluator *ev)
 static cutune__search_options opts(size_t max_evals, size_t batch,
                                    uint64_t seed, size_t start)
 {
-    cutune__search_options o;
+    cutune__search_options o = {0};
     o.max_evals = max_evals;
     o.batch = batch;
     o.seed = seed;

@@ -138,6 +138,48 @@ static void test_t1_budget_and_search(void)
     }
 }
 
+/* A run starts where a tune would (search/seed.h): at the default
+ * configuration when no occupancy answer is given, at the default with
+ * the suggested block size when one is; brute force, which evaluates the
+ * start first, finds it with one evaluation. */
+static void start_with(const cutune_problem *p, int occupancy,
+                       const char *source, const char *block, int fails)
+{
+    cutune_simulate_options o;
+    cutune_simulate_options_init(&o);
+    o.results_path = results;
+    o.strategy = "brute_force";
+    o.max_evals = 1;
+    o.occupancy_block_size = occupancy;
+    cutune_simulation *sim = NULL;
+    /* A start recorded as failed leaves nothing valid: that says so. */
+    CHECK_INT(cutune_simulate(p, &o, &sim),
+              fails ? CUTUNE_ERR_NO_VALID_RESULT : CUTUNE_OK);
+    const cutune_simulate_result *r = cutune_simulation_result(sim);
+    CHECK(r != NULL && r->start != NULL);
+    if (r && r->start) {
+        CHECK_STR(r->start_source, source);
+        CHECK_STR(r->start[0].value, block);
+        CHECK_STR(r->start[1].value, "1");
+        CHECK_INT(r->runs[0].evaluations, 1);
+        CHECK_INT(r->runs[0].failures, fails);
+        if (!fails)
+            CHECK_INT(r->runs[0].best_index, r->start_index);
+    }
+    cutune_simulation_destroy(sim);
+}
+
+static void test_start(void)
+{
+    cutune_problem *p = load("");
+    if (!p)
+        return;
+    start_with(p, 0, "default", "32", 0);
+    start_with(p, 1000, "occupancy", "256", 1);
+    start_with(p, 120, "occupancy", "128", 0);
+    cutune_problem_destroy(p);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -146,6 +188,7 @@ int main(void)
     }
     write_file("k.cu", "extern \"C\" __global__ void k(float *x) {}\n");
     test_t1_budget_and_search();
+    test_start();
     remove_tree(dir);
     return check_finish();
 }

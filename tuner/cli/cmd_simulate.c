@@ -33,6 +33,11 @@ static const char usage[] =
     "                        K + r\n"
     "  --repeat R            runs (default 1)\n"
     "  --batch B             proposals per round (default 1)\n"
+    "  --occupancy-block N   threads per block the occupancy API suggested\n"
+    "                        on the recorded GPU (a tune logs it): runs\n"
+    "                        start where that tune started. Without it they\n"
+    "                        start at the default configuration, as a tune\n"
+    "                        does when the API cannot answer\n"
     "  --size N[,N...]       problem size (replaces the T1 ProblemSize)\n"
     "  --cache-dir DIR       with --device-name: append the winner to this\n"
     "                        tuning cache, marked as simulated\n"
@@ -73,6 +78,14 @@ static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
         printf("optimum: %.4f ms  ", r->optimum_ms);
         cli_print_config(r->optimum, r->n_params);
         printf("\n");
+    }
+    if (r->start) {
+        printf("start: ");
+        cli_print_config(r->start, r->n_params);
+        printf(" (%s)\n",
+               strcmp(r->start_source, "occupancy") == 0
+                   ? "the default at the occupancy API's block size"
+                   : "the default configuration: no occupancy answer given");
     }
     if (!isnan(r->random_best_ms))
         printf("random search with %zu evaluations expects %.4f ms (B)\n",
@@ -171,7 +184,8 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
                       quartiles_json(r->evals_within[i]), "runs",
                       (json_int_t)r->runs_within[i]));
     cli_print_json(json_pack(
-        "{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "s:o, s:s}",
         "problem", cutune_problem_name(p), "strategy", r->strategy,
         "budget", (json_int_t)r->budget, "space_size",
         (json_int_t)r->space_size, "recorded", (json_int_t)r->recorded,
@@ -180,7 +194,9 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
         r->optimum ? cli_config_json(r->optimum, r->n_params) : json_null(),
         "random_best_ms", num(r->random_best_ms), "runs", runs, "ratio",
         quartiles_json(r->ratio), "score", quartiles_json(r->score),
-        "evals_within", ew));
+        "evals_within", ew, "start",
+        r->start ? cli_config_json(r->start, r->n_params) : json_null(),
+        "start_source", r->start_source));
 }
 
 static void on_log(void *user, cutune_log_level level, const char *msg)
@@ -195,7 +211,7 @@ int cli_cmd_simulate(int argc, char **argv)
 {
     const char *problem = NULL, *results = NULL, *strategy = NULL;
     const char *cache_dir = NULL, *device_name = NULL;
-    long long evals = 0, seed = 0, repeat = 1, batch = 0;
+    long long evals = 0, seed = 0, repeat = 1, batch = 0, occupancy = 0;
     double fraction = 0, seconds = 0;
     cli_sizes size = {{0}, 0};
     int json = 0;
@@ -207,6 +223,7 @@ int cli_cmd_simulate(int argc, char **argv)
                             {"--seed", CLI_COUNT, &seed},
                             {"--repeat", CLI_COUNT, &repeat},
                             {"--batch", CLI_COUNT, &batch},
+                            {"--occupancy-block", CLI_COUNT, &occupancy},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--device-name", CLI_STRING, &device_name},
@@ -250,6 +267,8 @@ int cli_cmd_simulate(int argc, char **argv)
     so.seed = (uint64_t)seed;
     so.repeat = (size_t)repeat;
     so.batch = (size_t)batch;
+    so.occupancy_block_size =
+        occupancy > 0x7fffffff ? 0x7fffffff : (int)occupancy;
     so.write_cache = device_name != NULL;
     so.cache_dir = cache_dir;
     so.device_name = device_name;

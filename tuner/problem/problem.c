@@ -405,6 +405,26 @@ size_t cutune__problem_find_param(const cutune_problem *p, const char *name)
     return SIZE_MAX;
 }
 
+/* Threads per block of configuration `config` of the problem `ctx` (0
+ * when its geometry does not evaluate): the seed rule's scan of spaces
+ * whose threads follow from a LocalSize expression. */
+static double problem_threads(void *ctx, size_t config)
+{
+    unsigned grid[3], block[3];
+    char err[16];
+    if (cutune__problem_geometry(ctx, config, grid, block, err, sizeof err))
+        return 0;
+    return (double)block[0] * block[1] * block[2];
+}
+
+size_t cutune__problem_seed_start(const cutune_problem *p, int block_size,
+                                  cutune__seed_source *source)
+{
+    return cutune__seed_start(p->space, cutune__problem_default_config(p),
+                              block_size, problem_threads, (void *)p,
+                              source);
+}
+
 int cutune__problem_geometry(const cutune_problem *p, size_t config,
                              unsigned grid[3], unsigned block[3], char *err,
                              size_t errlen)

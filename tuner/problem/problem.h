@@ -9,6 +9,7 @@
 #include "cutune/cutune.h"
 #include "dtype.h"
 #include "expr.h"
+#include "seed.h"
 #include "space.h"
 
 /* One kernel argument, resolved for the problem size. */
@@ -123,6 +124,13 @@ double cutune__problem_flops(const cutune_problem *p, size_t config);
 /* The configuration made of every parameter's T1 Default, or the valid
  * configuration nearest to it. SIZE_MAX when the space is empty. */
 size_t cutune__problem_default_config(const cutune_problem *p);
+
+/* Where a tune or a replay of this problem starts (search/seed.h): the
+ * default configuration at the occupancy API's block size `block_size`
+ * (<= 0: none, then the default itself). Writes the source to *source
+ * when not NULL; SIZE_MAX when the space is empty. */
+size_t cutune__problem_seed_start(const cutune_problem *p, int block_size,
+                                  cutune__seed_source *source);
 
 /* Index of the parameter named `name`, or SIZE_MAX. */
 size_t cutune__problem_find_param(const cutune_problem *p, const char *name);

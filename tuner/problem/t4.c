@@ -579,3 +579,12 @@ oom:
     json_decref(root);
     return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
+
+double cutune__t4_entry_seconds(const cutune__t4_entry *e)
+{
+    double c = e->compile_ms;
+    for (size_t k = 0; k < e->n_runtimes; k++)
+        if (isfinite(e->runtimes[k]))
+            c += e->runtimes[k];
+    return c / 1000.0;
+}

@@ -54,6 +54,11 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen);
 void cutune__t4_free(cutune__t4 *t4);
 
+/* What evaluating the entry cost, in seconds, as recorded: its
+ * compilation plus every recorded run (the time a replay's time budget
+ * spends on it). */
+double cutune__t4_entry_seconds(const cutune__t4_entry *e);
+
 /* The outcome a T4 `invalidity` string stands for. Returns 1 for the
  * names cutune writes itself; 0 for any other (such as "constraints"),
  * with *out set to RUNTIME: the configuration gave no usable time. */

@@ -89,88 +89,15 @@ static void open_measure_log(cutune_session *s)
     free(path);
 }
 
-/* Spaces larger than this are not scanned for a block size (see below). */
-#define OCCUPANCY_SCAN_LIMIT ((size_t)1 << 20)
-
-/* For a problem whose threads per block follow from other parameters (a
- * LocalSize expression such as "(BM // TM) * (BN // TN)") rather than a
- * block_size_x parameter: the configuration whose block has the number of
- * threads nearest to the suggestion, and among those the one that differs
- * from the default in the fewest parameters (then the lowest index). */
-static size_t occupancy_scan(const cutune_problem *p, size_t def,
-                             int block_size)
-{
-    size_t n = cutune__space_size(p->space);
-    if (def == SIZE_MAX || n > OCCUPANCY_SCAN_LIMIT)
-        return def;
-    const uint32_t *dcfg = cutune__space_config(p->space, def);
-    size_t best = def;
-    double best_d = INFINITY;
-    size_t best_diff = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        unsigned grid[3], block[3];
-        char err[16];
-        if (cutune__problem_geometry(p, i, grid, block, err, sizeof err) != 0)
-            continue;
-        double threads = (double)block[0] * block[1] * block[2];
-        if (threads <= 0)
-            continue;
-        double d = fabs(log(threads / (double)block_size));
-        const uint32_t *cfg = cutune__space_config(p->space, i);
-        size_t diff = 0;
-        for (size_t k = 0; k < p->n_params; k++)
-            diff += cfg[k] != dcfg[k];
-        /* Block sizes within 1% count as equal. */
-        if (d < best_d - 0.01 || (d <= best_d + 0.01 && diff < best_diff)) {
-            best = i;
-            best_d = d;
-            best_diff = diff;
-        }
-    }
-    return best;
-}
-
-/* The occupancy suggestion as a configuration: the problem's defaults with
- * the block size nearest to what the occupancy API suggests. */
+/* The start of the search by the rule simulate shares (search/seed.h):
+ * the problem's defaults at the occupancy API's block size, or the
+ * defaults alone when the API gave no answer. */
 size_t cutune__session_occupancy_start(cutune_session *s, int block_size)
 {
-    const cutune_problem *p = s->problem;
-    size_t def = cutune__problem_default_config(p);
-    if (block_size <= 0)
-        return def;
-    size_t bx = cutune__problem_find_param(p, "block_size_x");
-    if (bx == SIZE_MAX)
-        return occupancy_scan(p, def, block_size);
-    uint32_t *cfg = malloc(p->n_params * sizeof *cfg);
-    if (!cfg)
-        return def;
-    memcpy(cfg, cutune__space_config(p->space, def),
-           p->n_params * sizeof *cfg);
-    /* Threads in y and z stay as the defaults have them. */
-    long long others = 1;
-    size_t by = cutune__problem_find_param(p, "block_size_y");
-    size_t bz = cutune__problem_find_param(p, "block_size_z");
-    const cutune__value *v;
-    if (by != SIZE_MAX && (v = &p->param_values[by][cfg[by]]) &&
-        v->type == CUTUNE__V_INT && v->u.i > 0)
-        others *= v->u.i;
-    if (bz != SIZE_MAX && (v = &p->param_values[bz][cfg[bz]]) &&
-        v->type == CUTUNE__V_INT && v->u.i > 0)
-        others *= v->u.i;
-    double want = (double)block_size / (double)others;
-    double best = INFINITY;
-    for (size_t k = 0; k < p->param_value_counts[bx]; k++) {
-        v = &p->param_values[bx][k];
-        if (v->type != CUTUNE__V_INT || v->u.i <= 0)
-            continue;
-        double d = fabs(log((double)v->u.i / want));
-        if (d < best) {
-            best = d;
-            cfg[bx] = (uint32_t)k;
-        }
-    }
-    size_t idx = cutune__space_nearest(p->space, cfg);
-    free(cfg);
+    cutune__seed_source src;
+    size_t idx = cutune__problem_seed_start(s->problem, block_size, &src);
+    cutune__session_log(s, CUTUNE_LOG_DEBUG, "start: configuration %zu (%s)",
+                        idx, cutune__seed_source_name(src));
     return idx;
 }
 
@@ -313,7 +240,8 @@ static cutune_status search(cutune_session *s,
                             cutune__search_result *sr)
 {
     cutune_status st;
-    cutune__search_options so = {s->budget.max_evals, 0, s->opt.seed, start};
+    cutune__search_options so = {s->budget.max_evals, 0, s->opt.seed, start,
+                                 NULL};
     /* Twice the compile threads, so that the pool has the next jobs to
      * start while the first are measured. */
     so.batch = 2 * (size_t)cutune__session_pool_threads(s);

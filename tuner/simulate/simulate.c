@@ -24,8 +24,8 @@ struct cutune_simulation {
     int has_result;
     cutune_simulate_result result;
     cutune_simulate_run *runs;
-    cutune_param_value *configs;  /* (n_runs + 1) * n_params: runs, then
-                                     the optimum */
+    cutune_param_value *configs;  /* (n_runs + 2) * n_params: runs, the
+                                     optimum, the start */
 };
 
 void cutune_simulate_options_init(cutune_simulate_options *o)
@@ -219,11 +219,7 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         } else if (obj < objective[i]) {
             objective[i] = obj;
         }
-        double c = en->compile_ms;
-        for (size_t k = 0; k < en->n_runtimes; k++)
-            if (isfinite(en->runtimes[k]))
-                c += en->runtimes[k];
-        cost[i] = c / 1000.0;
+        cost[i] = cutune__t4_entry_seconds(en);
     }
     size_t opt_index;
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
@@ -235,6 +231,24 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         cutune__problem_config_values(problem, opt_index,
                                       sim->configs + repeat * np);
         r->optimum = sim->configs + repeat * np;
+    }
+}
+
+/* Where every run starts: where a tune would (search/seed.h). Its values
+ * go after the runs' and the optimum's in sim->configs. */
+static void set_start(cutune_simulation *sim, const cutune_problem *problem,
+                      const cutune_simulate_options *o, size_t repeat)
+{
+    cutune_simulate_result *r = &sim->result;
+    cutune__seed_source src;
+    r->start_index =
+        cutune__problem_seed_start(problem, o->occupancy_block_size, &src);
+    r->start_source = cutune__seed_source_name(src);
+    if (r->start_index != SIZE_MAX) {
+        cutune_param_value *v =
+            sim->configs + (repeat + 1) * problem->n_params;
+        cutune__problem_config_values(problem, r->start_index, v);
+        r->start = v;
     }
 }
 
@@ -250,7 +264,8 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
     const cutune_simulate_result *r = &sim->result;
     cutune_simulate_run *run = &sim->runs[k];
     cutune__replay_options ro = {budget->max_evals, budget->max_seconds,
-                                 o->batch, o->seed + k, SIZE_MAX};
+                                 o->batch, o->seed + k, r->start_index,
+                                 NULL};
     cutune__replay_result rr;
     if (cutune__replay_run(type, problem->space, objective, cost, &ro, &rr,
                            NULL, 0) == -1)
@@ -369,7 +384,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     cost = calloc(n, sizeof *cost);
     scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
     sim->runs = calloc(repeat, sizeof *sim->runs);
-    sim->configs = calloc((repeat + 1) * (np ? np : 1),
+    sim->configs = calloc((repeat + 2) * (np ? np : 1),
                           sizeof *sim->configs);
     if (!objective || !cost || !scratch || !sim->runs || !sim->configs) {
         st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -378,6 +393,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     cutune_simulate_result *r = &sim->result;
     read_record(sim, problem, t4, objective, cost, repeat);
     r->strategy = type->name;
+    set_start(sim, problem, &o, repeat);
     cutune__budget budget = simulated_budget(problem, &o, type);
     r->budget = budget.max_evals;
     r->random_best_ms =

@@ -1,0 +1,122 @@
+/* What choosing configurations costs a strategy on a large space: every
+ * strategy on a synthetic space of 100,000 configurations (five
+ * parameters of ten values, a smooth bowl of runtimes with a ripple), at
+ * 100, 200 and 400 evaluations over a few seeds, as CPU milliseconds per
+ * run and per proposal. No GPU, no recorded file: the bound on the cost of
+ * a proposal (issue 18: the Bayesian strategy on a 100,000-configuration
+ * space) is a property of the strategy, not of a kernel.
+ *
+ * usage: bench-proposal-cost [--seeds N] [--strategies NAME,...]
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "replay.h"
+#include "strategy.h"
+
+#define N_PARAMS 5
+#define N_VALUES 10
+
+static cutune__value values[N_VALUES];
+
+static cutune__space *make_space(void)
+{
+    for (int i = 0; i < N_VALUES; i++)
+        values[i] = (cutune__value){.type = CUTUNE__V_INT, .u.i = i};
+    cutune__param params[N_PARAMS] = {{"a", values, N_VALUES},
+                                      {"b", values, N_VALUES},
+                                      {"c", values, N_VALUES},
+                                      {"d", values, N_VALUES},
+                                      {"e", values, N_VALUES}};
+    return cutune__space_create(params, N_PARAMS, NULL, 0, NULL, 0, NULL);
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int wanted(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0)
+            return 1;
+        p += n + (end != NULL);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t budgets[] = {100, 200, 400};
+    size_t seeds = 3;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
+            seeds = (size_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--strategies") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fputs("usage: bench-proposal-cost [--seeds N] "
+                  "[--strategies NAME,...]\n",
+                  stderr);
+            return 1;
+        }
+    }
+    gsl_set_error_handler_off();
+    cutune__space *s = make_space();
+    size_t n = s ? cutune__space_size(s) : 0;
+    double *t = malloc((n ? n : 1) * sizeof *t);
+    if (!s || !t || seeds == 0) {
+        fputs("bench-proposal-cost: out of memory\n", stderr);
+        return 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t *c = cutune__space_config(s, i);
+        double d2 = 0;
+        for (size_t p = 0; p < N_PARAMS; p++)
+            d2 += ((double)c[p] - 3.0) * ((double)c[p] - 3.0);
+        t[i] = 1.0 + 0.02 * d2 + 0.05 * sin((double)i);
+    }
+    printf("# CPU time of choosing configurations, %zu configurations, "
+           "%zu seeds\n\n| strategy | evaluations | ms per run | ms per "
+           "proposal |\n|---|---:|---:|---:|\n",
+           n, seeds);
+    for (size_t k = 0; cutune__strategies[k]; k++) {
+        const cutune__strategy_type *type = cutune__strategies[k];
+        if (type->exhaustive || !wanted(only, type->name))
+            continue;
+        for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+            double t0 = cpu_now();
+            for (size_t seed = 1; seed <= seeds; seed++) {
+                cutune__replay_options o = {budgets[b], 0,        1,
+                                            seed,       SIZE_MAX, NULL};
+                if (cutune__replay_run(type, s, t, NULL, &o, NULL, NULL, 0) !=
+                    0) {
+                    fputs("bench-proposal-cost: out of memory\n", stderr);
+                    return 2;
+                }
+            }
+            double ms = 1e3 * (cpu_now() - t0) / (double)seeds;
+            printf("| %s | %zu | %.1f | %.3f |\n", type->name, budgets[b], ms,
+                   ms / (double)budgets[b]);
+        }
+    }
+    free(t);
+    cutune__space_free(s);
+    return 0;
+}

@@ -1,0 +1,102 @@
+/* bench-strategies (strategies.c): the types its files share. The loading
+ * of spaces is in strategies_load.c, the tables in strategies_print.c. */
+#ifndef CUTUNE_BENCH_STRATEGIES_H
+#define CUTUNE_BENCH_STRATEGIES_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cutune/cutune.h"
+#include "default.h"
+#include "problem.h"
+#include "strategy.h"
+
+/* Budgets 0..N_EVAL_BUDGETS-1 are evaluations; the last is time: the
+ * recorded seconds that TIME_BUDGET_EVALS evaluations of the space cost
+ * on average (compilation and runs), so that a strategy drawn to
+ * configurations that compile slowly gets fewer evaluations. */
+#define N_EVAL_BUDGETS    4
+#define N_BUDGETS         (N_EVAL_BUDGETS + 1)
+#define TIME_BUDGET       N_EVAL_BUDGETS
+#define TIME_BUDGET_EVALS 100
+extern const size_t bench_budgets[N_EVAL_BUDGETS];
+
+#define MAX_FILES    128
+#define MAX_VARIANTS 32
+
+/* opt/found thresholds of --shares. */
+#define N_LEVELS 3
+extern const double bench_share_levels[N_LEVELS];
+
+typedef struct figures {
+    double ratio, ratio_q1, ratio_q3, ratio_min, score, within5;
+    double share[N_LEVELS]; /* of seeds with opt/found >= levels */
+    double evals;           /* median evaluations made (of interest: time) */
+    double seconds;         /* CPU time of the strategy, per run */
+} figures;
+
+typedef struct dataset {
+    char name[256];
+    char group[256]; /* the problem: spaces of one kernel, any device or
+                        size, are held out together */
+    cutune_problem *problem; /* owned unless `derived` */
+    int derived;             /* a planted copy: the problem is borrowed */
+    double *objective;
+    double *cost;       /* seconds per configuration, as recorded */
+    double time_budget; /* seconds; 0 when the record has no times */
+    size_t n;
+    size_t start;        /* where a tune starts (search/seed.h: the
+                            default configuration, no occupancy answer
+                            being recorded); SIZE_MAX with --no-start */
+    double optimum;
+    double random_best[N_BUDGETS];
+} dataset;
+
+/* A strategy with its settings: the default with settings of --variant,
+ * or a strategy as it is (params NULL). */
+typedef struct variant {
+    const cutune__strategy_type *type;
+    char label[160];
+    int has_params;
+    cutune__default_params params;
+} variant;
+
+typedef struct job {
+    const dataset *data;
+    const variant *var;
+    figures fig[N_BUDGETS];
+} job;
+
+typedef struct pool {
+    job *jobs;
+    size_t n_jobs;
+    size_t next;
+    size_t seeds;
+    size_t batch;
+    pthread_mutex_t lock;
+} pool;
+
+typedef struct bench_args {
+    size_t seeds, threads, n_data, batch, n_variants;
+    const char *out_path, *only;
+    int shares, plant, loo, no_start;
+    dataset data[MAX_FILES];
+    variant variants[MAX_VARIANTS + 16];
+} bench_args;
+
+/* strategies_load.c */
+int bench_load(dataset *d, const char *spec, const char *dir);
+long bench_load_list(dataset *data, size_t n_data, const char *path);
+/* Adds the planted copies (edge, basin) of the first n spaces; returns
+ * the new count. */
+size_t bench_plant(dataset *data, size_t n);
+void bench_dataset_free(dataset *d);
+
+/* strategies_print.c */
+void bench_print_intro(FILE *out, const bench_args *a, double wall);
+void bench_print_worst(FILE *out, const pool *p, const bench_args *a);
+void bench_print_loo(FILE *out, const pool *p, const bench_args *a);
+void bench_print_space(FILE *out, const pool *p, const dataset *d, int shares);
+
+#endif

@@ -1,0 +1,303 @@
+/* bench-strategies: the markdown it prints. */
+#include <math.h>
+#include <string.h>
+
+#include "strategies.h"
+
+const double bench_share_levels[N_LEVELS] = {0.90, 0.95, 0.98};
+
+static void budget_name(char *buf, size_t len, size_t b)
+{
+    if (b == TIME_BUDGET)
+        snprintf(buf, len, "time");
+    else
+        snprintf(buf, len, "%zu", bench_budgets[b]);
+}
+
+static void fmt_evals(char *buf, size_t len, double v)
+{
+    if (isinf(v) || isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.0f", v);
+}
+
+void bench_print_intro(FILE *out, const bench_args *a, double wall)
+{
+    fprintf(out,
+            "# Search strategies on recorded measurements\n\n"
+            "Produced by `bench/strategies.sh` (bench-strategies, "
+            "cutune %s): every strategy replayed against every T4 "
+            "file, at budgets of",
+            CUTUNE_VERSION_STRING);
+    for (size_t b = 0; b < N_EVAL_BUDGETS; b++)
+        fprintf(out, "%s %zu", b ? "," : "", bench_budgets[b]);
+    fprintf(out,
+            " evaluations and a time budget (**time**: the recorded "
+            "compile and run seconds that %d evaluations of the space cost "
+            "on average; the evaluations a run got in it are in brackets), "
+            "%zu seeds each, %s, "
+            "%zu proposal%s at a time. "
+            "Medians over the seeds of: **opt/found**, the optimum's "
+            "time over the best found time (1 = the optimum), with "
+            "its first and third quartiles in brackets; **P**, "
+            "the score (B - F) / (B - O) of Willemsen et al. with B "
+            "the exact expected best of random search with the same "
+            "budget (1 = the optimum, 0 = as good as random search; "
+            "for time, B is random search's at %d evaluations); "
+            "**5%%**, evaluations until the best found was within 5%% "
+            "of the optimum (- when the median run never got there). "
+            "CPU time of the strategy itself is the last column "
+            "(ms per run at the largest budget). The worst case over "
+            "all spaces comes first. Wall time of the "
+            "whole benchmark: %.0f s on %zu threads.\n",
+            TIME_BUDGET_EVALS, a->seeds,
+            a->no_start ? "no start configuration"
+                        : "each run starting at the default configuration "
+                          "(what a tune starts from when the occupancy API "
+                          "gives no answer: search/seed.h)",
+            a->batch, a->batch == 1 ? "" : "s", TIME_BUDGET_EVALS, wall,
+            a->threads);
+}
+
+/* Per variant and budget, over all spaces: the lowest median opt/found
+ * (and its space), the lowest first quartile, the lowest P and the
+ * worst single seed. */
+void bench_print_worst(FILE *out, const pool *p, const bench_args *a)
+{
+    fprintf(out,
+            "\n## Worst case over the %zu spaces\n\n"
+            "Per strategy and budget: the lowest median opt/found of "
+            "any space (the space), the lowest first quartile, the "
+            "lowest median P, and the worst single seed.\n\n"
+            "| strategy | budget | worst median | space | worst Q1 | "
+            "worst P | worst seed |\n|---|---:|---:|---|---:|---:|---:|\n",
+            a->n_data);
+    for (size_t v = 0; v < a->n_variants; v++) {
+        const variant *var = &a->variants[v];
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            double med = INFINITY, q1 = INFINITY, sc = INFINITY;
+            double lo = INFINITY;
+            const char *where = "";
+            char bn[16];
+            for (size_t j = 0; j < p->n_jobs; j++) {
+                const figures *f = &p->jobs[j].fig[b];
+                if (p->jobs[j].var != var || isnan(f->ratio))
+                    continue;
+                if (f->ratio < med) {
+                    med = f->ratio;
+                    where = p->jobs[j].data->name;
+                }
+                q1 = f->ratio_q1 < q1 ? f->ratio_q1 : q1;
+                sc = f->score < sc ? f->score : sc;
+                lo = f->ratio_min < lo ? f->ratio_min : lo;
+            }
+            budget_name(bn, sizeof bn, b);
+            fprintf(out, "| %s | %s | %.3f | %s | %.3f | %.2f | %.3f |\n",
+                    b ? "" : var->label, bn, med, where, q1, sc, lo);
+        }
+    }
+}
+
+static const job *find_job(const pool *p, const variant *v, const dataset *d)
+{
+    for (size_t j = 0; j < p->n_jobs; j++)
+        if (p->jobs[j].var == v && p->jobs[j].data == d)
+            return &p->jobs[j];
+    return NULL;
+}
+
+/* The lowest and the mean median at budget b of variant v over the
+ * spaces in group g (inside) or outside it. */
+static double worst_of(const pool *p, const bench_args *a, const variant *v,
+                       const char *g, int inside, size_t b, double *mean)
+{
+    double w = INFINITY, sum = 0;
+    size_t k = 0;
+    for (size_t f = 0; f < a->n_data; f++) {
+        const job *jb = find_job(p, v, &a->data[f]);
+        if (!jb || (strcmp(a->data[f].group, g) == 0) != inside ||
+            isnan(jb->fig[b].ratio))
+            continue;
+        w = jb->fig[b].ratio < w ? jb->fig[b].ratio : w;
+        sum += jb->fig[b].ratio;
+        k++;
+    }
+    if (mean)
+        *mean = k ? sum / (double)k : NAN;
+    return w;
+}
+
+/* The setting of the default strategy chosen without group g: the
+ * highest worst median over the other spaces at budget b (b ==
+ * N_BUDGETS: summed over the budgets), ties to the higher mean, then to
+ * the first listed. */
+static const variant *choose(const pool *p, const bench_args *a, const char *g,
+                             size_t b)
+{
+    const variant *pick = NULL;
+    double best_w = -INFINITY, best_m = -INFINITY;
+    for (size_t v = 0; v < a->n_variants; v++) {
+        const variant *var = &a->variants[v];
+        if (var->type != cutune__strategy_default)
+            continue;
+        double w = 0, m = 0;
+        for (size_t k = b == N_BUDGETS ? 0 : b;
+             k < (b == N_BUDGETS ? N_BUDGETS : b + 1); k++) {
+            double mk;
+            w += worst_of(p, a, var, g, 0, k, &mk);
+            m += mk;
+        }
+        if (w > best_w || (w == best_w && m > best_m)) {
+            best_w = w;
+            best_m = m;
+            pick = var;
+        }
+    }
+    return pick;
+}
+
+static void print_loo_head(FILE *out)
+{
+    fprintf(out, "\n## Leave one kernel out\n\nPer held-out problem (its "
+                 "spaces of every device and size): the setting of the "
+                 "default strategy with the highest worst median over the "
+                 "other problems' spaces (ties to the higher mean), and its "
+                 "worst median on the held-out spaces, per budget; the last "
+                 "columns choose one setting for every budget (the highest "
+                 "sum of worst medians). The last row is the worst "
+                 "held-out figure: what a setting chosen without a kernel "
+                 "does on it.\n\n| held out |");
+    for (size_t b = 0; b < N_BUDGETS; b++) {
+        char bn[16];
+        budget_name(bn, sizeof bn, b);
+        fprintf(out, " %s: chosen | held-out |", bn);
+    }
+    fprintf(out, " one for all | held-out 50/100/200/400/time |\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---|---:|");
+    fprintf(out, "---|---|\n");
+}
+
+/* Leave one kernel out: for each problem (all its devices and sizes held
+ * out together), the default's setting chosen on the other problems, and
+ * that setting's worst median on the held-out one. */
+void bench_print_loo(FILE *out, const pool *p, const bench_args *a)
+{
+    double worst[N_BUDGETS], all_worst[N_BUDGETS];
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        worst[b] = all_worst[b] = INFINITY;
+    print_loo_head(out);
+    for (size_t f = 0; f < a->n_data; f++) {
+        const char *g = a->data[f].group;
+        int first = 1;
+        for (size_t k = 0; k < f; k++)
+            first &= strcmp(a->data[k].group, g) != 0;
+        if (!first)
+            continue;
+        fprintf(out, "| %s |", g);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            const variant *pick = choose(p, a, g, b);
+            double held = pick ? worst_of(p, a, pick, g, 1, b, NULL) : NAN;
+            worst[b] = held < worst[b] ? held : worst[b];
+            fprintf(out, " %s | %.3f |", pick ? pick->label : "-", held);
+        }
+        const variant *one = choose(p, a, g, N_BUDGETS);
+        fprintf(out, " %s |", one ? one->label : "-");
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            double held = one ? worst_of(p, a, one, g, 1, b, NULL) : NAN;
+            all_worst[b] = held < all_worst[b] ? held : all_worst[b];
+            fprintf(out, "%s%.3f", b ? " / " : " ", held);
+        }
+        fprintf(out, " |\n");
+    }
+    fprintf(out, "| **worst** |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, " | **%.3f** |", worst[b]);
+    fprintf(out, " |");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "%s**%.3f**", b ? " / " : " ", all_worst[b]);
+    fprintf(out, " |\n");
+}
+
+static void print_shares(FILE *out, const pool *p, const dataset *d)
+{
+    fprintf(out, "\nShare of seeds with opt/found >=");
+    for (size_t l = 0; l < N_LEVELS; l++)
+        fprintf(out, "%s %.2f", l ? " /" : "", bench_share_levels[l]);
+    fprintf(out, ":\n\n| strategy |");
+    for (size_t b = 0; b < N_BUDGETS; b++) {
+        char bn[16];
+        budget_name(bn, sizeof bn, b);
+        fprintf(out, " %s |", bn);
+    }
+    fprintf(out, "\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---:|");
+    fprintf(out, "\n");
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->var->label);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            for (size_t l = 0; l < N_LEVELS; l++)
+                fprintf(out, "%s%.2f", l ? " / " : " ", jb->fig[b].share[l]);
+            fprintf(out, " |");
+        }
+        fprintf(out, "\n");
+    }
+}
+
+static void print_head(FILE *out, const dataset *d)
+{
+    size_t correct = 0;
+    for (size_t i = 0; i < d->n; i++)
+        correct += isfinite(d->objective[i]) != 0;
+    fprintf(out,
+            "\n## %s\n\n%zu configurations, %zu correct, optimum "
+            "%.4f ms; time budget %.1f s. Random search expects",
+            d->name, d->n, correct, d->optimum, d->time_budget);
+    for (size_t b = 0; b < N_EVAL_BUDGETS; b++)
+        fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu", b ? "," : "",
+                d->random_best[b], d->optimum / d->random_best[b],
+                bench_budgets[b]);
+    fprintf(out, ".\n\n| strategy |");
+    for (size_t b = 0; b < N_BUDGETS; b++) {
+        char bn[16];
+        budget_name(bn, sizeof bn, b);
+        fprintf(out, " %s: opt/found [Q1, Q3] | P | 5%% |", bn);
+    }
+    fprintf(out, " ms/run |\n|---|");
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fprintf(out, "---:|---:|---:|");
+    fprintf(out, "---:|\n");
+}
+
+void bench_print_space(FILE *out, const pool *p, const dataset *d, int shares)
+{
+    print_head(out, d);
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->var->label);
+        for (size_t b = 0; b < N_BUDGETS; b++) {
+            char w[16];
+            const figures *f = &jb->fig[b];
+            fmt_evals(w, sizeof w, f->within5);
+            if (isnan(f->ratio)) {
+                fprintf(out, " - | - | - |");
+                continue;
+            }
+            fprintf(out, " %.3f [%.3f, %.3f]", f->ratio, f->ratio_q1,
+                    f->ratio_q3);
+            if (b == TIME_BUDGET)
+                fprintf(out, " (%.0f)", f->evals);
+            fprintf(out, " | %.2f | %s |", f->score, w);
+        }
+        fprintf(out, " %.1f |\n", 1e3 * jb->fig[N_EVAL_BUDGETS - 1].seconds);
+    }
+    if (shares)
+        print_shares(out, p, d);
+}

@@ -1,0 +1,37 @@
+/* The default strategy's settings, for a benchmark that chooses them by
+ * leave-one-out (bench-strategies --variant): a run uses
+ * cutune__default_params_std unless its context's `params` points to one
+ * of these. Nothing here depends on a kernel or a GPU; the counts of
+ * evaluations scale with the size of a configuration's neighbourhood.
+ */
+#ifndef CUTUNE_SEARCH_DEFAULT_H
+#define CUTUNE_SEARCH_DEFAULT_H
+
+#include <stddef.h>
+
+typedef struct cutune__default_params {
+    size_t initial_sample; /* configurations evaluated first */
+    double probe_after;    /* neighbourhoods' worth of evaluations the
+                              best stands before it is probed */
+    double restart_after;  /* ... before a climb from a new start */
+    double climb_max;      /* a climb's length, in neighbourhoods */
+    int climb_any;         /* a climb moves one parameter to any value (1)
+                              or one step (0) */
+    size_t restart_pool;   /* a climb starts at the farthest of this many
+                              random configurations from those evaluated
+                              (1: at a random one) */
+    int probe_edges;       /* the probe of the best starts at its edges
+                              (block dimensions largest, smallest) */
+} cutune__default_params;
+
+/* The settings the strategy uses when none are given. */
+extern const cutune__default_params cutune__default_params_std;
+
+/* Sets the field named `name` ("initial_sample", "probe_after",
+ * "restart_after", "climb_max", "climb_any",
+ * "restart_pool", "probe_edges") to `value`; 0, or -1 for an
+ * unknown name or a value out of range (p unchanged). */
+int cutune__default_params_set(cutune__default_params *p, const char *name,
+                               double value);
+
+#endif

@@ -1,0 +1,248 @@
+/* The default strategy's moves: what evaluated neighbours teach about
+ * changing a parameter, the open nodes by objective, the fixed-per-run
+ * tie order and random stream, and the next one-step proposal.
+ */
+#include "default_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How much slower a is than b, as a difference of logarithms (relative
+ * for objectives that are not positive), so that a ratio learnt on one
+ * configuration applies to another. */
+double cutune__default_slowdown(double a, double b)
+{
+    if (a > 0 && b > 0)
+        return log(a / b);
+    return (a - b) / (fabs(b) > 1e-300 ? fabs(b) : 1e-300);
+}
+
+/* The one parameter in which neighbours a and b differ. */
+size_t cutune__default_differing_param(const cutune__default_state *st,
+                                       size_t a, size_t b)
+{
+    const uint32_t *ca = cutune__space_config(st->space, a);
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    for (size_t i = 0; i < st->n_varying; i++) {
+        size_t p = st->varying[i];
+        if (ca[p] != cb[p])
+            return p;
+    }
+    return SIZE_MAX;
+}
+
+size_t cutune__default_neighbours(cutune__default_state *st, size_t index,
+                                  cutune__neighbour_kind kind)
+{
+    size_t m = cutune__space_neighbours(st->space, index, kind, st->nbr,
+                                        st->any_size);
+    return m < st->any_size ? m : st->any_size;
+}
+
+/* Adds what the new result at `index` says about moves to and from each
+ * evaluated neighbour. */
+void cutune__default_learn(cutune__default_state *st, size_t index)
+{
+    double f = st->h.objective[index];
+    if (!isfinite(f))
+        return;
+    const uint32_t *ci = cutune__space_config(st->space, index);
+    size_t m = cutune__default_neighbours(st, index, CUTUNE__NEIGHBOUR_ANY);
+    for (size_t i = 0; i < m; i++) {
+        size_t j = st->nbr[i];
+        if (!st->h.done[j] || !isfinite(st->h.objective[j]))
+            continue;
+        size_t p = cutune__default_differing_param(st, index, j);
+        if (p == SIZE_MAX || st->stats_off[p] == SIZE_MAX)
+            continue;
+        size_t nv = cutune__space_value_count(st->space, p);
+        size_t a = cutune__space_config(st->space, j)[p], v = ci[p];
+        double d = cutune__default_slowdown(f, st->h.objective[j]);
+        size_t there = st->stats_off[p] + a * nv + v;
+        size_t back = st->stats_off[p] + v * nv + a;
+        st->delta_sum[there] += d;
+        st->delta_count[there]++;
+        st->delta_sum[back] -= d;
+        st->delta_count[back]++;
+    }
+}
+
+/* The predicted slowdown of moving configuration `from` to its neighbour
+ * `to`; 0 (no better, no worse) with fewer than min_count (>= 1)
+ * observations. */
+double cutune__default_predicted(const cutune__default_state *st, size_t from,
+                                 size_t to, uint32_t min_count, int *known)
+{
+    size_t p = cutune__default_differing_param(st, from, to);
+    *known = 0;
+    if (p == SIZE_MAX || st->stats_off[p] == SIZE_MAX)
+        return 0;
+    size_t nv = cutune__space_value_count(st->space, p);
+    size_t e = st->stats_off[p] +
+               cutune__space_config(st->space, from)[p] * nv +
+               cutune__space_config(st->space, to)[p];
+    if (st->delta_count[e] < min_count)
+        return 0;
+    *known = 1;
+    return st->delta_sum[e] / st->delta_count[e];
+}
+
+int cutune__default_by_score(const void *a, const void *b)
+{
+    const cutune__default_ranked *x = a, *y = b;
+    if (x->score < y->score)
+        return -1;
+    if (x->score > y->score)
+        return 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Whether objective a beats b by more than a tie. */
+int cutune__default_faster(double a, double b)
+{
+    if (!isfinite(b))
+        return isfinite(a) || a < b;
+    return a < b - TIE_REL * fabs(b);
+}
+
+/* Open nodes, fastest first (ties: lower index). */
+static int node_before(const cutune__default_state *st, size_t a, size_t b)
+{
+    double x = st->h.objective[a], y = st->h.objective[b];
+    return x < y || (x == y && a < b);
+}
+
+void cutune__default_heap_push(cutune__default_state *st, size_t index)
+{
+    size_t i = st->heap_len++;
+    while (i > 0 && node_before(st, index, st->heap[(i - 1) / 2])) {
+        st->heap[i] = st->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    st->heap[i] = index;
+}
+
+static void heap_pop(cutune__default_state *st)
+{
+    size_t last = st->heap[--st->heap_len], i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= st->heap_len)
+            break;
+        if (c + 1 < st->heap_len &&
+            node_before(st, st->heap[c + 1], st->heap[c]))
+            c++;
+        if (!node_before(st, st->heap[c], last))
+            break;
+        st->heap[i] = st->heap[c];
+        i = c;
+    }
+    if (st->heap_len > 0)
+        st->heap[i] = last;
+}
+
+/* splitmix64's finaliser: a well-spread hash of a 64-bit number. */
+uint64_t cutune__default_mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A fixed pseudo-random order of the configurations for the run, to
+ * break ties among predictions: unlike draws from the run's generator, it
+ * does not depend on how many proposals came before, so expand() can be
+ * asked again what it would propose. */
+uint64_t cutune__default_tie_order(const cutune__default_state *st,
+                                   size_t index)
+{
+    return cutune__default_mix((uint64_t)index + st->salt);
+}
+
+/* The next random untaken configuration when no node is open: draw number
+ * `draws` of a stream fixed per run, so that draws handed back with a
+ * batch can be taken back too (default_withdraw) and the stream does not
+ * depend on the batch size. */
+size_t cutune__default_random_draw(cutune__default_state *st)
+{
+    size_t left = st->n - st->h.n_taken;
+    if (left == 0)
+        return SIZE_MAX;
+    uint64_t r = cutune__default_mix(st->draws++ ^ ~st->salt);
+    return cutune__history_untaken_at(&st->h, (size_t)(r % left));
+}
+
+/* The untaken one-step neighbour of c, best predicted (ties in
+ * tie_order); SIZE_MAX when none. *pending is set when a neighbour is
+ * proposed but has no result yet. */
+static size_t best_neighbour(cutune__default_state *st, size_t c,
+                             cutune__neighbour_kind kind, int *pending)
+{
+    size_t best = SIZE_MAX;
+    size_t m = cutune__default_neighbours(st, c, kind);
+    double best_score = 0;
+    uint64_t best_order = 0;
+    *pending = 0;
+    for (size_t i = 0; i < m; i++) {
+        size_t j = st->nbr[i];
+        int known;
+        if (cutune__history_is_taken(&st->h, j)) {
+            *pending |= !st->h.done[j];
+            continue;
+        }
+        double score = cutune__default_predicted(st, c, j, 1, &known);
+        uint64_t order = cutune__default_tie_order(st, j);
+        if (best == SIZE_MAX || score < best_score ||
+            (score == best_score && order < best_order)) {
+            best = j;
+            best_score = score;
+            best_order = order;
+        }
+    }
+    return best;
+}
+
+/* The untaken one-step neighbour, best predicted (ties in tie_order), of
+ * the fastest open node; nodes found closed on the way leave the heap (to
+ * `held` while a neighbour is only proposed). SIZE_MAX when no node is
+ * open. */
+size_t cutune__default_expand(cutune__default_state *st)
+{
+    while (st->heap_len > 0) {
+        size_t c = st->heap[0];
+        int pending;
+        size_t best =
+            best_neighbour(st, c, CUTUNE__NEIGHBOUR_ADJACENT, &pending);
+        if (best != SIZE_MAX)
+            return best;
+        heap_pop(st);
+        if (pending)
+            st->held[st->held_len++] = c;
+    }
+    return SIZE_MAX;
+}
+
+/* The next step of the climb: the best predicted untaken neighbour of
+ * the climb's node, while the climb has budget left. SIZE_MAX when the
+ * climb is over (a local minimum: every neighbour taken). */
+size_t cutune__default_climb_step(cutune__default_state *st)
+{
+    int pending;
+    if (st->climb == SIZE_MAX ||
+        (double)st->climb_evals >= st->prm.climb_max * (double)st->any_size)
+        return SIZE_MAX;
+    return best_neighbour(st, st->climb,
+                          st->prm.climb_any ? CUTUNE__NEIGHBOUR_ANY
+                                            : CUTUNE__NEIGHBOUR_ADJACENT,
+                          &pending);
+}
+
+/* Held nodes back into the heap: the proposals that closed them have been
+ * answered or handed back. */
+void cutune__default_unhold(cutune__default_state *st)
+{
+    while (st->held_len > 0)
+        cutune__default_heap_push(st, st->held[--st->held_len]);
+}

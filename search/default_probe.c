@@ -1,0 +1,263 @@
+/* The default strategy's probe of the best configuration (every value of
+ * every parameter, block shapes, pairs of its best single moves) and the
+ * edge of the space (every block dimension at its largest value).
+ */
+#include "default_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+/* The learnt effect of moving parameter p from value a to v (0 unknown). */
+static double move_effect(const cutune__default_state *st, size_t p,
+                          uint32_t a, uint32_t v)
+{
+    if (st->stats_off[p] == SIZE_MAX || a == v)
+        return 0;
+    size_t nv = cutune__space_value_count(st->space, p);
+    size_t e = st->stats_off[p] + a * nv + v;
+    return st->delta_count[e] ? st->delta_sum[e] / st->delta_count[e] : 0;
+}
+
+static int64_t int_value(const cutune__default_state *st, size_t p, uint32_t v)
+{
+    const cutune__value *x = cutune__space_value(st->space, p, v);
+    return x && x->type == CUTUNE__V_INT ? x->u.i : 0;
+}
+
+/* Block shapes of b: where the space has two block dimensions, the
+ * untaken configurations like b but for those two, with as many threads
+ * as b, half or twice as many (a width and height that change together,
+ * which neither single nor most pair moves reach), by the sum of their
+ * learnt effects; inserted after the first n_any of the probe, at most
+ * half a neighbourhood of them. */
+static void add_shapes(cutune__default_state *st, size_t b, size_t n_any)
+{
+    size_t px = SIZE_MAX, py = SIZE_MAX, n_shapes = 0;
+    for (size_t p = 0; p < st->n_params; p++)
+        if (st->edge_param[p] && px == SIZE_MAX)
+            px = p;
+        else if (st->edge_param[p] && py == SIZE_MAX)
+            py = p;
+    if (py == SIZE_MAX)
+        return;
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    int64_t threads = int_value(st, px, cb[px]) * int_value(st, py, cb[py]);
+    size_t nx = cutune__space_value_count(st->space, px);
+    size_t ny = cutune__space_value_count(st->space, py);
+    size_t cap = (st->any_size + 1) / 2;
+    cutune__default_ranked *shapes = st->list + st->list_count;
+    for (uint32_t x = 0; x < nx; x++)
+        for (uint32_t y = 0; y < ny; y++) {
+            int64_t t = int_value(st, px, x) * int_value(st, py, y);
+            size_t idx;
+            if ((x == cb[px] || y == cb[py]) ||
+                (t != threads && 2 * t != threads && t != 2 * threads))
+                continue;
+            memcpy(st->config, cb, st->n_params * sizeof *st->config);
+            st->config[px] = x;
+            st->config[py] = y;
+            if (!cutune__space_index_of(st->space, st->config, &idx) ||
+                cutune__history_is_taken(&st->h, idx))
+                continue;
+            cutune__default_ranked *r = &shapes[n_shapes++];
+            r->score = move_effect(st, px, cb[px], x) +
+                       move_effect(st, py, cb[py], y);
+            r->index = idx;
+            r->order = idx;
+        }
+    qsort(shapes, n_shapes, sizeof *shapes, cutune__default_by_score);
+    if (n_shapes > cap)
+        n_shapes = cap;
+    /* After the single moves, before the pairs. */
+    size_t n_pairs = st->list_count - n_any;
+    cutune__default_ranked *tmp =
+        malloc((n_pairs ? n_pairs : 1) * sizeof *tmp);
+    if (!tmp)
+        return;
+    memcpy(tmp, st->list + n_any, n_pairs * sizeof *tmp);
+    memmove(st->list + n_any, shapes, n_shapes * sizeof *shapes);
+    memcpy(st->list + n_any + n_shapes, tmp, n_pairs * sizeof *tmp);
+    free(tmp);
+    st->list_count += n_shapes;
+}
+
+/* The probe of b: its untaken neighbours of any one parameter that are
+ * not one step away, by predicted slowdown (ties at random); then pair
+ * moves, two of its best evaluated single moves (in different
+ * parameters) at once, by the sum of their slowdowns, at most half a
+ * neighbourhood of them. */
+/* The edges seen from b (every block dimension at its largest, then at
+ * its smallest value) ahead of the probe's single moves: one-step moves
+ * reach them last, and single-configuration optima sit there (issue 18:
+ * dedispersion at block 32x32, found by brute force only). */
+static void put_edges_first(cutune__default_state *st, size_t b)
+{
+    size_t edge[2], n_edges = 0;
+    for (int largest = 1; largest >= 0; largest--) {
+        size_t e = cutune__default_edge_of(st, b, largest);
+        if (e != SIZE_MAX && (n_edges == 0 || edge[0] != e))
+            edge[n_edges++] = e;
+    }
+    memmove(st->list + n_edges, st->list, st->list_count * sizeof *st->list);
+    for (size_t k = 0; k < n_edges; k++) {
+        st->list[k].score = -INFINITY;
+        st->list[k].index = edge[k];
+        st->list[k].order = k;
+    }
+    st->list_count += n_edges;
+}
+
+void cutune__default_load_probe(cutune__default_state *st, size_t b)
+{
+    cutune__default_ranked singles[PAIR_SINGLES + 1];
+    size_t n_singles = 0, n_any;
+    double fb = st->h.objective[b];
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    size_t m = cutune__default_neighbours(st, b, CUTUNE__NEIGHBOUR_ANY);
+
+    st->probed[b] = 1;
+    st->list_count = st->list_next = 0;
+    if (m > 1)
+        gsl_ran_shuffle(st->rng, st->nbr, m, sizeof *st->nbr);
+    for (size_t i = 0; i < m; i++) {
+        size_t j = st->nbr[i];
+        int known;
+        if (cutune__history_is_taken(&st->h, j))
+            continue;
+        size_t p = cutune__default_differing_param(st, b, j);
+        uint32_t a = cb[p], v = cutune__space_config(st->space, j)[p];
+        if (a + 1 == v || v + 1 == a)
+            continue;
+        cutune__default_ranked *r = &st->list[st->list_count];
+        r->score = cutune__default_predicted(st, b, j, 1, &known);
+        r->index = j;
+        r->order = st->list_count++;
+    }
+    qsort(st->list, st->list_count, sizeof *st->list,
+          cutune__default_by_score);
+    if (st->prm.probe_edges)
+        put_edges_first(st, b);
+    n_any = st->list_count;
+
+    /* The best PAIR_SINGLES evaluated single moves, by insertion: m is
+     * small. Those just listed are not evaluated yet; pairs are built
+     * from what is known now. */
+    for (size_t i = 0; i < m; i++) {
+        size_t j = st->nbr[i];
+        if (!st->h.done[j] || !isfinite(st->h.objective[j]))
+            continue;
+        cutune__default_ranked r = {
+            cutune__default_slowdown(st->h.objective[j], fb), j, j};
+        size_t pos = n_singles;
+        while (pos > 0 &&
+               cutune__default_by_score(&r, &singles[pos - 1]) < 0) {
+            singles[pos] = singles[pos - 1];
+            pos--;
+        }
+        singles[pos] = r;
+        if (n_singles < PAIR_SINGLES)
+            n_singles++;
+    }
+    cutune__default_ranked *pairs = st->list + n_any;
+    size_t n_pairs = 0;
+    for (size_t a = 0; a < n_singles; a++) {
+        size_t pa = cutune__default_differing_param(st, b, singles[a].index);
+        for (size_t c = a + 1; c < n_singles; c++) {
+            size_t pc =
+                cutune__default_differing_param(st, b, singles[c].index);
+            size_t idx;
+            if (pa == pc || pa == SIZE_MAX || pc == SIZE_MAX)
+                continue;
+            memcpy(st->config, cb, st->n_params * sizeof *st->config);
+            st->config[pa] =
+                cutune__space_config(st->space, singles[a].index)[pa];
+            st->config[pc] =
+                cutune__space_config(st->space, singles[c].index)[pc];
+            if (!cutune__space_index_of(st->space, st->config, &idx) ||
+                cutune__history_is_taken(&st->h, idx))
+                continue;
+            cutune__default_ranked *r = &pairs[n_pairs++];
+            r->score = singles[a].score + singles[c].score;
+            r->index = idx;
+            r->order = idx;
+        }
+    }
+    qsort(pairs, n_pairs, sizeof *pairs, cutune__default_by_score);
+    if (n_pairs > (st->any_size + 1) / 2)
+        n_pairs = (st->any_size + 1) / 2;
+    st->list_count = n_any + n_pairs;
+    add_shapes(st, b, n_any);
+}
+
+/* The edge of the space that one-step moves reach last, seen from
+ * `from`: its configuration with every block dimension at its largest
+ * value, or the valid configuration nearest to that. SIZE_MAX when that is
+ * `from` itself or already taken. */
+size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
+                               int largest)
+{
+    int any = 0;
+    memcpy(st->config, cutune__space_config(st->space, from),
+           st->n_params * sizeof *st->config);
+    for (size_t p = 0; p < st->n_params; p++)
+        if (st->edge_param[p]) {
+            uint32_t last =
+                largest ? (uint32_t)cutune__space_value_count(st->space, p) - 1
+                        : 0;
+            any |= st->config[p] != last;
+            st->config[p] = last;
+        }
+    size_t idx = any ? cutune__space_nearest(st->space, st->config) : SIZE_MAX;
+    if (idx == SIZE_MAX || cutune__history_is_taken(&st->h, idx))
+        return SIZE_MAX;
+    return idx;
+}
+
+/* How far configuration a is from b: value steps scaled to [0, 1] per
+ * parameter, summed. */
+static double spread(const cutune__default_state *st, size_t a, size_t b)
+{
+    const uint32_t *ca = cutune__space_config(st->space, a);
+    const uint32_t *cb = cutune__space_config(st->space, b);
+    double d = 0;
+    for (size_t i = 0; i < st->n_varying; i++) {
+        size_t p = st->varying[i];
+        size_t nv = cutune__space_value_count(st->space, p);
+        d += fabs((double)ca[p] - (double)cb[p]) / (double)(nv - 1);
+    }
+    return d;
+}
+
+/* A start for a climb where nothing has been looked at: of
+ * restart_pool untaken configurations drawn at random, the one farthest
+ * from every evaluated configuration (the largest distance to its
+ * nearest). A uniform draw lands where evaluations already are as often
+ * as the space is dense there; a basin in a corner the first ones missed
+ * waits for luck. The draws are a stream fixed per run (a hash of the
+ * salt, the restart and the candidate), so asking again changes nothing.
+ * SIZE_MAX when nothing is left. */
+size_t cutune__default_far_draw(cutune__default_state *st)
+{
+    size_t left = st->n - st->h.n_taken, best = SIZE_MAX;
+    double best_d = -1;
+    size_t pool = st->prm.restart_pool ? st->prm.restart_pool : 1;
+    for (size_t k = 0; k < pool && left > 0; k++) {
+        uint64_t r = cutune__default_mix(
+            st->salt ^
+            cutune__default_mix(((uint64_t)st->restarts << 16) + k));
+        size_t c = cutune__history_untaken_at(&st->h, (size_t)(r % left));
+        double d = INFINITY;
+        for (size_t e = 0; e < st->n_order && d > 0; e++) {
+            double x = spread(st, c, st->order[e]);
+            d = x < d ? x : d;
+        }
+        if (d > best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best;
+}
