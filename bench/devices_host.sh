@@ -1,7 +1,9 @@
 #!/bin/sh
 # Every GPU of a host (--devices all) against one (--device 0), on a
 # machine with several GPUs of one model: brute force over conv2d 4096²
-# (639 configurations) and random search over matmul 1024³ (300), each
+# (639 configurations), random search over matmul 1024³ (300) and over
+# matmul 4096³ (200, kernels of milliseconds: a tune bound by measuring;
+# CASES picks among conv2d, matmul and matmul4096), each
 # pair first cold (no binary cache: compiling is part of it), then twice
 # with the binary cache warm (so measuring alone is compared), alternating
 # which goes first so that a machine warming up weighs on both. Prints per
@@ -34,12 +36,12 @@ one() { # NAME CACHE DEVICE-OPTION EXTRA-OPTIONS... ($problem: the problem)
         "$split" "$best"
 }
 "$cutune" devices
-for case in conv2d matmul; do
-    if [ "$case" = conv2d ]; then
-        problem="conv2d --size 4096,4096 --strategy brute_force"
-    else
-        problem="matmul --size 1024,1024,1024 --strategy random --budget-evals 300 --seed 1"
-    fi
+for case in ${CASES:-conv2d matmul matmul4096}; do
+    case $case in
+    conv2d) problem="conv2d --size 4096,4096 --strategy brute_force" ;;
+    matmul) problem="matmul --size 1024,1024,1024 --strategy random --budget-evals 300 --seed 1" ;;
+    *) problem="matmul --size 4096,4096,4096 --strategy random --budget-evals 200 --seed 1" ;;
+    esac
     one "$case-cold-1" "$case-c1" "--device 0" --no-binary-cache
     one "$case-cold-all" "$case-call" "--devices all" --no-binary-cache
     # Fills the binary cache (beside the tuning cache) the later tunes read.
