@@ -22,6 +22,17 @@ typedef struct cutune__default_params {
                               (1: at a random one) */
     int probe_edges;       /* the probe of the best starts at its edges
                               (block dimensions largest, smallest) */
+    double probe_every;    /* the best is probed too once this many
+                              neighbourhoods' worth of evaluations have
+                              passed since the last probe began, however
+                              it improved meanwhile (0: never) */
+    int shapes_first;      /* the probe's block shapes come right after its
+                              edges (1) or after its single moves (0) */
+    int probe_cut;         /* a probe that finds a new best goes on to
+                              its end (0), ends there (1), or ends there
+                              and the new best is probed next (2) */
+    double cut_gain;       /* ... only where the new best is faster than
+                              the old by at least this share */
 } cutune__default_params;
 
 /* The settings the strategy uses when none are given. */
@@ -29,7 +40,8 @@ extern const cutune__default_params cutune__default_params_std;
 
 /* Sets the field named `name` ("initial_sample", "probe_after",
  * "restart_after", "climb_max", "climb_any",
- * "restart_pool", "probe_edges") to `value`; 0, or -1 for an
+ * "restart_pool", "probe_edges", "probe_every", "probe_cut",
+ * "shapes_first", "cut_gain") to `value`; 0, or -1 for an
  * unknown name or a value out of range (p unchanged). */
 int cutune__default_params_set(cutune__default_params *p, const char *name,
                                double value);

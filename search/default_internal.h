@@ -69,6 +69,10 @@ typedef struct cutune__default_state {
     size_t batch_len;      /* proposals of the last batch */
     size_t batch_pos;      /* of them, results reported */
     size_t probe_batch;    /* proposals of the last batch, when a probe */
+    size_t probe_start;    /* evaluations reported when the last probe
+                              began */
+    int probe_cut;         /* the probe ended at a new best: the rest of
+                              its batch is not wanted */
     uint64_t salt;         /* ties among predictions, fixed per run */
     uint64_t draws;        /* random configurations drawn (random_draw) */
     size_t first_random;   /* in the batch, the first random draw: from

@@ -71,7 +71,14 @@ static void add_shapes(cutune__default_state *st, size_t b, size_t n_any)
     qsort(shapes, n_shapes, sizeof *shapes, cutune__default_by_score);
     if (n_shapes > cap)
         n_shapes = cap;
-    /* After the single moves, before the pairs. */
+    /* After the single moves, before the pairs (or right after the
+     * edges, which lead the list at -INFINITY). */
+    if (st->prm.shapes_first) {
+        size_t e = 0;
+        while (e < n_any && st->list[e].score == -INFINITY)
+            e++;
+        n_any = e;
+    }
     size_t n_pairs = st->list_count - n_any;
     cutune__default_ranked *tmp =
         malloc((n_pairs ? n_pairs : 1) * sizeof *tmp);

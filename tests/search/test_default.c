@@ -3,7 +3,8 @@
  * block of w x h threads whose area must stay the same), so that every
  * configuration on it is a minimum of one-parameter moves. Pair moves walk
  * the valley to its lowest point; climbs and restarts alone only land on
- * it at random. And its `ahead`, which the tuner compiles beside a batch. */
+ * it at random. And its `ahead`, which the tuner compiles beside a batch,
+ * and the probe's hand-over to a new best it finds (a chain of spikes). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
+#include "default.h"
 #include "strategy.h"
 
 #define N_SIDE   12
@@ -224,6 +226,92 @@ static void test_ahead(const cutune__space *s)
     free(ev[0].hinted);
 }
 
+/* A chain of spikes that only probes reach: a bowl whose minimum c0 is
+ * the start, and c1, c2, c3, each 15% faster than the one before, each a
+ * move of one parameter far from it (not one step), every one-step
+ * neighbour of them on the bowl. A probe of c_i finds c_(i+1); the default
+ * hands the probe over to it at once, where the rest of the old probe and
+ * a neighbourhood's worth of expansion would have come first. */
+#define N_CHAIN_VALUES 10
+static cutune__value chain_values[N_CHAIN_VALUES];
+static const uint32_t chain[4][4] = {
+    {5, 5, 5, 5}, {0, 5, 5, 5}, {0, 5, 9, 5}, {0, 5, 9, 1}};
+
+static double chain_objective(const cutune__space *s, size_t index)
+{
+    const uint32_t *c = cutune__space_config(s, index);
+    double bowl = 1;
+    for (int k = 3; k >= 1; k--)
+        if (memcmp(c, chain[k], sizeof chain[k]) == 0)
+            return pow(0.85, k);
+    for (int p = 0; p < 4; p++)
+        bowl += 0.02 * fabs((double)c[p] - 5);
+    return bowl;
+}
+
+static int eval_chain(void *user, const size_t *indices, size_t n,
+                      double *objectives, size_t *done,
+                      cutune__eval_more_fn more, void *more_ctx)
+{
+    const cutune__space *s = user;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        objectives[i] = chain_objective(s, indices[i]);
+        if (more && !more(more_ctx, i, objectives[i])) {
+            i++;
+            break;
+        }
+    }
+    *done = i;
+    return 0;
+}
+
+/* Seeds of 20 in which the default with `prm` reached c3 within 120
+ * evaluations, batches of `batch`. */
+static size_t chain_found(const cutune__space *s,
+                          const cutune__default_params *prm, size_t batch)
+{
+    size_t start, end, found = 0;
+    CHECK(cutune__space_index_of(s, chain[0], &start));
+    CHECK(cutune__space_index_of(s, chain[3], &end));
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        cutune__search_options o = {120, batch, seed, start, prm};
+        cutune__search_result r;
+        CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
+                                     eval_chain, (void *)s, &r),
+                  0);
+        found += r.best == end;
+    }
+    return found;
+}
+
+static void test_probe_hands_over(void)
+{
+    for (int i = 0; i < N_CHAIN_VALUES; i++) {
+        chain_values[i].type = CUTUNE__V_INT;
+        chain_values[i].u.i = i;
+    }
+    cutune__param params[] = {{"a", chain_values, N_CHAIN_VALUES},
+                              {"b", chain_values, N_CHAIN_VALUES},
+                              {"c", chain_values, N_CHAIN_VALUES},
+                              {"d", chain_values, N_CHAIN_VALUES}};
+    cutune__space *s = cutune__space_create(params, 4, NULL, 0, NULL, 0, NULL);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    cutune__default_params on = cutune__default_params_std, off = on;
+    CHECK_INT(cutune__default_params_set(&off, "probe_cut", 0), 0);
+    size_t with = chain_found(s, &on, 1), batched = chain_found(s, &on, 8);
+    size_t without = chain_found(s, &off, 1);
+    printf("chain of probes: end reached within 120 evaluations in %zu of "
+           "20 seeds (batches of 8: %zu), without the hand-over %zu\n",
+           with, batched, without);
+    CHECK(with * 4 >= 20 * 3);
+    CHECK_INT(batched, with);
+    CHECK(without * 4 < 20);
+    cutune__space_free(s);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -235,5 +323,6 @@ int main(void)
     test_walks_the_valley(s);
     test_ahead(s);
     cutune__space_free(s);
+    test_probe_hands_over();
     return check_finish();
 }
