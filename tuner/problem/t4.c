@@ -233,7 +233,7 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                             "%s: results[%zu].configuration: missing", path,
                             i);
-    int inside;
+    int inside = 0;
     cutune_status st = load_configuration(path, p, conf, i, cfg, &inside,
                                           err, errlen);
     if (st)

@@ -264,7 +264,7 @@ static void speedup_plot(cutune__rtext *out, size_t index,
                                       "dimensions)"};
     p.y = (cutune__svg_axis){.lo = fmin(ylo, 1), .hi = yhi,
                              .label = "speed-up over occupancy suggestion"};
-    const char *names[8];
+    const char *names[8] = {NULL};
     for (size_t d = 0; d < nd && d < 8; d++)
         names[d] = devs[d]->device;
     p.legend_above = 1;
