@@ -85,6 +85,22 @@ static cutune_status session_device(void *user, int ordinal,
     return st;
 }
 
+/* The problem's part of a record (name, source hash, size, held in
+ * `size`), the same for a tuned and a replayed task. */
+static void record_problem(cutune_cache_record *rec,
+                           const cutune_problem *problem, long long size[8])
+{
+    rec->problem_name = cutune_problem_name(problem);
+    rec->source_hash = cutune_problem_source_hash(problem);
+    rec->n_problem_size = cutune_problem_size_dims(problem);
+    if (rec->n_problem_size > 8)
+        rec->n_problem_size = 8;
+    for (size_t d = 0; d < rec->n_problem_size; d++)
+        size[d] = cutune_problem_size(problem, d);
+    rec->problem_size = size;
+    rec->compiler_options = "";
+}
+
 /* The record as the session would have written it, for a rank that must
  * not write to the cache. */
 static void record_from_result(session_backend *b,
@@ -94,15 +110,7 @@ static void record_from_result(session_backend *b,
 {
     memset(rec, 0, sizeof *rec);
     rec->device = r->device;
-    rec->problem_name = cutune_problem_name(problem);
-    rec->source_hash = cutune_problem_source_hash(problem);
-    rec->n_problem_size = cutune_problem_size_dims(problem);
-    if (rec->n_problem_size > 8)
-        rec->n_problem_size = 8;
-    for (size_t d = 0; d < rec->n_problem_size; d++)
-        b->size[d] = cutune_problem_size(problem, d);
-    rec->problem_size = b->size;
-    rec->compiler_options = "";
+    record_problem(rec, problem, b->size);
     rec->config = r->best;
     rec->n_config = r->n_params;
     rec->time_ms = r->best_ms;
@@ -339,15 +347,7 @@ static cutune_status replay_tune(void *user, const cutune_plan_task *task,
     const cutune_simulate_run *run = &r->runs[0];
     memset(rec, 0, sizeof *rec);
     replay_device(b, task->device, &rec->device, why, why_size);
-    rec->problem_name = cutune_problem_name(problem);
-    rec->source_hash = cutune_problem_source_hash(problem);
-    rec->n_problem_size = cutune_problem_size_dims(problem);
-    if (rec->n_problem_size > 8)
-        rec->n_problem_size = 8;
-    for (size_t d = 0; d < rec->n_problem_size; d++)
-        b->size[d] = cutune_problem_size(problem, d);
-    rec->problem_size = b->size;
-    rec->compiler_options = "";
+    record_problem(rec, problem, b->size);
     rec->config = run->best;
     rec->n_config = r->n_params;
     rec->time_ms = run->best_ms;
