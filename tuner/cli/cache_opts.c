@@ -21,6 +21,20 @@ static int parse_cc(const char *s, int *major, int *minor)
     return 1;
 }
 
+void cli_problem_query(const cutune_problem *p, long long dims[8],
+                       cutune_cache_query *q)
+{
+    q->problem_name = cutune_problem_name(p);
+    q->n_problem_size = cutune_problem_size_dims(p);
+    if (q->n_problem_size > 8)
+        q->n_problem_size = 8;
+    for (size_t d = 0; d < q->n_problem_size; d++)
+        dims[d] = cutune_problem_size(p, d);
+    q->problem_size = dims;
+    q->accept = cutune_problem_accepts_record;
+    q->accept_user = (void *)p;
+}
+
 int cli_device_query(const cli_device_opts *o, cutune_device *fp,
                      cutune_cache_query *q)
 {

@@ -136,6 +136,11 @@ typedef struct cli_device_opts {
                              about --device-name (explain has none) */
 } cli_device_opts;
 
+/* Fills the problem part of `q`: its name, its size (held in `dims`) and
+ * the check that a record still fits the problem's space. */
+void cli_problem_query(const cutune_problem *p, long long dims[8],
+                       cutune_cache_query *q);
+
 /* Fills the device part of `q` (and *fp for --device, from a worker; with
  * neither option, device 0). Strings in `q` point into `o` or `fp`.
  * Returns 0 or an exit code after printing why. */

@@ -61,13 +61,7 @@ int cli_cmd_check(int argc, char **argv)
             break;
         long long dims[8];
         cutune_cache_query q = dev;
-        q.problem_name = cutune_problem_name(p);
-        q.n_problem_size = cutune_problem_size_dims(p);
-        for (size_t d = 0; d < q.n_problem_size && d < 8; d++)
-            dims[d] = cutune_problem_size(p, d);
-        q.problem_size = dims;
-        q.accept = cutune_problem_accepts_record;
-        q.accept_user = p;
+        cli_problem_query(p, dims, &q);
         const cutune_cache_record *rec = NULL;
         cutune_match match;
         st = cutune_cache_lookup(c, &q, &rec, &match);

@@ -82,13 +82,7 @@ int cli_cmd_lookup(int argc, char **argv)
     long long dims[8];
     cutune_cache_query q;
     memset(&q, 0, sizeof q);
-    q.problem_name = cutune_problem_name(p);
-    q.n_problem_size = cutune_problem_size_dims(p);
-    for (size_t d = 0; d < q.n_problem_size && d < 8; d++)
-        dims[d] = cutune_problem_size(p, d);
-    q.problem_size = dims;
-    q.accept = cutune_problem_accepts_record;
-    q.accept_user = p;
+    cli_problem_query(p, dims, &q);
     cutune_device fp;
     cutune_cache *c = NULL;
     if ((rc = cli_device_query(&dopt, &fp, &q)))
