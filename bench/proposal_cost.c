@@ -18,6 +18,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "name_list.h"
 #include "replay.h"
 #include "strategy.h"
 
@@ -47,17 +48,7 @@ static double cpu_now(void)
 
 static int wanted(const char *list, const char *name)
 {
-    if (!list)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == len && strncmp(p, name, n) == 0)
-            return 1;
-        p += n + (end != NULL);
-    }
-    return 0;
+    return !list || bench_listed(list, name);
 }
 
 int main(int argc, char **argv)

@@ -55,6 +55,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "name_list.h"
 #include "replay.h"
 #include "strategies.h"
 
@@ -185,19 +186,6 @@ static void *worker(void *arg)
     }
 }
 
-/* 1 when `name` is one of the comma-separated names in `list`. */
-static int listed(const char *list, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == len && strncmp(p, name, n) == 0)
-            return 1;
-        p += n + (end != NULL);
-    }
-    return 0;
-}
 
 /* The default strategy with the settings "name=value,..." of `spec`. */
 static int add_variant(bench_args *a, const char *spec)
@@ -240,7 +228,7 @@ static int add_strategies(bench_args *a)
 {
     for (size_t s = 0; cutune__strategies[s]; s++) {
         const cutune__strategy_type *t = cutune__strategies[s];
-        if (a->only ? !listed(a->only, t->name) : t->exhaustive)
+        if (a->only ? !bench_listed(a->only, t->name) : t->exhaustive)
             continue;
         variant *v = &a->variants[a->n_variants++];
         memset(v, 0, sizeof *v);
