@@ -284,7 +284,9 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     size_t k = 0;
     if (st->h.n_taken >= st->n)
         return 0;
+    st->sample_batch = 0;
     if (st->sample_left > 0) {
+        st->batch_len = st->batch_pos = st->probe_batch = 0;
         while (k < cap && st->sample_left > 0) {
             size_t idx = st->start;
             st->start = SIZE_MAX;
@@ -302,6 +304,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
             out[k++] = idx;
             st->sample_left--;
         }
+        st->sample_batch = k;
         return k;
     }
     if (probe_due(st)) {
@@ -484,12 +487,14 @@ static void default_report(void *state, size_t index, double objective)
  * or after which the probe is due, ends the batch: the rest is not
  * wanted. So the tuner measures exactly what proposals made one at a time
  * would have measured, while its compile pool still works ahead on the
- * whole batch. (A cut during the first sample, which would need the probe
- * due within five evaluations, cannot happen on a space the sample does
- * not cover; sample_left is not given back.) */
+ * whole batch. The first sample is never cut: one at a time it is
+ * proposed whole before anything else, even where the probe falls due
+ * inside it (a neighbourhood smaller than the sample, as transpose's). */
 static int default_enough(void *state)
 {
     cutune__default_state *st = state;
+    if (st->batch_pos < st->sample_batch)
+        return 0;
     return (st->batch_pos < st->batch_len && !still_next(st, st->batch_pos)) ||
            (st->probe_cut && st->batch_pos < st->probe_batch) ||
            probe_due(st) || restart_due(st);

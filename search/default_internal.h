@@ -62,6 +62,8 @@ typedef struct cutune__default_state {
 
     size_t sample_left;  /* of the initial sample, still to propose */
     size_t sample_first; /* its first configuration */
+    size_t sample_batch; /* proposals of the last batch, when of the
+                            sample (a batch never mixes it with more) */
     size_t best;         /* the best result; a tie keeps the earlier one */
     size_t last_better;  /* evaluations reported when the best last changed */
     size_t *batch;       /* batch_cap: the last batch of expansions */

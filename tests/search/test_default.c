@@ -312,6 +312,72 @@ static void test_probe_hands_over(void)
     cutune__space_free(s);
 }
 
+#define N_SMALL     6
+#define SMALL_BUDGET 30
+
+typedef struct logged {
+    const cutune__space *s;
+    size_t log[SMALL_BUDGET];
+    size_t n;
+} logged;
+
+/* Distance from (0, 0): the start is the optimum, so the best stands from
+ * the first result on. */
+static int eval_logged(void *user, const size_t *indices, size_t n,
+                       double *objectives, size_t *done,
+                       cutune__eval_more_fn more, void *more_ctx)
+{
+    logged *lg = user;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const uint32_t *c = cutune__space_config(lg->s, indices[i]);
+        objectives[i] = 1.0 + c[0] + 0.5 * c[1];
+        if (lg->n < SMALL_BUDGET)
+            lg->log[lg->n++] = indices[i];
+        if (more && !more(more_ctx, i, objectives[i])) {
+            i++;
+            break;
+        }
+    }
+    *done = i;
+    return 0;
+}
+
+/* On a space whose neighbourhood (10 one-step moves) is smaller than the
+ * first sample (15), the probe falls due inside the sample; asked for 32
+ * proposals at a time the strategy still evaluates the whole sample first
+ * and then exactly what it evaluates one at a time. */
+static void test_sample_not_cut(void)
+{
+    static cutune__value v[N_SMALL];
+    for (int i = 0; i < N_SMALL; i++) {
+        v[i].type = CUTUNE__V_INT;
+        v[i].u.i = i;
+    }
+    cutune__param params[] = {{"a", v, N_SMALL}, {"b", v, N_SMALL}};
+    cutune__space *s = cutune__space_create(params, 2, NULL, 0, NULL, 0, NULL);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    uint32_t origin[2] = {0, 0};
+    size_t start = cutune__space_nearest(s, origin);
+    int same = 1;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        logged one = {s, {0}, 0}, many = {s, {0}, 0};
+        cutune__search_options o = {SMALL_BUDGET, 1, seed, start, NULL};
+        cutune__search_result r;
+        CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
+                                     eval_logged, &one, &r), 0);
+        o.batch = 32;
+        CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
+                                     eval_logged, &many, &r), 0);
+        same &= one.n == SMALL_BUDGET && many.n == SMALL_BUDGET &&
+                memcmp(one.log, many.log, sizeof one.log) == 0;
+    }
+    CHECK(same);
+    cutune__space_free(s);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -324,5 +390,6 @@ int main(void)
     test_ahead(s);
     cutune__space_free(s);
     test_probe_hands_over();
+    test_sample_not_cut();
     return check_finish();
 }
