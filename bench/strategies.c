@@ -38,10 +38,12 @@
  * and a planted distant basin (search/plant.h): the two failures issue 18
  * found on GPUs the default strategy had never seen. --variant
  * "name=value,..." (repeatable) adds the default strategy with other
- * settings (search/default.h); --loo then prints, per held-out problem,
- * the setting chosen on the other problems and its worst median on the
+ * settings (search/default.h), --variant "bayes:name=value,..." the
+ * Bayesian one (search/bayes.h); --loo then prints, per held-out problem,
+ * the setting chosen on the other problems and its worst figure on the
  * held-out one (leave one kernel out, every device and size of it held out
- * together).
+ * together): for the default its worst median, for bayes its worst margin
+ * over random search's median (--strategies must include random).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -106,7 +108,10 @@ static void run_seed(const job *j, size_t b, size_t s, size_t batch,
     const dataset *d = j->data;
     cutune__replay_options o = {0, 0, batch, (uint64_t)s + 1, d->start,
                                 NULL};
-    o.params = j->var->has_params ? &j->var->params : NULL;
+    o.params = !j->var->has_params ? NULL
+               : j->var->type == cutune__strategy_bayes
+                   ? (const void *)&j->var->bayes_params
+                   : (const void *)&j->var->params;
     if (b == TIME_BUDGET)
         o.max_seconds = d->time_budget;
     else
@@ -187,7 +192,8 @@ static void *worker(void *arg)
 }
 
 
-/* The default strategy with the settings "name=value,..." of `spec`. */
+/* The default strategy with the settings "name=value,..." of `spec`, or
+ * bayes with those of "bayes:name=value,...". */
 static int add_variant(bench_args *a, const char *spec)
 {
     if (a->n_variants >= MAX_VARIANTS) {
@@ -196,12 +202,16 @@ static int add_variant(bench_args *a, const char *spec)
         return -1;
     }
     variant *v = &a->variants[a->n_variants];
-    v->type = cutune__strategy_default;
+    int bayes = strncmp(spec, "bayes:", 6) == 0;
+    const char *settings = bayes ? spec + 6 : spec;
+    v->type = bayes ? cutune__strategy_bayes : cutune__strategy_default;
     v->has_params = 1;
     v->params = cutune__default_params_std;
-    snprintf(v->label, sizeof v->label, "default[%.140s]", spec);
+    v->bayes_params = cutune__bayes_params_std;
+    snprintf(v->label, sizeof v->label, "%s[%.140s]", v->type->name,
+             settings);
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", spec);
+    snprintf(buf, sizeof buf, "%s", settings);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         char *eq = strchr(tok, '=');
         char *end = NULL;
@@ -209,11 +219,12 @@ static int add_variant(bench_args *a, const char *spec)
         if (eq)
             *eq = '\0';
         if (!eq || end == eq + 1 || *end ||
-            cutune__default_params_set(&v->params, tok, val)) {
+            (bayes ? cutune__bayes_params_set(&v->bayes_params, tok, val)
+                   : cutune__default_params_set(&v->params, tok, val))) {
             fprintf(stderr,
                     "bench-strategies: --variant '%s': '%s' is not "
-                    "NAME=VALUE of the default strategy's settings\n",
-                    spec, tok);
+                    "NAME=VALUE of the %s strategy's settings\n",
+                    spec, tok, v->type->name);
             return -1;
         }
     }
@@ -373,8 +384,10 @@ int main(int argc, char **argv)
     }
     bench_print_intro(out, &a, wall);
     bench_print_worst(out, &p, &a);
-    if (a.loo)
-        bench_print_loo(out, &p, &a);
+    if (a.loo) {
+        bench_print_loo(out, &p, &a, cutune__strategy_default);
+        bench_print_loo(out, &p, &a, cutune__strategy_bayes);
+    }
     for (size_t f = 0; f < a.n_data; f++)
         bench_print_space(out, &p, &a.data[f], a.shares);
     if (out != stdout)

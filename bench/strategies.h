@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bayes.h"
 #include "cutune/cutune.h"
 #include "default.h"
 #include "problem.h"
@@ -53,13 +54,14 @@ typedef struct dataset {
     double random_best[N_BUDGETS];
 } dataset;
 
-/* A strategy with its settings: the default with settings of --variant,
- * or a strategy as it is (params NULL). */
+/* A strategy with its settings: the default or bayes with settings of
+ * --variant, or a strategy as it is (params NULL). */
 typedef struct variant {
     const cutune__strategy_type *type;
     char label[160];
     int has_params;
-    cutune__default_params params;
+    cutune__default_params params;     /* type: the default */
+    cutune__bayes_params bayes_params; /* type: bayes */
 } variant;
 
 typedef struct job {
@@ -96,7 +98,10 @@ void bench_dataset_free(dataset *d);
 /* strategies_print.c */
 void bench_print_intro(FILE *out, const bench_args *a, double wall);
 void bench_print_worst(FILE *out, const pool *p, const bench_args *a);
-void bench_print_loo(FILE *out, const pool *p, const bench_args *a);
+/* Leave one kernel out among the variants of `type` (the default: by
+ * worst median; bayes: by worst margin over random search). */
+void bench_print_loo(FILE *out, const pool *p, const bench_args *a,
+                     const cutune__strategy_type *type);
 void bench_print_space(FILE *out, const pool *p, const dataset *d, int shares);
 
 #endif

@@ -107,7 +107,33 @@ static const job *find_job(const pool *p, const variant *v, const dataset *d)
     return NULL;
 }
 
-/* The lowest and the mean median at budget b of variant v over the
+/* Random search as --strategies named it, or NULL. */
+static const variant *random_variant(const bench_args *a)
+{
+    for (size_t v = 0; v < a->n_variants; v++)
+        if (a->variants[v].type == cutune__strategy_random &&
+            !a->variants[v].has_params)
+            return &a->variants[v];
+    return NULL;
+}
+
+/* What leave-one-out compares at budget b of variant v on space d: the
+ * median opt/found, or for bayes its margin over random search's median
+ * (bayes must never be below random search). NAN when not run. */
+static double loo_figure(const pool *p, const bench_args *a, const variant *v,
+                         const dataset *d, size_t b)
+{
+    const job *jb = find_job(p, v, d);
+    if (!jb || isnan(jb->fig[b].ratio))
+        return NAN;
+    if (v->type != cutune__strategy_bayes)
+        return jb->fig[b].ratio;
+    const variant *r = random_variant(a);
+    const job *jr = r ? find_job(p, r, d) : NULL;
+    return jr ? jb->fig[b].ratio - jr->fig[b].ratio : NAN;
+}
+
+/* The lowest and the mean figure at budget b of variant v over the
  * spaces in group g (inside) or outside it. */
 static double worst_of(const pool *p, const bench_args *a, const variant *v,
                        const char *g, int inside, size_t b, double *mean)
@@ -115,12 +141,13 @@ static double worst_of(const pool *p, const bench_args *a, const variant *v,
     double w = INFINITY, sum = 0;
     size_t k = 0;
     for (size_t f = 0; f < a->n_data; f++) {
-        const job *jb = find_job(p, v, &a->data[f]);
-        if (!jb || (strcmp(a->data[f].group, g) == 0) != inside ||
-            isnan(jb->fig[b].ratio))
+        if ((strcmp(a->data[f].group, g) == 0) != inside)
             continue;
-        w = jb->fig[b].ratio < w ? jb->fig[b].ratio : w;
-        sum += jb->fig[b].ratio;
+        double x = loo_figure(p, a, v, &a->data[f], b);
+        if (isnan(x))
+            continue;
+        w = x < w ? x : w;
+        sum += x;
         k++;
     }
     if (mean)
@@ -128,18 +155,17 @@ static double worst_of(const pool *p, const bench_args *a, const variant *v,
     return w;
 }
 
-/* The setting of the default strategy chosen without group g: the
- * highest worst median over the other spaces at budget b (b ==
- * N_BUDGETS: summed over the budgets), ties to the higher mean, then to
- * the first listed. */
+/* The setting of strategy `type` chosen without group g: the highest
+ * worst figure over the other spaces at budget b (b == N_BUDGETS: summed
+ * over the budgets), ties to the higher mean, then to the first listed. */
 static const variant *choose(const pool *p, const bench_args *a, const char *g,
-                             size_t b)
+                             size_t b, const cutune__strategy_type *type)
 {
     const variant *pick = NULL;
     double best_w = -INFINITY, best_m = -INFINITY;
     for (size_t v = 0; v < a->n_variants; v++) {
         const variant *var = &a->variants[v];
-        if (var->type != cutune__strategy_default)
+        if (var->type != type)
             continue;
         double w = 0, m = 0;
         for (size_t k = b == N_BUDGETS ? 0 : b;
@@ -157,17 +183,22 @@ static const variant *choose(const pool *p, const bench_args *a, const char *g,
     return pick;
 }
 
-static void print_loo_head(FILE *out)
+static void print_loo_head(FILE *out, const cutune__strategy_type *type)
 {
-    fprintf(out, "\n## Leave one kernel out\n\nPer held-out problem (its "
-                 "spaces of every device and size): the setting of the "
-                 "default strategy with the highest worst median over the "
+    int margin = type == cutune__strategy_bayes;
+    const char *what = margin ? "margin over random search's median "
+                                "(opt/found; below 0: below random search)"
+                              : "median";
+    fprintf(out, "\n## Leave one kernel out: %s\n\nPer held-out problem "
+                 "(its spaces of every device and size): the setting of the "
+                 "%s strategy with the highest worst %s over the "
                  "other problems' spaces (ties to the higher mean), and its "
-                 "worst median on the held-out spaces, per budget; the last "
+                 "worst figure on the held-out spaces, per budget; the last "
                  "columns choose one setting for every budget (the highest "
-                 "sum of worst medians). The last row is the worst "
+                 "sum of worst figures). The last row is the worst "
                  "held-out figure: what a setting chosen without a kernel "
-                 "does on it.\n\n| held out |");
+                 "does on it.\n\n| held out |",
+            type->name, type->name, what);
     for (size_t b = 0; b < N_BUDGETS; b++) {
         char bn[16];
         budget_name(bn, sizeof bn, b);
@@ -180,14 +211,21 @@ static void print_loo_head(FILE *out)
 }
 
 /* Leave one kernel out: for each problem (all its devices and sizes held
- * out together), the default's setting chosen on the other problems, and
- * that setting's worst median on the held-out one. */
-void bench_print_loo(FILE *out, const pool *p, const bench_args *a)
+ * out together), the setting of `type` chosen on the other problems, and
+ * that setting's worst figure on the held-out one. Nothing where no
+ * variant of `type` ran (or, for bayes, no random search). */
+void bench_print_loo(FILE *out, const pool *p, const bench_args *a,
+                     const cutune__strategy_type *type)
 {
     double worst[N_BUDGETS], all_worst[N_BUDGETS];
+    size_t n_type = 0;
+    for (size_t v = 0; v < a->n_variants; v++)
+        n_type += a->variants[v].type == type;
+    if (n_type == 0 || (type == cutune__strategy_bayes && !random_variant(a)))
+        return;
     for (size_t b = 0; b < N_BUDGETS; b++)
         worst[b] = all_worst[b] = INFINITY;
-    print_loo_head(out);
+    print_loo_head(out, type);
     for (size_t f = 0; f < a->n_data; f++) {
         const char *g = a->data[f].group;
         int first = 1;
@@ -197,12 +235,12 @@ void bench_print_loo(FILE *out, const pool *p, const bench_args *a)
             continue;
         fprintf(out, "| %s |", g);
         for (size_t b = 0; b < N_BUDGETS; b++) {
-            const variant *pick = choose(p, a, g, b);
+            const variant *pick = choose(p, a, g, b, type);
             double held = pick ? worst_of(p, a, pick, g, 1, b, NULL) : NAN;
             worst[b] = held < worst[b] ? held : worst[b];
             fprintf(out, " %s | %.3f |", pick ? pick->label : "-", held);
         }
-        const variant *one = choose(p, a, g, N_BUDGETS);
+        const variant *one = choose(p, a, g, N_BUDGETS, type);
         fprintf(out, " %s |", one ? one->label : "-");
         for (size_t b = 0; b < N_BUDGETS; b++) {
             double held = one ? worst_of(p, a, one, g, 1, b, NULL) : NAN;

@@ -5,19 +5,33 @@
  * Gaussian process over the configurations' value indices, each scaled to
  * [0, 1], with a Matern 5/2 kernel. After an initial design (the start and
  * random search's first draws) every proposal maximises expected
- * improvement over CANDIDATES untaken configurations drawn at random from
- * a pool (the whole space when it is small enough, else a fixed random
- * sample of it), plus, on sampled pools, the neighbours of the best so
- * far. Failed configurations enter the model at the worst runtime
+ * improvement over `candidates` untaken configurations drawn at random
+ * from a pool (the whole space when it is small enough, else a fixed
+ * random sample of it), plus, on sampled pools, the neighbours of the best
+ * so far. Failed configurations enter the model at the worst runtime
  * seen, which steers the search away from regions that fail.
  *
- * The kernel's length scale and the noise level are chosen by maximising
- * the marginal likelihood over a small grid whenever the number of
- * observations has doubled since the last fit. Between fits each new
- * observation extends the Cholesky factor by one row (GSL's triangular
- * solve), and the posterior of every candidate is updated in O(n) rather
- * than recomputed, which keeps 400 evaluations on a space of 10^4
- * configurations around a second of CPU time.
+ * Two choices make it at least as good as random search on every space of
+ * the corpus (bench/spaces; docs/strategies.md), where one length scale
+ * on raw log times left it below in 8 of 90 (space, budget) medians:
+ *
+ *  - Clipped observations. Log times above the median of those observed
+ *    are modelled as the median: a slow tail (and every failure) would
+ *    otherwise set the model's variance and length scale, and the small
+ *    differences among fast configurations, the only ones that matter,
+ *    would vanish in its noise.
+ *  - A length scale per parameter (automatic relevance determination):
+ *    parameters differ in how much they matter (a tile width against a
+ *    read-only switch), and one shared scale either blurs the important
+ *    ones or splits the irrelevant ones. The shared scale that maximises
+ *    the marginal likelihood over a grid comes first, then each
+ *    parameter's scale in turn over the grid and "irrelevant" values.
+ *
+ * Hyperparameters are refitted whenever the number of observations has
+ * doubled since the last fit. Between fits each new observation extends
+ * the Cholesky factor by one row (GSL's triangular solve), and the
+ * posterior of every candidate is updated in O(n) rather than recomputed;
+ * bench-proposal-cost reports the milliseconds per proposal.
  *
  * With a batch of b, the b best candidates are taken in turn, each time
  * damping the expected improvement of candidates correlated with those
@@ -35,6 +49,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_vector.h>
 
+#include "bayes.h"
 #include "history.h"
 
 /* Observations the model holds at most; beyond that the search goes on
@@ -42,29 +57,58 @@
 #define GP_MAX 512
 /* Candidates scored at most per proposal. */
 #define POOL_MAX 2048
-/* Configurations of the initial design, the start included: random
- * search's own first draws (the pool below is sampled from a stream of
- * its own). A design of 30% or 50% of the budget, or every second
- * proposal a random one, left it further below random search on the
- * convolution spaces than 10 did (docs/strategies.md). */
-#define N_INIT 10
-/* Each proposal maximises expected improvement over this many candidates
- * drawn at random from the pool, not over the whole pool: the model then
+/* The settings (bayes.h), chosen by leaving one kernel out over the
+ * corpus (bench-strategies --loo --variant bayes:...; docs/strategies.md).
+ * The initial design: random search's own first draws (the pool below is
+ * sampled from a stream of its own); designs of 30% or 50% of the budget
+ * did worse on the convolution spaces. Expected improvement over 64
+ * random candidates of the pool rather than the whole pool: the model then
  * ranks random search's kind of draw instead of replacing it, and cannot
- * spend the budget in one region it believes in. On the corpus (20
- * seeds) its median fell below random search's in 8 of 90 (space,
- * budget) cells by at most 0.010, against 13 by up to 0.024 over the
- * whole pool; 16 and 256 candidates fell further below, 32 about the
- * same (docs/strategies.md). */
-#define CANDIDATES 64
+ * spend the budget in one region it believes in (16, 32 and 256 did
+ * worse). Clipping at the median and two per-parameter passes: the
+ * figures in docs/strategies.md. */
+const cutune__bayes_params cutune__bayes_params_std = {
+    .initial = 10,
+    .candidates = 64,
+    .clip_quantile = 0.5,
+    .ard_sweeps = 2,
+};
+
+int cutune__bayes_params_set(cutune__bayes_params *p, const char *name,
+                             double value)
+{
+    if (!p || !name || !isfinite(value) || value < 0)
+        return -1;
+    if (strcmp(name, "initial") == 0 && value >= 2 && value <= 1000)
+        p->initial = (size_t)value;
+    else if (strcmp(name, "candidates") == 0 && value >= 1 &&
+             value <= POOL_MAX)
+        p->candidates = (size_t)value;
+    else if (strcmp(name, "clip_quantile") == 0 && value > 0 && value <= 1)
+        p->clip_quantile = value;
+    else if (strcmp(name, "ard_sweeps") == 0 && value <= 8)
+        p->ard_sweeps = (size_t)value;
+    else
+        return -1;
+    return 0;
+}
+
 /* Refit when the observations have grown by this factor since the last. */
 #define REFIT_GROWTH 2.0
 
+/* Length scales the marginal likelihood chooses among; a parameter's own
+ * scale may also be one of irrelevant_grid (it barely matters). */
 static const double length_grid[] = {0.1, 0.17, 0.3, 0.5, 0.85, 1.5};
-static const double noise_grid[] = {1e-3};
+static const double irrelevant_grid[] = {4.0, 16.0};
+/* The noise level, relative to the variance: replayed and measured times
+ * alike repeat to within a few per cent, and a floor keeps the factor well
+ * defined where two configurations look alike to the model (a level chosen
+ * by marginal likelihood from 1e-3 to 1e-1 did worse). */
+#define NOISE 1e-3
 
 typedef struct bayes_state {
     cutune__strategy_base base; /* h, space, rng, start, n_params */
+    cutune__bayes_params prm;
     size_t d;                /* parameters that vary */
     size_t *varying;         /* d */
     double *scale;           /* d: 1 / (values - 1) */
@@ -80,14 +124,18 @@ typedef struct bayes_state {
     size_t n_obs;
     size_t *obs_index;
     double *obs_x;           /* cap * d */
-    double *obs_y;           /* cap, log objective */
+    double *obs_y;           /* cap, log objective as modelled */
+    double *obs_raw;         /* cap, log objective */
+    double clip;             /* modelled values are at most this */
     size_t *waiting;         /* failures before anything ran */
     size_t n_waiting;
     int any_finite;
     double y_worst;
 
     int fitted;
-    double mean, sig2, noise, ell;
+    double mean, sig2;
+    double *inv_ell;         /* d: 1 / length scale per parameter */
+    double *try_ell;         /* d scratch */
     size_t n_fit;            /* observations in the factor below */
     size_t next_refit;
     double *L;               /* cap * cap, lower triangular */
@@ -117,12 +165,15 @@ static void bayes_destroy(void *state)
     free(st->L);
     free(st->waiting);
     free(st->obs_y);
+    free(st->obs_raw);
     free(st->obs_x);
     free(st->obs_index);
     free(st->pool_x);
     free(st->pool);
     free(st->config);
     free(st->xbuf);
+    free(st->inv_ell);
+    free(st->try_ell);
     free(st->scale);
     free(st->varying);
     cutune__strategy_base_free(&st->base);
@@ -143,12 +194,17 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     memset(st, 0, sizeof *st);
     if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
+    st->prm = ctx->params ? *(const cutune__bayes_params *)ctx->params
+                          : cutune__bayes_params_std;
     size_t np = st->base.n_params ? st->base.n_params : 1;
     st->varying = malloc(np * sizeof *st->varying);
     st->scale = malloc(np * sizeof *st->scale);
     st->xbuf = malloc(np * sizeof *st->xbuf);
+    st->inv_ell = malloc(np * sizeof *st->inv_ell);
+    st->try_ell = malloc(np * sizeof *st->try_ell);
     st->config = malloc(np * sizeof *st->config);
-    if (!st->varying || !st->scale || !st->xbuf || !st->config)
+    if (!st->varying || !st->scale || !st->xbuf || !st->config ||
+        !st->inv_ell || !st->try_ell)
         goto fail;
     for (size_t p = 0; p < st->base.n_params; p++) {
         size_t nv = cutune__space_value_count(s, p);
@@ -199,6 +255,8 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     st->obs_x = malloc((st->cap * st->d + 1) *
                        sizeof *st->obs_x);
     st->obs_y = malloc(st->cap * sizeof *st->obs_y);
+    st->obs_raw = malloc(st->cap * sizeof *st->obs_raw);
+    st->clip = INFINITY;
     st->waiting = malloc(st->cap * sizeof *st->waiting);
     st->L = malloc(st->cap * st->cap * sizeof *st->L);
     st->alpha = malloc(st->cap * sizeof *st->alpha);
@@ -210,10 +268,10 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     st->local = malloc((st->local_cap ? st->local_cap : 1) *
                        sizeof *st->local);
     if (!st->obs_index || !st->obs_x || !st->obs_y || !st->waiting ||
-        !st->L || !st->alpha || !st->row || !st->ssq || !st->dot ||
+        !st->obs_raw || !st->L || !st->alpha || !st->row || !st->ssq || !st->dot ||
         !st->acq || !st->kvec || !st->local)
         goto fail;
-    st->next_refit = N_INIT;
+    st->next_refit = st->prm.initial;
     return 0;
 fail:
     bayes_destroy(st);
@@ -221,26 +279,27 @@ fail:
 }
 
 /* Matern 5/2 correlation of two feature vectors at length scale ell. */
-static double matern(const double *a, const double *b, size_t d, double ell)
+static double matern(const double *a, const double *b, size_t d,
+                     const double *inv_ell)
 {
     double r2 = 0;
     for (size_t j = 0; j < d; j++) {
-        double t = a[j] - b[j];
+        double t = (a[j] - b[j]) * inv_ell[j];
         r2 += t * t;
     }
-    double r = sqrt(5.0 * r2) / ell;
+    double r = sqrt(5.0 * r2);
     return (1.0 + r + r * r / 3.0) * exp(-r);
 }
 
 /* Appends observation j (< n_fit + 1) to the factor L for the current
  * hyperparameters; L holds j rows already. */
 static void factor_append(bayes_state *st, size_t j, double sig2,
-                          double noise, double ell, double mean)
+                          const double *inv_ell, double mean)
 {
     double *Lj = st->L + j * st->cap;
     const double *xj = st->obs_x + j * st->d;
     for (size_t i = 0; i < j; i++)
-        Lj[i] = sig2 * matern(st->obs_x + i * st->d, xj, st->d, ell);
+        Lj[i] = sig2 * matern(st->obs_x + i * st->d, xj, st->d, inv_ell);
     if (j > 0) {
         gsl_matrix_view Lv = gsl_matrix_view_array_with_tda(st->L, j, j,
                                                             st->cap);
@@ -251,11 +310,11 @@ static void factor_append(bayes_state *st, size_t j, double sig2,
     double ss = 0;
     for (size_t i = 0; i < j; i++)
         ss += Lj[i] * Lj[i];
-    double diag = sig2 * (1.0 + noise) - ss;
+    double diag = sig2 * (1.0 + NOISE) - ss;
     /* Rounding can leave a duplicate-like point with nothing; a floor of
      * the noise keeps the factor well defined. */
-    if (diag < sig2 * noise)
-        diag = sig2 * noise;
+    if (diag < sig2 * NOISE)
+        diag = sig2 * NOISE;
     Lj[j] = sqrt(diag);
     double acc = st->obs_y[j] - mean;
     for (size_t i = 0; i < j; i++)
@@ -276,7 +335,7 @@ static int rows_append(bayes_state *st, size_t j)
     const double *Lj = st->L + j * st->cap;
     const double *xj = st->obs_x + j * st->d;
     for (size_t c = 0; c < st->n_pool; c++)
-        r[c] = st->sig2 * matern(st->pool_x + c * st->d, xj, st->d, st->ell);
+        r[c] = st->sig2 * matern(st->pool_x + c * st->d, xj, st->d, st->inv_ell);
     for (size_t i = 0; i < j; i++) {
         const double *ri = st->row[i];
         double l = Lj[i];
@@ -292,12 +351,80 @@ static int rows_append(bayes_state *st, size_t j)
     return 0;
 }
 
+/* Log marginal likelihood (up to a constant) of the observations for
+ * length scales try_ell; leaves L and alpha factored for them. */
+static double log_likelihood(bayes_state *st, double var, double mean)
+{
+    double lml = 0;
+    for (size_t j = 0; j < st->n_obs; j++) {
+        factor_append(st, j, var, st->try_ell, mean);
+        lml -= 0.5 * st->alpha[j] * st->alpha[j] +
+               log(st->L[j * st->cap + j]);
+    }
+    return lml;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Models every observation above the clip quantile of those so far as
+ * that quantile (clip_quantile 1: none clipped). */
+static void clip_observations(bayes_state *st)
+{
+    size_t n = st->n_obs;
+    if (st->prm.clip_quantile < 1 && n > 0) {
+        memcpy(st->kvec, st->obs_raw, n * sizeof *st->kvec);
+        qsort(st->kvec, n, sizeof *st->kvec, cmp_double);
+        st->clip = st->kvec[(size_t)(st->prm.clip_quantile * (double)(n - 1))];
+    }
+    for (size_t j = 0; j < n; j++)
+        st->obs_y[j] = st->obs_raw[j] < st->clip ? st->obs_raw[j] : st->clip;
+}
+
+/* Chooses the length scales (into inv_ell) by marginal likelihood: one
+ * shared scale over length_grid, then ard_sweeps passes over the
+ * parameters, each one's own scale over length_grid and irrelevant_grid
+ * with the others held. */
+static void choose_lengths(bayes_state *st, double var, double mean)
+{
+    double best = -INFINITY;
+    size_t ng = sizeof length_grid / sizeof *length_grid;
+    size_t ni = sizeof irrelevant_grid / sizeof *irrelevant_grid;
+    for (size_t a = 0; a < ng; a++) {
+        for (size_t j = 0; j < st->d; j++)
+            st->try_ell[j] = 1.0 / length_grid[a];
+        double lml = log_likelihood(st, var, mean);
+        if (lml > best) {
+            best = lml;
+            memcpy(st->inv_ell, st->try_ell, st->d * sizeof *st->inv_ell);
+        }
+    }
+    for (size_t sweep = 0; sweep < st->prm.ard_sweeps; sweep++) {
+        for (size_t dim = 0; dim < st->d; dim++) {
+            memcpy(st->try_ell, st->inv_ell, st->d * sizeof *st->inv_ell);
+            for (size_t a = 0; a < ng + ni; a++) {
+                double l = a < ng ? length_grid[a] : irrelevant_grid[a - ng];
+                st->try_ell[dim] = 1.0 / l;
+                double lml = log_likelihood(st, var, mean);
+                if (lml > best) {
+                    best = lml;
+                    st->inv_ell[dim] = st->try_ell[dim];
+                }
+            }
+        }
+    }
+}
+
 /* Chooses hyperparameters by marginal likelihood and rebuilds the model
  * on all observations. */
 static int refit(bayes_state *st)
 {
     size_t n = st->n_obs;
     double mean = 0, var = 0;
+    clip_observations(st);
     for (size_t j = 0; j < n; j++)
         mean += st->obs_y[j];
     mean /= (double)n;
@@ -306,32 +433,13 @@ static int refit(bayes_state *st)
     var = n > 1 ? var / (double)(n - 1) : 1.0;
     if (!(var > 1e-12))
         var = 1e-12;
-    double best_lml = -INFINITY, best_ell = length_grid[0];
-    double best_noise = noise_grid[0];
-    for (size_t a = 0; a < sizeof length_grid / sizeof *length_grid; a++) {
-        for (size_t b = 0; b < sizeof noise_grid / sizeof *noise_grid; b++) {
-            double lml = 0;
-            for (size_t j = 0; j < n; j++) {
-                factor_append(st, j, var, noise_grid[b], length_grid[a],
-                              mean);
-                lml -= 0.5 * st->alpha[j] * st->alpha[j] +
-                       log(st->L[j * st->cap + j]);
-            }
-            if (lml > best_lml) {
-                best_lml = lml;
-                best_ell = length_grid[a];
-                best_noise = noise_grid[b];
-            }
-        }
-    }
+    choose_lengths(st, var, mean);
     st->mean = mean;
     st->sig2 = var;
-    st->ell = best_ell;
-    st->noise = best_noise;
     memset(st->ssq, 0, st->n_pool * sizeof *st->ssq);
     memset(st->dot, 0, st->n_pool * sizeof *st->dot);
     for (size_t j = 0; j < n; j++) {
-        factor_append(st, j, st->sig2, st->noise, st->ell, st->mean);
+        factor_append(st, j, st->sig2, st->inv_ell, st->mean);
         if (rows_append(st, j))
             return -1;
     }
@@ -347,10 +455,11 @@ static int add_observation(bayes_state *st, size_t index, double y)
         return 0;
     size_t j = st->n_obs++;
     st->obs_index[j] = index;
-    st->obs_y[j] = y;
+    st->obs_raw[j] = y;
+    st->obs_y[j] = y < st->clip ? y : st->clip;
     features(st, index, st->obs_x + j * st->d);
     if (st->fitted && j == st->n_fit) {
-        factor_append(st, j, st->sig2, st->noise, st->ell, st->mean);
+        factor_append(st, j, st->sig2, st->inv_ell, st->mean);
         if (rows_append(st, j))
             return -1;
         st->n_fit = j + 1;
@@ -400,7 +509,7 @@ static void posterior_of(bayes_state *st, size_t index, double *mu,
     features(st, index, st->xbuf);
     for (size_t j = 0; j < n; j++)
         st->kvec[j] = st->sig2 * matern(st->obs_x + j * st->d, st->xbuf,
-                                        st->d, st->ell);
+                                        st->d, st->inv_ell);
     gsl_matrix_view Lv = gsl_matrix_view_array_with_tda(st->L, n, n, st->cap);
     gsl_vector_view kv = gsl_vector_view_array(st->kvec, n);
     gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, &Lv.matrix,
@@ -428,7 +537,7 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
     double fbest = best_y(st);
     size_t arg = SIZE_MAX;
     double top = -1;
-    for (size_t t = 0; t < CANDIDATES; t++) {
+    for (size_t t = 0; t < st->prm.candidates; t++) {
         size_t c = (size_t)gsl_rng_uniform_int(st->base.rng,
                                                (unsigned long)st->n_pool);
         size_t idx = st->pool[c];
@@ -439,7 +548,7 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
         for (size_t i = 0; i < n_picked && ei > 0; i++) {
             features(st, picked[i], st->xbuf);
             ei *= 1.0 - matern(st->pool_x + c * st->d, st->xbuf, st->d,
-                               st->ell);
+                               st->inv_ell);
         }
         if (ei > top) {
             top = ei;
@@ -497,8 +606,8 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
     }
     /* The initial design, and random configurations for as long as too
      * little has run to build a model on. */
-    if (st->base.h.n_taken < N_INIT || !st->any_finite || st->n_obs < 2) {
-        while (k < cap && (k == 0 || st->base.h.n_taken < N_INIT)) {
+    if (st->base.h.n_taken < st->prm.initial || !st->any_finite || st->n_obs < 2) {
+        while (k < cap && (k == 0 || st->base.h.n_taken < st->prm.initial)) {
             size_t idx =
                 cutune__history_random_untaken(&st->base.h, st->base.rng);
             if (idx == SIZE_MAX)
