@@ -9,8 +9,11 @@
 # which bench/spaces/README.md marks as not exhaustive. With HUB_DIR (a
 # folder holding the hub's convolution_milo.json and its kernel source,
 # which this repository does not carry), the convolution space is
-# recorded last with what time is left (at most 150 s). Everything ends
-# up in OUT/spaces.tar too (the device tool returns few files).
+# recorded last with what time is left (at most 150 s). PASSES (default
+# "1 2") picks the sizes: 1 the smaller, 2 the larger, 3 a size between
+# them (2^24 elements, transpose 4096², conv2d 2048²: spaces held out of
+# every choice of settings). Everything ends up in OUT/spaces.tar too (the
+# device tool returns few files).
 set -u
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -46,12 +49,12 @@ run() {
     rc=$?
     echo "$name size $size budget ${b}s rc $rc wall $(( $(date +%s) - t0 ))s" >>"$log"
 }
-for pass in 1 2; do
-    if [ $pass = 1 ]; then
-        one=4194304 oned=4M two=2048,2048 twod=2048 conv=1024,1024 convd=1024
-    else
-        one=67108864 oned=64M two=8192,8192 twod=8192 conv=4096,4096 convd=4096
-    fi
+for pass in ${PASSES:-1 2}; do
+    case $pass in
+    1) one=4194304 oned=4M two=2048,2048 twod=2048 conv=1024,1024 convd=1024 ;;
+    2) one=67108864 oned=64M two=8192,8192 twod=8192 conv=4096,4096 convd=4096 ;;
+    *) one=16777216 oned=16M two=4096,4096 twod=4096 conv=2048,2048 convd=2048 ;;
+    esac
     run transpose "$two" "$twod"
     run vector_add "$one" "$oned"
     run write_offset "$one" "$oned"

@@ -10,7 +10,9 @@
 # case over the spaces, then per space the medians and quartiles over the
 # seeds and the share of seeds within 10%, 5% and 2% of the optimum; then
 # the default strategy asked for 32 proposals at a time, as a tune on the
-# GPU machine asks, into bench/results/strategies-batch32.md.
+# GPU machine asks, into bench/results/strategies-batch32.md; last, the
+# same tables for the spaces held out of every choice of settings
+# (bench/spaces/heldout.txt) into bench/results/strategies-heldout.md.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}
@@ -30,3 +32,8 @@ echo "wrote $here/bench/results/strategies.md"
     --strategies default,random --spaces "$here/bench/spaces/spaces.txt" \
     --out "$here/bench/results/strategies-batch32.md"
 echo "wrote $here/bench/results/strategies-batch32.md"
+# Spaces no setting was chosen on: the check that the choices carry over.
+"$build/bench-strategies" --seeds "$seeds" --shares \
+    --spaces "$here/bench/spaces/heldout.txt" \
+    --out "$here/bench/results/strategies-heldout.md"
+echo "wrote $here/bench/results/strategies-heldout.md"
