@@ -267,9 +267,9 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     st->kvec = malloc(st->cap * sizeof *st->kvec);
     st->local = malloc((st->local_cap ? st->local_cap : 1) *
                        sizeof *st->local);
-    if (!st->obs_index || !st->obs_x || !st->obs_y || !st->waiting ||
-        !st->obs_raw || !st->L || !st->alpha || !st->row || !st->ssq || !st->dot ||
-        !st->acq || !st->kvec || !st->local)
+    if (!st->obs_index || !st->obs_x || !st->obs_y || !st->obs_raw ||
+        !st->waiting || !st->L || !st->alpha || !st->row || !st->ssq ||
+        !st->dot || !st->acq || !st->kvec || !st->local)
         goto fail;
     st->next_refit = st->prm.initial;
     return 0;
@@ -278,7 +278,8 @@ fail:
     return -1;
 }
 
-/* Matern 5/2 correlation of two feature vectors at length scale ell. */
+/* Matern 5/2 correlation of two feature vectors, each parameter's
+ * difference scaled by its inverse length scale. */
 static double matern(const double *a, const double *b, size_t d,
                      const double *inv_ell)
 {
@@ -335,7 +336,8 @@ static int rows_append(bayes_state *st, size_t j)
     const double *Lj = st->L + j * st->cap;
     const double *xj = st->obs_x + j * st->d;
     for (size_t c = 0; c < st->n_pool; c++)
-        r[c] = st->sig2 * matern(st->pool_x + c * st->d, xj, st->d, st->inv_ell);
+        r[c] = st->sig2 *
+               matern(st->pool_x + c * st->d, xj, st->d, st->inv_ell);
     for (size_t i = 0; i < j; i++) {
         const double *ri = st->row[i];
         double l = Lj[i];
@@ -378,7 +380,8 @@ static void clip_observations(bayes_state *st)
     if (st->prm.clip_quantile < 1 && n > 0) {
         memcpy(st->kvec, st->obs_raw, n * sizeof *st->kvec);
         qsort(st->kvec, n, sizeof *st->kvec, cmp_double);
-        st->clip = st->kvec[(size_t)(st->prm.clip_quantile * (double)(n - 1))];
+        size_t at = (size_t)(st->prm.clip_quantile * (double)(n - 1));
+        st->clip = st->kvec[at];
     }
     for (size_t j = 0; j < n; j++)
         st->obs_y[j] = st->obs_raw[j] < st->clip ? st->obs_raw[j] : st->clip;
@@ -606,7 +609,8 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
     }
     /* The initial design, and random configurations for as long as too
      * little has run to build a model on. */
-    if (st->base.h.n_taken < st->prm.initial || !st->any_finite || st->n_obs < 2) {
+    if (st->base.h.n_taken < st->prm.initial || !st->any_finite ||
+        st->n_obs < 2) {
         while (k < cap && (k == 0 || st->base.h.n_taken < st->prm.initial)) {
             size_t idx =
                 cutune__history_random_untaken(&st->base.h, st->base.rng);
