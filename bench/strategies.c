@@ -1,7 +1,8 @@
 /* The strategy benchmark: every strategy against every recorded T4 file,
  * at several evaluation budgets, over many seeds, by replay (no GPU).
  *
- * usage: bench-strategies [--seeds N] [--threads N] [--out FILE]
+ * usage: bench-strategies [--seeds N] [--first-seed K] [--threads N]
+ *                         [--out FILE]
  *                         [--strategies NAME,NAME,...] [--shares]
  *                         [--batch B] [--spaces LIST] [--plant]
  *                         [--variant NAME=V,...]... [--loo]
@@ -12,7 +13,8 @@
  * from a list, one "PROBLEM[@SIZE] T4" a line (# comments), paths
  * relative to the list (bench/spaces/spaces.txt).
  *
- * For each file, strategy and budget it runs N seeds (1..N) of a replay
+ * For each file, strategy and budget it runs N seeds (K..K+N-1, K 1
+ * unless --first-seed says) of a replay
  * with that budget, starting where a tune starts when the occupancy API
  * gives no answer (search/seed.h: the default configuration; none with
  * --no-start), and prints a markdown table of medians over the seeds:
@@ -101,13 +103,12 @@ typedef struct seed_figures {
     double *ratio, *score, *w5, *evals;
 } seed_figures;
 
-/* Seed s of job j at budget b into slot s of `sf`. */
-static void run_seed(const job *j, size_t b, size_t s, size_t batch,
-                     seed_figures *sf)
+/* Seed first + s of job j at budget b into slot s of `sf`. */
+static void run_seed(const job *j, size_t b, size_t s, uint64_t first,
+                     size_t batch, seed_figures *sf)
 {
     const dataset *d = j->data;
-    cutune__replay_options o = {0, 0, batch, (uint64_t)s + 1, d->start,
-                                NULL};
+    cutune__replay_options o = {0, 0, batch, first + s, d->start, NULL};
     o.params = !j->var->has_params ? NULL
                : j->var->type == cutune__strategy_bayes
                    ? (const void *)&j->var->bayes_params
@@ -152,7 +153,7 @@ static void summarise(figures *fig, seed_figures *sf, size_t seeds)
     fig->evals = median(sf->evals, seeds);
 }
 
-static void run_job(job *j, size_t seeds, size_t batch)
+static void run_job(job *j, size_t seeds, uint64_t first, size_t batch)
 {
     seed_figures sf;
     sf.ratio = malloc(seeds * sizeof *sf.ratio);
@@ -168,7 +169,7 @@ static void run_job(job *j, size_t seeds, size_t batch)
         }
         double t0 = cpu_now();
         for (size_t s = 0; s < seeds; s++)
-            run_seed(j, b, s, batch, &sf);
+            run_seed(j, b, s, first, batch, &sf);
         j->fig[b].seconds = (cpu_now() - t0) / (double)seeds;
         summarise(&j->fig[b], &sf, seeds);
     }
@@ -187,7 +188,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (i >= p->n_jobs)
             return NULL;
-        run_job(&p->jobs[i], p->seeds, p->batch);
+        run_job(&p->jobs[i], p->seeds, p->first_seed, p->batch);
     }
 }
 
@@ -250,7 +251,8 @@ static int add_strategies(bench_args *a)
 }
 
 static const char usage[] =
-    "usage: bench-strategies [--seeds N] [--threads N] [--out FILE] "
+    "usage: bench-strategies [--seeds N] [--first-seed K] [--threads N] "
+    "[--out FILE] "
     "[--strategies NAME,...] [--shares] [--batch B] [--spaces LIST] "
     "[--plant] [--variant NAME=V,...]... [--loo] [--no-start] "
     "PROBLEM[@SIZE]:T4.json.gz ...\n";
@@ -263,6 +265,8 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
     int has = *i + 1 < argc;
     if (strcmp(o, "--seeds") == 0 && has)
         a->seeds = (size_t)strtoul(argv[++*i], NULL, 10);
+    else if (strcmp(o, "--first-seed") == 0 && has)
+        a->first_seed = (uint64_t)strtoull(argv[++*i], NULL, 10);
     else if (strcmp(o, "--threads") == 0 && has)
         a->threads = (size_t)strtoul(argv[++*i], NULL, 10);
     else if (strcmp(o, "--out") == 0 && has)
@@ -301,6 +305,7 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
 static int parse_args(bench_args *a, int argc, char **argv)
 {
     a->seeds = 100;
+    a->first_seed = 1;
     a->batch = 1;
     for (int i = 1; i < argc; i++) {
         int rc = parse_one(a, argc, argv, &i);
@@ -351,6 +356,7 @@ static double run_all(pool *p, const bench_args *a)
             p->jobs[p->n_jobs++].var = &a->variants[v];
         }
     p->seeds = a->seeds;
+    p->first_seed = a->first_seed;
     p->batch = a->batch;
     pthread_mutex_init(&p->lock, NULL);
     pthread_t tid[64];

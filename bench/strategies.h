@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "bayes.h"
@@ -75,12 +76,14 @@ typedef struct pool {
     size_t n_jobs;
     size_t next;
     size_t seeds;
+    uint64_t first_seed;
     size_t batch;
     pthread_mutex_t lock;
 } pool;
 
 typedef struct bench_args {
     size_t seeds, threads, n_data, batch, n_variants;
+    uint64_t first_seed; /* runs use seeds first_seed .. + seeds - 1 */
     const char *out_path, *only;
     int shares, plant, loo, no_start;
     dataset data[MAX_FILES];

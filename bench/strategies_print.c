@@ -36,7 +36,7 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
             " evaluations and a time budget (**time**: the recorded "
             "compile and run seconds that %d evaluations of the space cost "
             "on average; the evaluations a run got in it are in brackets), "
-            "%zu seeds each, %s, "
+            "%zu seeds each (%llu to %llu), %s, "
             "%zu proposal%s at a time. "
             "Medians over the seeds of: **opt/found**, the optimum's "
             "time over the best found time (1 = the optimum), with "
@@ -52,6 +52,8 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
             "all spaces comes first. Wall time of the "
             "whole benchmark: %.0f s on %zu threads.\n",
             TIME_BUDGET_EVALS, a->seeds,
+            (unsigned long long)a->first_seed,
+            (unsigned long long)(a->first_seed + a->seeds - 1),
             a->no_start ? "no start configuration"
                         : "each run starting at the default configuration "
                           "(what a tune starts from when the occupancy API "
