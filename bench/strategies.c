@@ -265,8 +265,16 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
     int has = *i + 1 < argc;
     if (strcmp(o, "--seeds") == 0 && has)
         a->seeds = (size_t)strtoul(argv[++*i], NULL, 10);
-    else if (strcmp(o, "--first-seed") == 0 && has)
-        a->first_seed = (uint64_t)strtoull(argv[++*i], NULL, 10);
+    else if (strcmp(o, "--first-seed") == 0 && has) {
+        const char *v = argv[++*i];
+        char *end = NULL;
+        a->first_seed = (uint64_t)strtoull(v, &end, 10);
+        if (*v < '0' || *v > '9' || *end) {
+            fprintf(stderr, "bench-strategies: --first-seed '%s' is not "
+                            "a non-negative integer\n", v);
+            return 1;
+        }
+    }
     else if (strcmp(o, "--threads") == 0 && has)
         a->threads = (size_t)strtoul(argv[++*i], NULL, 10);
     else if (strcmp(o, "--out") == 0 && has)

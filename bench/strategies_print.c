@@ -14,6 +14,23 @@ static void budget_name(char *buf, size_t len, size_t b)
         snprintf(buf, len, "%zu", bench_budgets[b]);
 }
 
+/* A table head's per-budget part: " NAME<cells>" for each budget. */
+static void budget_cells(FILE *out, const char *cells)
+{
+    for (size_t b = 0; b < N_BUDGETS; b++) {
+        char bn[16];
+        budget_name(bn, sizeof bn, b);
+        fprintf(out, " %s%s", bn, cells);
+    }
+}
+
+/* The rule under it: `rule` once per budget. */
+static void budget_rule(FILE *out, const char *rule)
+{
+    for (size_t b = 0; b < N_BUDGETS; b++)
+        fputs(rule, out);
+}
+
 static void fmt_evals(char *buf, size_t len, double v)
 {
     if (isinf(v) || isnan(v))
@@ -201,14 +218,9 @@ static void print_loo_head(FILE *out, const cutune__strategy_type *type)
                  "held-out figure: what a setting chosen without a kernel "
                  "does on it.\n\n| held out |",
             type->name, type->name, what);
-    for (size_t b = 0; b < N_BUDGETS; b++) {
-        char bn[16];
-        budget_name(bn, sizeof bn, b);
-        fprintf(out, " %s: chosen | held-out |", bn);
-    }
+    budget_cells(out, ": chosen | held-out |");
     fprintf(out, " one for all | held-out 50/100/200/400/time |\n|---|");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "---|---:|");
+    budget_rule(out, "---|---:|");
     fprintf(out, "---|---|\n");
 }
 
@@ -266,14 +278,9 @@ static void print_shares(FILE *out, const pool *p, const dataset *d)
     for (size_t l = 0; l < N_LEVELS; l++)
         fprintf(out, "%s %.2f", l ? " /" : "", bench_share_levels[l]);
     fprintf(out, ":\n\n| strategy |");
-    for (size_t b = 0; b < N_BUDGETS; b++) {
-        char bn[16];
-        budget_name(bn, sizeof bn, b);
-        fprintf(out, " %s |", bn);
-    }
+    budget_cells(out, " |");
     fprintf(out, "\n|---|");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "---:|");
+    budget_rule(out, "---:|");
     fprintf(out, "\n");
     for (size_t j = 0; j < p->n_jobs; j++) {
         const job *jb = &p->jobs[j];
@@ -303,14 +310,9 @@ static void print_head(FILE *out, const dataset *d)
                 d->random_best[b], d->optimum / d->random_best[b],
                 bench_budgets[b]);
     fprintf(out, ".\n\n| strategy |");
-    for (size_t b = 0; b < N_BUDGETS; b++) {
-        char bn[16];
-        budget_name(bn, sizeof bn, b);
-        fprintf(out, " %s: opt/found [Q1, Q3] | P | 5%% |", bn);
-    }
+    budget_cells(out, ": opt/found [Q1, Q3] | P | 5% |");
     fprintf(out, " ms/run |\n|---|");
-    for (size_t b = 0; b < N_BUDGETS; b++)
-        fprintf(out, "---:|---:|---:|");
+    budget_rule(out, "---:|---:|---:|");
     fprintf(out, "---:|\n");
 }
 
