@@ -43,8 +43,9 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
 {
     fprintf(out,
             "# Search strategies on recorded measurements\n\n"
-            "Produced by `bench/strategies.sh` (bench-strategies, "
-            "cutune %s): every strategy replayed against every T4 "
+            "Produced by bench-strategies (cutune %s; "
+            "`bench/strategies.sh` and `bench/seeds.sh` run it): every "
+            "strategy replayed against every T4 "
             "file, at budgets of",
             CUTUNE_VERSION_STRING);
     for (size_t b = 0; b < N_EVAL_BUDGETS; b++)

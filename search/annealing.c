@@ -223,12 +223,18 @@ static void annealing_report(void *state, size_t index, double objective)
 }
 
 const cutune__strategy_type cutune__strategy_annealing_type = {
-    "annealing", sizeof(annealing_state), annealing_init,
-    annealing_next, annealing_report, annealing_destroy,
-    NULL, NULL, /* never stops a batch short */
+    "annealing",
+    sizeof(annealing_state),
+    annealing_init,
+    annealing_next,
+    annealing_report,
+    annealing_destroy,
+    NULL,
+    NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

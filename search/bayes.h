@@ -18,14 +18,18 @@ typedef struct cutune__bayes_params {
                              (1: as observed) */
     size_t ard_sweeps;    /* passes of a per-parameter length-scale search
                              after the shared one (0: one length scale) */
+    double cost_power;    /* against the clock (no evaluation budget, and
+                             the evaluator reports costs): expected
+                             improvement over predicted seconds to this
+                             power (0: costs ignored) */
 } cutune__bayes_params;
 
 /* The settings the strategy uses when none are given. */
 extern const cutune__bayes_params cutune__bayes_params_std;
 
 /* Sets the field named `name` ("initial", "candidates", "clip_quantile",
- * "ard_sweeps") to `value`; 0, or -1 for an unknown name or a value out
- * of range (p unchanged). */
+ * "ard_sweeps", "cost_power") to `value`; 0, or -1 for an unknown name or a
+ * value out of range (p unchanged). */
 int cutune__bayes_params_set(cutune__bayes_params *p, const char *name,
                              double value);
 

@@ -57,9 +57,10 @@ const cutune__strategy_type cutune__strategy_brute_force_type = {
     brute_force_destroy,
     NULL, /* never stops a batch short */
     NULL,
-    1, /* oblivious: proposals never depend on results */
+    1,    /* oblivious: proposals never depend on results */
     NULL, /* nothing to compile ahead */
-    1, /* exhaustive: every configuration, then it stops */
+    1,    /* exhaustive: every configuration, then it stops */
+    NULL, /* costs not used */
 };
 
 const cutune__strategy_type *cutune__strategy_brute_force =

@@ -535,7 +535,8 @@ const cutune__strategy_type cutune__strategy_default_type = {
     default_withdraw,
     0,
     default_ahead,
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

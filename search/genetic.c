@@ -168,12 +168,18 @@ static void genetic_report(void *state, size_t index, double objective)
 }
 
 const cutune__strategy_type cutune__strategy_genetic_type = {
-    "genetic", sizeof(genetic_state), genetic_init,
-    genetic_next, genetic_report, genetic_destroy,
-    NULL, NULL, /* never stops a batch short */
+    "genetic",
+    sizeof(genetic_state),
+    genetic_init,
+    genetic_next,
+    genetic_report,
+    genetic_destroy,
+    NULL,
+    NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

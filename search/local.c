@@ -324,7 +324,8 @@ const cutune__strategy_type cutune__strategy_local_type = {
     NULL,
     0,
     NULL, /* nothing to compile ahead */
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
 
 const cutune__strategy_type *cutune__strategy_local =

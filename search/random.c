@@ -53,12 +53,18 @@ static void random_destroy(void *state)
 }
 
 const cutune__strategy_type cutune__strategy_random_type = {
-    "random", sizeof(random_state), random_init,
-    random_next, random_report, random_destroy,
-    NULL, NULL, /* never stops a batch short */
-    1, /* oblivious: proposals never depend on results */
+    "random",
+    sizeof(random_state),
+    random_init,
+    random_next,
+    random_report,
+    random_destroy,
+    NULL,
+    NULL, /* never stops a batch short */
+    1,    /* oblivious: proposals never depend on results */
     NULL, /* nothing to compile ahead */
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
 
 const cutune__strategy_type *cutune__strategy_random =

@@ -105,8 +105,10 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
         }
         if (!isfinite(o))
             r->failures++;
-        if (rc->cost && isfinite(rc->cost[idx]))
+        if (rc->cost && isfinite(rc->cost[idx])) {
             r->seconds += rc->cost[idx];
+            cutune__search_cost(more_ctx, i, rc->cost[idx]);
+        }
         objectives[i] = o;
         rc->evaluations++;
         if (o < rc->best)

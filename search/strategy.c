@@ -71,13 +71,15 @@ typedef struct run_state {
     size_t *fresh;           /* batch: new configurations to evaluate */
     size_t *repeats;         /* batch: proposed twice within the batch */
     double *results;         /* batch */
+    double *costs;           /* batch: seconds, NAN while unknown */
     size_t n_fresh;          /* of the batch being evaluated */
     size_t reported;         /* of them, reported while it was evaluated */
     int had_enough;          /* the strategy wanted no more of the batch */
     cutune__search_result *result;
 } run_state;
 
-static void remember(run_state *rs, size_t index, double objective)
+static void remember(run_state *rs, size_t index, double objective,
+                     double cost)
 {
     cutune__search_result *r = rs->result;
     /* The header promises INFINITY for failures; NaN would also defeat
@@ -93,6 +95,8 @@ static void remember(run_state *rs, size_t index, double objective)
         r->best = index;
         r->best_objective = objective;
     }
+    if (rs->type->cost && isfinite(cost) && cost >= 0)
+        rs->type->cost(rs->strategy, index, cost);
     rs->type->report(rs->strategy, index, objective);
 }
 
@@ -104,11 +108,18 @@ static int on_result(void *ctx, size_t i, double objective)
     run_state *rs = ctx;
     if (rs->had_enough || i != rs->reported || i >= rs->n_fresh)
         return !rs->had_enough; /* out of order: reported afterwards */
-    remember(rs, rs->fresh[i], objective);
+    remember(rs, rs->fresh[i], objective, rs->costs[i]);
     rs->reported = i + 1;
     if (rs->type->enough && rs->type->enough(rs->strategy))
         rs->had_enough = 1;
     return !rs->had_enough;
+}
+
+void cutune__search_cost(void *more_ctx, size_t i, double seconds)
+{
+    run_state *rs = more_ctx;
+    if (rs && i < rs->n_fresh)
+        rs->costs[i] = seconds;
 }
 
 size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
@@ -180,6 +191,8 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     rs->n_fresh = n_fresh;
     rs->reported = 0;
     rs->had_enough = 0;
+    for (size_t i = 0; i < n_fresh; i++)
+        rs->costs[i] = NAN;
     rc = eval(user, rs->fresh, n_fresh, rs->results, &done, on_result, rs);
     if (done == SIZE_MAX)
         done = rc == 0 ? n_fresh : 0;
@@ -188,7 +201,7 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     if (done < rs->reported)
         done = rs->reported;
     for (size_t i = rs->reported; i < done; i++)
-        remember(rs, rs->fresh[i], rs->results[i]);
+        remember(rs, rs->fresh[i], rs->results[i], rs->costs[i]);
     for (size_t i = done; i < n_fresh; i++)
         withdraw(rs, rs->fresh[i]);
     for (size_t i = 0; i < n_repeats; i++) {
@@ -245,9 +258,10 @@ int cutune__search_run(const cutune__strategy_type *type,
     rs.fresh = malloc(rs.batch * sizeof *rs.fresh);
     rs.repeats = malloc(rs.batch * sizeof *rs.repeats);
     rs.results = malloc(rs.batch * sizeof *rs.results);
+    rs.costs = malloc(rs.batch * sizeof *rs.costs);
     rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rs.strategy || !rs.seen || !rs.objective || !rs.proposals ||
-        !rs.fresh || !rs.repeats || !rs.results || !rng)
+        !rs.fresh || !rs.repeats || !rs.results || !rs.costs || !rng)
         goto out;
     /* mt19937 takes 32 bits of seed; fold the high half in so that no bit
      * of the caller's seed is ignored. */
@@ -278,6 +292,7 @@ out:
         type->destroy(rs.strategy);
     if (rng)
         gsl_rng_free(rng);
+    free(rs.costs);
     free(rs.results);
     free(rs.repeats);
     free(rs.fresh);

@@ -75,6 +75,12 @@ typedef struct cutune__strategy_type {
      * end. Callers ask this flag rather than compare names, so that a new
      * exhaustive strategy is treated alike. */
     int exhaustive;
+    /* Optional (NULL: not wanted). What evaluating `index` cost, in
+     * seconds (compilation and timed runs), told just before its report
+     * when the evaluator knows it (cutune__search_cost); a strategy that
+     * runs without an evaluation budget, against the clock, can weigh what
+     * it proposes by what it is likely to cost. */
+    void (*cost)(void *state, size_t index, double seconds);
 } cutune__strategy_type;
 
 /* What a strategy that remembers its proposals starts from; its state
@@ -130,6 +136,14 @@ typedef int (*cutune__eval_more_fn)(void *ctx, size_t i, double objective);
  * strategy has none). Configurations already proposed are left out. */
 size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
                             size_t cap);
+
+/* For an evaluator, with the `more_ctx` it was given: what result i of
+ * the batch cost, in seconds (compiling it and its timed runs, as
+ * cutune__t4_entry_seconds counts a recorded one), said before `more`
+ * is called for it or, without `more`, before the evaluator returns. The
+ * strategy's `cost` hears it with the result; an evaluator that never
+ * calls this leaves the strategy without costs. */
+void cutune__search_cost(void *more_ctx, size_t i, double seconds);
 
 /* Evaluates a batch of distinct, never-before-seen configurations in the
  * order given and writes their objectives (INFINITY for failed ones).

@@ -16,6 +16,7 @@
 
 #include "../check.h"
 #include "bayes.h"
+#include "replay.h"
 #include "strategy.h"
 
 #define N_A    16
@@ -110,6 +111,9 @@ static void test_settings(void)
     CHECK_INT(p.initial, 30);
     CHECK_INT(cutune__bayes_params_set(&p, "candidates", 16), 0);
     CHECK_INT(p.candidates, 16);
+    CHECK_INT(cutune__bayes_params_set(&p, "cost_power", 0.5), 0);
+    CHECK(p.cost_power == 0.5);
+    CHECK_INT(cutune__bayes_params_set(&p, "cost_power", 5), -1);
     /* Refused, p unchanged. */
     CHECK_INT(cutune__bayes_params_set(&p, "clip_quantile", 0), -1);
     CHECK_INT(cutune__bayes_params_set(&p, "clip_quantile", 1.5), -1);
@@ -136,14 +140,82 @@ static void test_models(const cutune__space *s)
     CHECK(shipped > random);
 }
 
+/* Against the clock: half the space costs 20 times as much to evaluate
+ * (c >= 6: a long compile, say) and holds nothing better, the optimum
+ * being at c = 0. With a time limit and no evaluation budget, expected
+ * improvement per predicted second makes more evaluations in the same
+ * seconds than expected improvement alone, spends fewer of them in the
+ * dear half, and gets at least as close to the optimum. With an
+ * evaluation budget the costs change nothing. */
+#define CLOCK_SECONDS 40.0
+
+static void test_against_clock(const cutune__space *s)
+{
+    size_t n = cutune__space_size(s);
+    double *obj = malloc(n * sizeof *obj), *cost = malloc(n * sizeof *cost);
+    CHECK(obj && cost);
+    if (!obj || !cost) {
+        free(obj);
+        free(cost);
+        return;
+    }
+    double opt = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        obj[i] = objective(s, i);
+        cost[i] = cutune__space_config(s, i)[2] >= 6 ? 2.0 : 0.1;
+        opt = fmin(opt, obj[i]);
+    }
+    cutune__bayes_params blind = cutune__bayes_params_std;
+    blind.cost_power = 0;
+    double evals[2] = {0, 0}, ratio[2][SEEDS], same = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t seed = 0; seed < SEEDS; seed++) {
+            cutune__replay_options o = {
+                0, CLOCK_SECONDS, 1, seed + 1, SIZE_MAX, k ? &blind : NULL};
+            cutune__replay_result r;
+            CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost,
+                                         &o, &r, NULL, 0),
+                      0);
+            evals[k] += (double)r.search.evaluations / SEEDS;
+            ratio[k][seed] = opt / r.search.best_objective;
+        }
+    /* An evaluation budget: the same run whether costs are known or not. */
+    for (size_t seed = 0; seed < 3; seed++) {
+        cutune__replay_options o = {40, 0, 1, seed + 1, SIZE_MAX, NULL};
+        cutune__replay_result with, without;
+        CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost, &o,
+                                     &with, NULL, 0),
+                  0);
+        CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, NULL, &o,
+                                     &without, NULL, 0),
+                  0);
+        same += with.search.best == without.search.best &&
+                with.search.evaluations == without.search.evaluations;
+    }
+    gsl_sort(ratio[0], 1, SEEDS);
+    gsl_sort(ratio[1], 1, SEEDS);
+    double m_cost = gsl_stats_median_from_sorted_data(ratio[0], 1, SEEDS);
+    double m_blind = gsl_stats_median_from_sorted_data(ratio[1], 1, SEEDS);
+    printf("in %.0f simulated seconds: per second %.1f evaluations, median "
+           "%.4f; blind to costs %.1f, %.4f\n",
+           CLOCK_SECONDS, evals[0], m_cost, evals[1], m_blind);
+    CHECK(evals[0] > 1.3 * evals[1]);
+    CHECK(m_cost >= m_blind);
+    CHECK(same == 3);
+    free(obj);
+    free(cost);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
     test_settings();
     cutune__space *s = make_space();
     CHECK(s != NULL);
-    if (s)
+    if (s) {
         test_models(s);
+        test_against_clock(s);
+    }
     cutune__space_free(s);
     return check_finish();
 }

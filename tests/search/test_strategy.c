@@ -448,12 +448,18 @@ static void script_destroy(void *state)
 }
 
 static const cutune__strategy_type script_type = {
-    "script", sizeof(script_state), script_init, script_next,
-    script_report, script_destroy,
-    NULL, NULL, /* never stops a batch short */
+    "script",
+    sizeof(script_state),
+    script_init,
+    script_next,
+    script_report,
+    script_destroy,
+    NULL,
+    NULL, /* never stops a batch short */
     0,
     NULL, /* nothing to compile ahead */
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
 
 /* A strategy that proposes batches of 4 consecutive indices and has
@@ -517,13 +523,122 @@ static void stopper_destroy(void *state)
 }
 
 static const cutune__strategy_type stopper_type = {
-    "stopper",     sizeof(stopper_state), stopper_init,
-    stopper_next,  stopper_report,        stopper_destroy,
-    stopper_enough, stopper_withdraw,
+    "stopper",
+    sizeof(stopper_state),
+    stopper_init,
+    stopper_next,
+    stopper_report,
+    stopper_destroy,
+    stopper_enough,
+    stopper_withdraw,
     0,
     NULL, /* nothing to compile ahead */
-    0, /* not exhaustive */
+    0,    /* not exhaustive */
+    NULL, /* costs not used */
 };
+
+/* Costs: an evaluator that says what each result cost (here only for
+ * even indices) reaches the strategy's `cost` just before that result's
+ * report, whether the results come one at a time or at the end. */
+#define COST_N 12
+
+typedef struct coster_state {
+    size_t next_index;
+    double cost[COST_N];     /* NAN: never told */
+    size_t told;             /* the index the last cost was for */
+    size_t cost_then_report; /* reports right after their own cost */
+} coster_state;
+
+static coster_state last_coster;
+
+static int coster_init(void *state, const cutune__strategy_ctx *ctx)
+{
+    coster_state *st = state;
+    (void)ctx;
+    memset(st, 0, sizeof *st);
+    for (size_t i = 0; i < COST_N; i++)
+        st->cost[i] = NAN;
+    st->told = SIZE_MAX;
+    return 0;
+}
+
+static size_t coster_next(void *state, size_t *out, size_t cap)
+{
+    coster_state *st = state;
+    size_t k = 0;
+    while (k < cap && k < 4 && st->next_index < COST_N)
+        out[k++] = st->next_index++;
+    return k;
+}
+
+static void coster_cost(void *state, size_t index, double seconds)
+{
+    coster_state *st = state;
+    if (index < COST_N)
+        st->cost[index] = seconds;
+    st->told = index;
+}
+
+static void coster_report(void *state, size_t index, double objective)
+{
+    coster_state *st = state;
+    (void)objective;
+    st->cost_then_report += st->told == index;
+    st->told = SIZE_MAX;
+}
+
+static void coster_destroy(void *state)
+{
+    last_coster = *(coster_state *)state;
+}
+
+static const cutune__strategy_type coster_type = {
+    "coster",
+    sizeof(coster_state),
+    coster_init,
+    coster_next,
+    coster_report,
+    coster_destroy,
+    NULL,
+    NULL,
+    0,
+    NULL,
+    0,
+    coster_cost,
+};
+
+static int costed_eval(void *user, const size_t *indices, size_t n,
+                       double *objectives, size_t *done,
+                       cutune__eval_more_fn more, void *more_ctx)
+{
+    const int *one_at_a_time = user;
+    for (size_t i = 0; i < n; i++) {
+        objectives[i] = 1.0 + (double)indices[i];
+        if (indices[i] % 2 == 0)
+            cutune__search_cost(more_ctx, i, 1.0 + 0.25 * (double)indices[i]);
+        if (*one_at_a_time && more)
+            more(more_ctx, i, objectives[i]);
+    }
+    *done = n;
+    return 0;
+}
+
+static void test_costs(const cutune__space *s)
+{
+    for (int one = 0; one <= 1; one++) {
+        cutune__search_options o = opts(COST_N, 4, 1, SIZE_MAX);
+        cutune__search_result r;
+        CHECK_INT(
+            cutune__search_run(&coster_type, s, &o, costed_eval, &one, &r), 0);
+        CHECK_INT(r.evaluations, COST_N);
+        for (size_t i = 0; i < COST_N; i++)
+            if (i % 2 == 0)
+                CHECK(last_coster.cost[i] == 1.0 + 0.25 * (double)i);
+            else
+                CHECK(isnan(last_coster.cost[i]));
+        CHECK_INT(last_coster.cost_then_report, COST_N / 2);
+    }
+}
 
 static void test_enough(const cutune__space *s)
 {
@@ -671,6 +786,7 @@ int main(void)
     test_abort_and_short(s);
     test_driver(s);
     test_enough(s);
+    test_costs(s);
     test_failures_everywhere();
     cutune__space_free(s);
     return check_finish();

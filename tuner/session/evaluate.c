@@ -384,6 +384,17 @@ static eval_record *next_result(cutune_session *s, batch *b, size_t i,
     return e;
 }
 
+/* What an evaluation cost, as cutune__t4_entry_seconds counts a recorded
+ * one: its compilation (none where the binary cache had it) and its
+ * timed launches. */
+static double eval_seconds(const cutune_eval *e)
+{
+    double ms = e->compile_ms > 0 ? e->compile_ms : 0;
+    if (e->outcome == CUTUNE_OUTCOME_CORRECT && e->time_ms > 0)
+        ms += e->time_ms * (double)e->runs;
+    return ms / 1e3;
+}
+
 int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
                                    double *objectives, size_t *done,
                                    cutune__eval_more_fn more, void *more_ctx)
@@ -415,6 +426,7 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
             break;
         cutune__session_record_result(s, e, b.prior[i] != NULL, first_eval,
                                       objectives, i);
+        cutune__search_cost(more_ctx, i, eval_seconds(&e->pub));
         *done = i + 1;
         if (s->fatal) {
             rc = -1;

@@ -1,0 +1,43 @@
+#!/bin/sh
+# How much the strategy benchmark's 20-seed medians rest on the seeds (no
+# GPU needed):
+#   bench/seeds.sh [BUILD_DIR] [DEFAULT_SEEDS] [BAYES_SEEDS]
+# bench/strategies.sh reports medians of seeds 1-20, the seeds the
+# default's and bayes's settings were chosen on; `cutune simulate --repeat
+# 20` uses seeds 0-19. This replays the default strategy (and random
+# search) on the four hub spaces with DEFAULT_SEEDS seeds from 1000 on
+# (default 400; never used to choose a setting), and bayes against random
+# search on the corpus and the held-out spaces with BAYES_SEEDS seeds from
+# 0 on (default 100), each table with the share of seeds within 10%, 5%
+# and 2% of the optimum. Writes bench/results/strategies-seeds.md,
+# -seeds-bayes.md and -seeds-bayes-heldout.md. The bayes part takes about
+# half an hour on two cores.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build-bench}
+dseeds=${2:-400}
+bseeds=${3:-100}
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCUTUNE_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" --target bench-strategies -j"$(nproc)" >/dev/null
+spaces=$here/bench/spaces
+hub=""
+for s in convolution_milo.json:convolution_milo_A100_T4.json.gz \
+         convolution_milo.json:convolution_milo_A4000_T4.json.gz \
+         convolution_milo.json:convolution_milo_A6000_T4.json.gz \
+         dedispersion_milo.json:dedispersion_milo_A100_T4.json.gz; do
+    hub="$hub $spaces/${s%%:*}:$spaces/${s#*:}"
+done
+# shellcheck disable=SC2086 # $hub is a list of PROBLEM:T4 arguments
+"$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
+    --strategies default,random --out "$here/bench/results/strategies-seeds.md" \
+    $hub
+echo "wrote $here/bench/results/strategies-seeds.md"
+"$build/bench-strategies" --seeds "$bseeds" --first-seed 0 --shares \
+    --strategies bayes,random --spaces "$spaces/spaces.txt" \
+    --out "$here/bench/results/strategies-seeds-bayes.md"
+echo "wrote $here/bench/results/strategies-seeds-bayes.md"
+"$build/bench-strategies" --seeds "$bseeds" --first-seed 0 --shares \
+    --strategies bayes,random --spaces "$spaces/heldout.txt" \
+    --out "$here/bench/results/strategies-seeds-bayes-heldout.md"
+echo "wrote $here/bench/results/strategies-seeds-bayes-heldout.md"
