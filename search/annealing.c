@@ -223,18 +223,12 @@ static void annealing_report(void *state, size_t index, double objective)
 }
 
 const cutune__strategy_type cutune__strategy_annealing_type = {
-    "annealing",
-    sizeof(annealing_state),
-    annealing_init,
-    annealing_next,
-    annealing_report,
-    annealing_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "annealing",
+    .state_size = sizeof(annealing_state),
+    .init = annealing_init,
+    .next = annealing_next,
+    .report = annealing_report,
+    .destroy = annealing_destroy,
 };
 
 const cutune__strategy_type *cutune__strategy_annealing =

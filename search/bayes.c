@@ -740,18 +740,13 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
 }
 
 const cutune__strategy_type cutune__strategy_bayes_type = {
-    "bayes",
-    sizeof(bayes_state),
-    bayes_init,
-    bayes_next,
-    bayes_report,
-    bayes_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    bayes_cost,
+    .name = "bayes",
+    .state_size = sizeof(bayes_state),
+    .init = bayes_init,
+    .next = bayes_next,
+    .report = bayes_report,
+    .destroy = bayes_destroy,
+    .cost = bayes_cost,
 };
 
 const cutune__strategy_type *cutune__strategy_bayes =

@@ -49,18 +49,14 @@ static void brute_force_destroy(void *state)
 }
 
 const cutune__strategy_type cutune__strategy_brute_force_type = {
-    "brute_force",
-    sizeof(brute_force_state),
-    brute_force_init,
-    brute_force_next,
-    brute_force_report,
-    brute_force_destroy,
-    NULL, /* never stops a batch short */
-    NULL,
-    1,    /* oblivious: proposals never depend on results */
-    NULL, /* nothing to compile ahead */
-    1,    /* exhaustive: every configuration, then it stops */
-    NULL, /* costs not used */
+    .name = "brute_force",
+    .state_size = sizeof(brute_force_state),
+    .init = brute_force_init,
+    .next = brute_force_next,
+    .report = brute_force_report,
+    .destroy = brute_force_destroy,
+    .oblivious = 1,  /* proposals never depend on results */
+    .exhaustive = 1, /* every configuration, then it stops */
 };
 
 const cutune__strategy_type *cutune__strategy_brute_force =

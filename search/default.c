@@ -525,18 +525,15 @@ static void default_withdraw(void *state, size_t index)
 }
 
 const cutune__strategy_type cutune__strategy_default_type = {
-    "default",
-    sizeof(cutune__default_state),
-    default_init,
-    default_next,
-    default_report,
-    default_destroy,
-    default_enough,
-    default_withdraw,
-    0,
-    default_ahead,
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "default",
+    .state_size = sizeof(cutune__default_state),
+    .init = default_init,
+    .next = default_next,
+    .report = default_report,
+    .destroy = default_destroy,
+    .enough = default_enough,
+    .withdraw = default_withdraw,
+    .ahead = default_ahead,
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

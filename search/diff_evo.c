@@ -167,18 +167,12 @@ static void diff_evo_report(void *state, size_t index, double objective)
 }
 
 const cutune__strategy_type cutune__strategy_diff_evo_type = {
-    "diff_evo",
-    sizeof(diff_evo_state),
-    diff_evo_init,
-    diff_evo_next,
-    diff_evo_report,
-    diff_evo_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "diff_evo",
+    .state_size = sizeof(diff_evo_state),
+    .init = diff_evo_init,
+    .next = diff_evo_next,
+    .report = diff_evo_report,
+    .destroy = diff_evo_destroy,
 };
 
 const cutune__strategy_type *cutune__strategy_diff_evo =

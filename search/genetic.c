@@ -168,18 +168,12 @@ static void genetic_report(void *state, size_t index, double objective)
 }
 
 const cutune__strategy_type cutune__strategy_genetic_type = {
-    "genetic",
-    sizeof(genetic_state),
-    genetic_init,
-    genetic_next,
-    genetic_report,
-    genetic_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "genetic",
+    .state_size = sizeof(genetic_state),
+    .init = genetic_init,
+    .next = genetic_next,
+    .report = genetic_report,
+    .destroy = genetic_destroy,
 };
 
 const cutune__strategy_type *cutune__strategy_genetic =

@@ -314,18 +314,13 @@ static int local_enough(void *state)
 }
 
 const cutune__strategy_type cutune__strategy_local_type = {
-    "local",
-    sizeof(local_state),
-    local_init,
-    local_next,
-    local_report,
-    local_destroy,
-    local_enough,
-    NULL,
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "local",
+    .state_size = sizeof(local_state),
+    .init = local_init,
+    .next = local_next,
+    .report = local_report,
+    .destroy = local_destroy,
+    .enough = local_enough,
 };
 
 const cutune__strategy_type *cutune__strategy_local =

@@ -53,18 +53,13 @@ static void random_destroy(void *state)
 }
 
 const cutune__strategy_type cutune__strategy_random_type = {
-    "random",
-    sizeof(random_state),
-    random_init,
-    random_next,
-    random_report,
-    random_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    1,    /* oblivious: proposals never depend on results */
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "random",
+    .state_size = sizeof(random_state),
+    .init = random_init,
+    .next = random_next,
+    .report = random_report,
+    .destroy = random_destroy,
+    .oblivious = 1, /* proposals never depend on results */
 };
 
 const cutune__strategy_type *cutune__strategy_random =

@@ -132,18 +132,13 @@ static void sobol_report(void *state, size_t index, double objective)
 }
 
 const cutune__strategy_type cutune__strategy_sobol_type = {
-    "sobol",
-    sizeof(sobol_state),
-    sobol_init,
-    sobol_next,
-    sobol_report,
-    sobol_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    1,    /* oblivious: proposals never depend on results */
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "sobol",
+    .state_size = sizeof(sobol_state),
+    .init = sobol_init,
+    .next = sobol_next,
+    .report = sobol_report,
+    .destroy = sobol_destroy,
+    .oblivious = 1, /* proposals never depend on results */
 };
 
 const cutune__strategy_type *cutune__strategy_sobol =

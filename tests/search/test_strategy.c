@@ -448,18 +448,12 @@ static void script_destroy(void *state)
 }
 
 static const cutune__strategy_type script_type = {
-    "script",
-    sizeof(script_state),
-    script_init,
-    script_next,
-    script_report,
-    script_destroy,
-    NULL,
-    NULL, /* never stops a batch short */
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "script",
+    .state_size = sizeof(script_state),
+    .init = script_init,
+    .next = script_next,
+    .report = script_report,
+    .destroy = script_destroy,
 };
 
 /* A strategy that proposes batches of 4 consecutive indices and has
@@ -523,18 +517,14 @@ static void stopper_destroy(void *state)
 }
 
 static const cutune__strategy_type stopper_type = {
-    "stopper",
-    sizeof(stopper_state),
-    stopper_init,
-    stopper_next,
-    stopper_report,
-    stopper_destroy,
-    stopper_enough,
-    stopper_withdraw,
-    0,
-    NULL, /* nothing to compile ahead */
-    0,    /* not exhaustive */
-    NULL, /* costs not used */
+    .name = "stopper",
+    .state_size = sizeof(stopper_state),
+    .init = stopper_init,
+    .next = stopper_next,
+    .report = stopper_report,
+    .destroy = stopper_destroy,
+    .enough = stopper_enough,
+    .withdraw = stopper_withdraw,
 };
 
 /* Costs: an evaluator that says what each result cost (here only for
@@ -593,18 +583,13 @@ static void coster_destroy(void *state)
 }
 
 static const cutune__strategy_type coster_type = {
-    "coster",
-    sizeof(coster_state),
-    coster_init,
-    coster_next,
-    coster_report,
-    coster_destroy,
-    NULL,
-    NULL,
-    0,
-    NULL,
-    0,
-    coster_cost,
+    .name = "coster",
+    .state_size = sizeof(coster_state),
+    .init = coster_init,
+    .next = coster_next,
+    .report = coster_report,
+    .destroy = coster_destroy,
+    .cost = coster_cost,
 };
 
 static int costed_eval(void *user, const size_t *indices, size_t n,
