@@ -108,7 +108,8 @@ static void run_seed(const job *j, size_t b, size_t s, uint64_t first,
                      size_t batch, seed_figures *sf)
 {
     const dataset *d = j->data;
-    cutune__replay_options o = {0, 0, batch, first + s, d->start, NULL};
+    cutune__replay_options o = {0,        0,    batch,      first + s,
+                                d->start, NULL, d->try_cost};
     o.params = !j->var->has_params ? NULL
                : j->var->type == cutune__strategy_bayes
                    ? (const void *)&j->var->bayes_params

@@ -46,6 +46,7 @@ typedef struct dataset {
     int derived;             /* a planted copy: the problem is borrowed */
     double *objective;
     double *cost;       /* seconds per configuration, as recorded */
+    double *try_cost;   /* what trying each costs (cutune__search_cost) */
     double time_budget; /* seconds; 0 when the record has no times */
     size_t n;
     size_t start;        /* where a tune starts (search/seed.h: the

@@ -40,7 +40,8 @@ static int fill(dataset *d, const cutune__t4 *t4)
     d->n = cutune__space_size(d->problem->space);
     d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
     d->cost = calloc(d->n ? d->n : 1, sizeof *d->cost);
-    if (!d->objective || !d->cost)
+    d->try_cost = calloc(d->n ? d->n : 1, sizeof *d->try_cost);
+    if (!d->objective || !d->cost || !d->try_cost)
         return -1;
     for (size_t i = 0; i < d->n; i++)
         d->objective[i] = NAN;
@@ -54,6 +55,8 @@ static int fill(dataset *d, const cutune__t4 *t4)
             o < d->objective[en->config_index])
             d->objective[en->config_index] = o;
         d->cost[en->config_index] = cutune__t4_entry_seconds(en);
+        d->try_cost[en->config_index] =
+            cutune__t4_entry_try_seconds(en, CUTUNE__COST_LAUNCHES);
     }
     describe(d);
     return 0;
@@ -172,12 +175,14 @@ static int derive(dataset *d, const dataset *src, const char *what,
     d->n = src->n;
     d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
     d->cost = malloc((d->n ? d->n : 1) * sizeof *d->cost);
-    if (!d->objective || !d->cost ||
+    d->try_cost = malloc((d->n ? d->n : 1) * sizeof *d->try_cost);
+    if (!d->objective || !d->cost || !d->try_cost ||
         plant(src->problem->space, src->objective, d->objective) == SIZE_MAX) {
         bench_dataset_free(d);
         return -1;
     }
     memcpy(d->cost, src->cost, d->n * sizeof *d->cost);
+    memcpy(d->try_cost, src->try_cost, d->n * sizeof *d->try_cost);
     d->problem = src->problem;
     d->start = src->start;
     d->derived = 1;
@@ -200,6 +205,7 @@ size_t bench_plant(dataset *data, size_t n)
 void bench_dataset_free(dataset *d)
 {
     free(d->objective);
+    free(d->try_cost);
     free(d->cost);
     if (!d->derived)
         cutune_problem_destroy(d->problem);

@@ -38,8 +38,9 @@
  * already picked, so that a batch spreads out.
  *
  * Against the clock (a time limit and no evaluation budget) and where the
- * evaluator says what each result cost (compilation and timed runs), the
- * candidates are ranked by expected improvement per predicted second
+ * evaluator says what each result cost to try (compilation and the
+ * launches every candidate gets: CUTUNE__COST_LAUNCHES), the candidates
+ * are ranked by expected improvement per predicted second
  * (Snoek et al., 2012): a model drawn to configurations that compile
  * slowly otherwise spends a time budget on few of them (on the hub
  * convolution spaces it made 105-113 evaluations in the seconds random

@@ -75,6 +75,7 @@ double cutune__replay_score(double random_best, double found, double optimum)
 typedef struct replay_ctx {
     const double *objective;
     const double *cost;
+    const double *try_cost; /* told to the strategy */
     double max_seconds;
     double optimum;
     cutune__replay_result *result;
@@ -105,10 +106,10 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
         }
         if (!isfinite(o))
             r->failures++;
-        if (rc->cost && isfinite(rc->cost[idx])) {
+        if (rc->cost && isfinite(rc->cost[idx]))
             r->seconds += rc->cost[idx];
-            cutune__search_cost(more_ctx, i, rc->cost[idx]);
-        }
+        if (rc->try_cost && isfinite(rc->try_cost[idx]))
+            cutune__search_cost(more_ctx, i, rc->try_cost[idx]);
         objectives[i] = o;
         rc->evaluations++;
         if (o < rc->best)
@@ -148,6 +149,7 @@ int cutune__replay_run(const cutune__strategy_type *type,
     memset(&rc, 0, sizeof rc);
     rc.objective = objective;
     rc.cost = cost;
+    rc.try_cost = options && options->try_cost ? options->try_cost : cost;
     rc.max_seconds = options ? options->max_seconds : 0;
     rc.optimum = cutune__replay_optimum(objective, n, NULL);
     rc.result = result;

@@ -31,6 +31,9 @@ typedef struct cutune__replay_options {
     uint64_t seed;
     size_t start;        /* SIZE_MAX: none */
     const void *params;  /* the strategy's settings; NULL: its own */
+    /* What each configuration costs to try (cutune__search_cost), told to
+     * the strategy; NULL: `cost`. `cost` is what the clock spends. */
+    const double *try_cost;
 } cutune__replay_options;
 
 typedef struct cutune__replay_result {

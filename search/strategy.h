@@ -75,11 +75,11 @@ typedef struct cutune__strategy_type {
      * end. Callers ask this flag rather than compare names, so that a new
      * exhaustive strategy is treated alike. */
     int exhaustive;
-    /* Optional (NULL: not wanted). What evaluating `index` cost, in
-     * seconds (compilation and timed runs), told just before its report
-     * when the evaluator knows it (cutune__search_cost); a strategy that
-     * runs without an evaluation budget, against the clock, can weigh what
-     * it proposes by what it is likely to cost. */
+    /* Optional (NULL: not wanted). What proposing `index` cost, in
+     * seconds (cutune__search_cost), told just before its report when the
+     * evaluator knows it; a strategy that runs without an evaluation
+     * budget, against the clock, can weigh what it proposes by what it is
+     * likely to cost. */
     void (*cost)(void *state, size_t index, double seconds);
 } cutune__strategy_type;
 
@@ -137,12 +137,21 @@ typedef int (*cutune__eval_more_fn)(void *ctx, size_t i, double objective);
 size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
                             size_t cap);
 
+/* Launches every measured candidate gets before the tuner may drop it as
+ * clearly slower than the best (warm-up and early launches): what a
+ * proposal costs to run, whatever it turns out to be. A contender is
+ * measured longer, but because it is fast, not because it was dear to
+ * try; a cost that counted that would make fast configurations look
+ * dear. The tuner checks that its own counts add up to this. */
+#define CUTUNE__COST_LAUNCHES 8
+
 /* For an evaluator, with the `more_ctx` it was given: what result i of
- * the batch cost, in seconds (compiling it and its timed runs, as
- * cutune__t4_entry_seconds counts a recorded one), said before `more`
- * is called for it or, without `more`, before the evaluator returns. The
- * strategy's `cost` hears it with the result; an evaluator that never
- * calls this leaves the strategy without costs. */
+ * the batch cost to try, in seconds: its compilation (none where a binary
+ * cache had it) plus CUTUNE__COST_LAUNCHES launches at its runtime (none
+ * when it failed), said before `more` is called for it or, without
+ * `more`, before the evaluator returns. The strategy's `cost` hears it
+ * with the result; an evaluator that never calls this leaves the strategy
+ * without costs. */
 void cutune__search_cost(void *more_ctx, size_t i, double seconds);
 
 /* Evaluates a batch of distinct, never-before-seen configurations in the

@@ -171,7 +171,8 @@ static void test_against_clock(const cutune__space *s)
     for (int k = 0; k < 2; k++)
         for (size_t seed = 0; seed < SEEDS; seed++) {
             cutune__replay_options o = {
-                0, CLOCK_SECONDS, 1, seed + 1, SIZE_MAX, k ? &blind : NULL};
+                0,        CLOCK_SECONDS,     1,   seed + 1,
+                SIZE_MAX, k ? &blind : NULL, NULL};
             cutune__replay_result r;
             CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost,
                                          &o, &r, NULL, 0),
@@ -181,7 +182,7 @@ static void test_against_clock(const cutune__space *s)
         }
     /* An evaluation budget: the same run whether costs are known or not. */
     for (size_t seed = 0; seed < 3; seed++) {
-        cutune__replay_options o = {40, 0, 1, seed + 1, SIZE_MAX, NULL};
+        cutune__replay_options o = {40, 0, 1, seed + 1, SIZE_MAX, NULL, NULL};
         cutune__replay_result with, without;
         CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost, &o,
                                      &with, NULL, 0),

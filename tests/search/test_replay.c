@@ -1,7 +1,7 @@
 /* Replay on small synthetic records with answers worked out by hand: the
  * expected best of random search (B), the score, evaluations to come
  * within 1/2/5% of the optimum, failures and unrecorded configurations,
- * and a time budget on recorded costs. */
+ * a time budget on recorded costs, and the costs a strategy is told. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ static void test_run(void)
     const double obj[10] = {2.0, INFINITY, 1.5, NAN, 1.03, 1.015, 9.0,
                             1.0, 1.2, 1.1};
     const double cost[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX, NULL};
+    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX, NULL, NULL};
     cutune__replay_result r;
     double trace[12];
     CHECK_INT(cutune__replay_run(cutune__strategy_brute_force, s, obj, cost,
@@ -118,7 +118,7 @@ static void test_run(void)
     /* Every strategy, reproducibly, with failures in the record. */
     for (size_t i = 0; cutune__strategies[i]; i++) {
         cutune__replay_result a, b;
-        cutune__replay_options ro = {6, 0, 2, 42, SIZE_MAX, NULL};
+        cutune__replay_options ro = {6, 0, 2, 42, SIZE_MAX, NULL, NULL};
         CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL,
                                      &ro, &a, NULL, 0),
                   0);
@@ -146,10 +146,91 @@ static void test_run(void)
     cutune__space_free(s);
 }
 
+/* What the strategy is told each configuration cost: `try_cost` when
+ * given (the clock still spends `cost`), else `cost`; a configuration
+ * without a finite cost is not told. */
+static double heard[4];
+
+static int listener_init(void *state, const cutune__strategy_ctx *ctx)
+{
+    (void)ctx;
+    *(size_t *)state = 0;
+    for (size_t i = 0; i < 4; i++)
+        heard[i] = NAN;
+    return 0;
+}
+
+static size_t listener_next(void *state, size_t *out, size_t cap)
+{
+    size_t *next = state;
+    (void)cap;
+    if (*next >= 4)
+        return 0;
+    out[0] = (*next)++;
+    return 1;
+}
+
+static void listener_report(void *state, size_t index, double objective)
+{
+    (void)state;
+    (void)index;
+    (void)objective;
+}
+
+static void listener_destroy(void *state)
+{
+    (void)state;
+}
+
+static void listener_cost(void *state, size_t index, double seconds)
+{
+    (void)state;
+    if (index < 4)
+        heard[index] = seconds;
+}
+
+static const cutune__strategy_type listener_type = {
+    .name = "listener",
+    .state_size = sizeof(size_t),
+    .init = listener_init,
+    .next = listener_next,
+    .report = listener_report,
+    .destroy = listener_destroy,
+    .cost = listener_cost,
+};
+
+static void test_costs_told(void)
+{
+    cutune__value v[4];
+    cutune__space *s = line_space(4, v);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    const double obj[4] = {3, 2, INFINITY, 1};
+    const double cost[4] = {1.0, 2.0, 0.5, NAN};
+    const double try_cost[4] = {0.25, 0.5, 0.125, 0.75};
+    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX, NULL, try_cost};
+    cutune__replay_result r;
+    CHECK_INT(
+        cutune__replay_run(&listener_type, s, obj, cost, &o, &r, NULL, 0), 0);
+    CHECK_INT(r.search.evaluations, 4);
+    CHECK_NEAR(r.seconds, 3.5, 1e-12);
+    for (size_t i = 0; i < 4; i++)
+        CHECK_NEAR(heard[i], try_cost[i], 1e-12);
+    o.try_cost = NULL;
+    CHECK_INT(
+        cutune__replay_run(&listener_type, s, obj, cost, &o, &r, NULL, 0), 0);
+    for (size_t i = 0; i < 3; i++)
+        CHECK_NEAR(heard[i], cost[i], 1e-12);
+    CHECK(isnan(heard[3]));
+    cutune__space_free(s);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
     test_random_best();
     test_run();
+    test_costs_told();
     return check_finish();
 }

@@ -580,6 +580,16 @@ oom:
     return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
 
+double cutune__t4_entry_try_seconds(const cutune__t4_entry *e,
+                                    unsigned launches)
+{
+    double c = e->compile_ms > 0 ? e->compile_ms : 0;
+    if (e->outcome == CUTUNE_OUTCOME_CORRECT && isfinite(e->time_ms) &&
+        e->time_ms > 0)
+        c += e->time_ms * (double)launches;
+    return c / 1000.0;
+}
+
 double cutune__t4_entry_seconds(const cutune__t4_entry *e)
 {
     double c = e->compile_ms;

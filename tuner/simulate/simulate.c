@@ -193,10 +193,12 @@ static cutune__budget simulated_budget(const cutune_problem *problem,
 }
 
 /* The record of the T4 file as objectives and costs by space index
- * (objective NaN where nothing was recorded), and the optimum. */
+ * (objective NaN where nothing was recorded): the seconds the clock
+ * spends on each, and what trying it costs the strategy
+ * (cutune__search_cost); and the optimum. */
 static void read_record(cutune_simulation *sim, const cutune_problem *problem,
-                        const cutune__t4 *t4, double *objective,
-                        double *cost, size_t repeat)
+                        const cutune__t4 *t4, double *objective, double *cost,
+                        double *try_cost, size_t repeat)
 {
     size_t n = cutune__space_size(problem->space);
     size_t np = problem->n_params;
@@ -220,6 +222,7 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
             objective[i] = obj;
         }
         cost[i] = cutune__t4_entry_seconds(en);
+        try_cost[i] = cutune__t4_entry_try_seconds(en, CUTUNE__COST_LAUNCHES);
     }
     size_t opt_index;
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
@@ -257,15 +260,16 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
                       const cutune__strategy_type *type,
                       const cutune_simulate_options *o,
                       const cutune__budget *budget, const double *objective,
-                      const double *cost, size_t k)
+                      const double *cost, const double *try_cost, size_t k)
 {
     size_t n = cutune__space_size(problem->space);
     size_t np = problem->n_params;
     const cutune_simulate_result *r = &sim->result;
     cutune_simulate_run *run = &sim->runs[k];
     cutune__replay_options ro = {budget->max_evals, budget->max_seconds,
-                                 o->batch, o->seed + k, r->start_index,
-                                 NULL};
+                                 o->batch,          o->seed + k,
+                                 r->start_index,    NULL,
+                                 try_cost};
     cutune__replay_result rr;
     if (cutune__replay_run(type, problem->space, objective, cost, &ro, &rr,
                            NULL, 0) == -1)
@@ -353,7 +357,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
 {
     cutune_simulation *sim;
     cutune__t4 *t4 = NULL;
-    double *objective = NULL, *cost = NULL, *scratch = NULL;
+    double *objective = NULL, *cost = NULL, *try_cost = NULL, *scratch = NULL;
     char err[512];
     cutune_status st;
 
@@ -382,16 +386,18 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     size_t np = problem->n_params;
     objective = malloc(n * sizeof *objective);
     cost = calloc(n, sizeof *cost);
+    try_cost = calloc(n, sizeof *try_cost);
     scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
     sim->runs = calloc(repeat, sizeof *sim->runs);
     sim->configs = calloc((repeat + 2) * (np ? np : 1),
                           sizeof *sim->configs);
-    if (!objective || !cost || !scratch || !sim->runs || !sim->configs) {
+    if (!objective || !cost || !try_cost || !scratch || !sim->runs ||
+        !sim->configs) {
         st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto out;
     }
     cutune_simulate_result *r = &sim->result;
-    read_record(sim, problem, t4, objective, cost, repeat);
+    read_record(sim, problem, t4, objective, cost, try_cost, repeat);
     r->strategy = type->name;
     set_start(sim, problem, &o, repeat);
     cutune__budget budget = simulated_budget(problem, &o, type);
@@ -402,7 +408,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
             : NAN;
     for (size_t k = 0; k < repeat; k++) {
         if (replay_one(sim, problem, type, &o, &budget, objective, cost,
-                       k) != 0) {
+                       try_cost, k) != 0) {
             st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
             goto out;
         }
@@ -423,6 +429,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     st = o.write_cache ? append_winner(sim, problem, &o, win) : CUTUNE_OK;
 out:
     free(scratch);
+    free(try_cost);
     free(cost);
     free(objective);
     cutune__t4_free(t4);
