@@ -55,8 +55,7 @@ static int fill(dataset *d, const cutune__t4 *t4)
             o < d->objective[en->config_index])
             d->objective[en->config_index] = o;
         d->cost[en->config_index] = cutune__t4_entry_seconds(en);
-        d->try_cost[en->config_index] =
-            cutune__t4_entry_try_seconds(en, CUTUNE__COST_LAUNCHES);
+        d->try_cost[en->config_index] = cutune__t4_entry_try_seconds(en);
     }
     describe(d);
     return 0;

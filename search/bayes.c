@@ -44,7 +44,7 @@
  * (Snoek et al., 2012): a model drawn to configurations that compile
  * slowly otherwise spends a time budget on few of them (on the hub
  * convolution spaces it made 105-113 evaluations in the seconds random
- * search makes 100 in; with costs 120-133). The costs are predicted by an
+ * search makes 100 in; with costs 119-131). The costs are predicted by an
  * additive model of the log seconds, not by the Gaussian process: its
  * length scales are the runtime's, and what costs (an unroll factor's
  * compile time) often barely changes the runtime. With an evaluation

@@ -122,6 +122,14 @@ void cutune__search_cost(void *more_ctx, size_t i, double seconds)
         rs->costs[i] = seconds;
 }
 
+double cutune__search_try_seconds(double compile_ms, double time_ms)
+{
+    double ms = compile_ms > 0 ? compile_ms : 0;
+    if (time_ms > 0 && isfinite(time_ms))
+        ms += time_ms * CUTUNE__COST_LAUNCHES;
+    return ms / 1e3;
+}
+
 size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
                             size_t cap)
 {

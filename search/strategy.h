@@ -154,6 +154,12 @@ size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
  * without costs. */
 void cutune__search_cost(void *more_ctx, size_t i, double seconds);
 
+/* That cost, from a result's compilation milliseconds (0 where a binary
+ * cache had it) and its runtime in milliseconds (NaN, or not above 0,
+ * when it failed): one definition for the tuner and for recorded
+ * results. */
+double cutune__search_try_seconds(double compile_ms, double time_ms);
+
 /* Evaluates a batch of distinct, never-before-seen configurations in the
  * order given and writes their objectives (INFINITY for failed ones).
  * Returns 0, or -1 to abort the search (a fatal error of the caller, e.g.

@@ -22,6 +22,7 @@
 
 #include "inflate.h"
 #include "problem.h"
+#include "strategy.h"
 #include "util.h"
 
 /* Factor from the file's time unit to milliseconds; 0 when unknown. The
@@ -580,14 +581,11 @@ oom:
     return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
 
-double cutune__t4_entry_try_seconds(const cutune__t4_entry *e,
-                                    unsigned launches)
+double cutune__t4_entry_try_seconds(const cutune__t4_entry *e)
 {
-    double c = e->compile_ms > 0 ? e->compile_ms : 0;
-    if (e->outcome == CUTUNE_OUTCOME_CORRECT && isfinite(e->time_ms) &&
-        e->time_ms > 0)
-        c += e->time_ms * (double)launches;
-    return c / 1000.0;
+    return cutune__search_try_seconds(
+        e->compile_ms,
+        e->outcome == CUTUNE_OUTCOME_CORRECT ? e->time_ms : NAN);
 }
 
 double cutune__t4_entry_seconds(const cutune__t4_entry *e)

@@ -60,10 +60,8 @@ void cutune__t4_free(cutune__t4 *t4);
 double cutune__t4_entry_seconds(const cutune__t4_entry *e);
 
 /* What trying the entry costs a search, in seconds
- * (cutune__search_cost): its compilation plus `launches` runs at its
- * recorded time (none when it failed), whatever more it was measured. */
-double cutune__t4_entry_try_seconds(const cutune__t4_entry *e,
-                                    unsigned launches);
+ * (cutune__search_try_seconds), whatever more it was measured. */
+double cutune__t4_entry_try_seconds(const cutune__t4_entry *e);
 
 /* The outcome a T4 `invalidity` string stands for. Returns 1 for the
  * names cutune writes itself; 0 for any other (such as "constraints"),

@@ -384,19 +384,11 @@ static eval_record *next_result(cutune_session *s, batch *b, size_t i,
     return e;
 }
 
-/* What trying a configuration cost (cutune__search_cost): its
- * compilation (none where the binary cache had it) and the launches every
- * candidate gets, as cutune__t4_entry_try_seconds counts a recorded one. */
+/* What trying a configuration costs counts the launches every candidate
+ * gets before it may be dropped (cutune__search_try_seconds). */
 _Static_assert(WARMUP_LAUNCHES + EARLY_REPS == CUTUNE__COST_LAUNCHES,
                "CUTUNE__COST_LAUNCHES is not the launches a candidate gets "
                "before it may be dropped");
-static double try_seconds(const cutune_eval *e)
-{
-    double ms = e->compile_ms > 0 ? e->compile_ms : 0;
-    if (e->outcome == CUTUNE_OUTCOME_CORRECT && e->time_ms > 0)
-        ms += e->time_ms * CUTUNE__COST_LAUNCHES;
-    return ms / 1e3;
-}
 
 int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
                                    double *objectives, size_t *done,
@@ -429,7 +421,12 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
             break;
         cutune__session_record_result(s, e, b.prior[i] != NULL, first_eval,
                                       objectives, i);
-        cutune__search_cost(more_ctx, i, try_seconds(&e->pub));
+        cutune__search_cost(
+            more_ctx, i,
+            cutune__search_try_seconds(e->pub.compile_ms,
+                                       e->pub.outcome == CUTUNE_OUTCOME_CORRECT
+                                           ? e->pub.time_ms
+                                           : NAN));
         *done = i + 1;
         if (s->fatal) {
             rc = -1;

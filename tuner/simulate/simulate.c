@@ -222,7 +222,7 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
             objective[i] = obj;
         }
         cost[i] = cutune__t4_entry_seconds(en);
-        try_cost[i] = cutune__t4_entry_try_seconds(en, CUTUNE__COST_LAUNCHES);
+        try_cost[i] = cutune__t4_entry_try_seconds(en);
     }
     size_t opt_index;
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
