@@ -100,7 +100,7 @@
 const cutune__default_params cutune__default_params_std = {
     .initial_sample = 15,
     .probe_after = 1.0,
-    .restart_after = 1.0,
+    .restart_after = 0.5,
     .climb_max = 1.0,
     .climb_any = 0,
     .restart_pool = 16,
@@ -109,6 +109,7 @@ const cutune__default_params cutune__default_params_std = {
     .probe_cut = 2,
     .cut_gain = 0.05,
     .shapes_first = 0,
+    .niche_climbs = 1,
 };
 
 int cutune__default_params_set(cutune__default_params *p, const char *name,
@@ -139,6 +140,8 @@ int cutune__default_params_set(cutune__default_params *p, const char *name,
         p->probe_cut = (int)value;
     else if (strcmp(name, "climb_any") == 0 && (value == 0 || value == 1))
         p->climb_any = (int)value;
+    else if (strcmp(name, "niche_climbs") == 0 && (value == 0 || value == 1))
+        p->niche_climbs = (int)value;
     else
         return -1;
     return 0;
@@ -150,6 +153,9 @@ static void default_destroy(void *state)
     free(st->order);
     free(st->batch);
     free(st->edge_param);
+    free(st->switch_param);
+    free(st->switches);
+    free(st->niche_done);
     free(st->config);
     free(st->nbr);
     free(st->list);
@@ -189,7 +195,10 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->stats_off = malloc(np * sizeof *st->stats_off);
     st->config = malloc(np * sizeof *st->config);
     st->edge_param = calloc(np, sizeof *st->edge_param);
-    if (!st->varying || !st->stats_off || !st->config || !st->edge_param)
+    st->switch_param = calloc(np, sizeof *st->switch_param);
+    st->switches = malloc(NICHE_SWITCHES * sizeof *st->switches);
+    if (!st->varying || !st->stats_off || !st->config || !st->edge_param ||
+        !st->switch_param || !st->switches)
         goto fail;
     for (size_t p = 0; p < st->n_params; p++) {
         size_t nv = cutune__space_value_count(s, p);
@@ -199,6 +208,10 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
         st->varying[st->n_varying++] = p;
         st->any_size += nv - 1;
         st->edge_param[p] = cutune__space_is_block_param(s, p);
+        if (nv == 2 && !st->edge_param[p] && st->n_switch < NICHE_SWITCHES) {
+            st->switch_param[p] = 1;
+            st->switches[st->n_switch++] = p;
+        }
         if (nv <= STATS_MAX_VALUES) {
             st->stats_off[p] = n_stats;
             n_stats += nv * nv;
@@ -207,6 +220,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     /* A probe: the ANY scan, then up to half a neighbourhood of pairs. */
     list_cap = 2 * st->any_size + 4 +
                (MAX_PAIRS > st->any_size ? MAX_PAIRS : st->any_size);
+    st->niche_done = calloc((size_t)1 << st->n_switch, 1);
     st->delta_sum = calloc(n_stats ? n_stats : 1, sizeof *st->delta_sum);
     st->delta_count = calloc(n_stats ? n_stats : 1, sizeof *st->delta_count);
     st->probed = calloc(st->n ? st->n : 1, sizeof *st->probed);
@@ -216,7 +230,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->list = malloc(list_cap * sizeof *st->list);
     st->nbr = malloc((st->any_size ? st->any_size : 1) * sizeof *st->nbr);
     if (!st->delta_sum || !st->delta_count || !st->probed || !st->heap ||
-        !st->held || !st->list || !st->nbr || !st->order)
+        !st->held || !st->list || !st->nbr || !st->order || !st->niche_done)
         goto fail;
     return 0;
 fail:
@@ -258,8 +272,13 @@ static int restart_due(const cutune__default_state *st)
 static size_t restart_point(cutune__default_state *st)
 {
     size_t idx = SIZE_MAX;
+    st->climb_frozen = 0;
     if (st->restarts == 0)
         idx = cutune__default_edge_of(st, st->best, 1);
+    else if (st->prm.niche_climbs && st->restarts % 2 == 1) {
+        idx = cutune__default_niche_start(st);
+        st->climb_frozen = idx != SIZE_MAX;
+    }
     return idx != SIZE_MAX ? idx : cutune__default_far_draw(st);
 }
 
@@ -270,10 +289,14 @@ static size_t start_climb(cutune__default_state *st, size_t *out)
     size_t idx = restart_point(st);
     if (idx == SIZE_MAX)
         return 0;
-    cutune__history_take(&st->h, idx);
     st->climb = idx;
     st->climb_evals = 0;
     st->restarts++;
+    /* A niche's start may have been evaluated already: the climb goes on
+     * from it. */
+    if (cutune__history_is_taken(&st->h, idx))
+        return 0;
+    cutune__history_take(&st->h, idx);
     out[0] = idx;
     return 1;
 }
@@ -285,6 +308,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     if (st->h.n_taken >= st->n)
         return 0;
     st->sample_batch = 0;
+    st->climb_batch = 0;
     if (st->sample_left > 0) {
         st->batch_len = st->batch_pos = st->probe_batch = 0;
         while (k < cap && st->sample_left > 0) {
@@ -334,6 +358,11 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     }
     if (restart_due(st) && (k = start_climb(st, out)) > 0)
         return k;
+    /* A climb from an evaluated start with nowhere to go is over. */
+    if (st->climb != SIZE_MAX && cutune__default_climb_step(st) == SIZE_MAX) {
+        st->climb = SIZE_MAX;
+        st->climb_end = st->h.n_done;
+    }
     if (cap > st->batch_cap) {
         size_t *b = realloc(st->batch, cap * sizeof *b);
         if (b) {
@@ -372,6 +401,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
         out[k++] = idx;
     }
     st->batch_len = st->batch_cap ? k : 0;
+    st->climb_batch = climbing;
     return k;
 }
 
@@ -454,7 +484,8 @@ static void default_report(void *state, size_t index, double objective)
     if (st->climb == index && !isfinite(o)) {
         st->climb = SIZE_MAX;
         st->climb_end = st->h.n_done;
-    } else if (st->climb != SIZE_MAX && st->climb != index) {
+    } else if (st->climb != SIZE_MAX && st->climb != index &&
+               st->climb_batch) {
         st->climb_evals++;
         if (isfinite(o) &&
             cutune__default_faster(o, st->h.objective[st->climb]))

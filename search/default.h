@@ -33,6 +33,8 @@ typedef struct cutune__default_params {
                               and the new best is probed next (2) */
     double cut_gain;       /* ... only where the new best is faster than
                               the old by at least this share */
+    int niche_climbs;      /* every other climb starts at the best with
+                              other switch values and keeps them (1) */
 } cutune__default_params;
 
 /* The settings the strategy uses when none are given. */
@@ -41,7 +43,7 @@ extern const cutune__default_params cutune__default_params_std;
 /* Sets the field named `name` ("initial_sample", "probe_after",
  * "restart_after", "climb_max", "climb_any",
  * "restart_pool", "probe_edges", "probe_every", "probe_cut",
- * "shapes_first", "cut_gain") to `value`; 0, or -1 for an
+ * "shapes_first", "cut_gain", "niche_climbs") to `value`; 0, or -1 for an
  * unknown name or a value out of range (p unchanged). */
 int cutune__default_params_set(cutune__default_params *p, const char *name,
                                double value);

@@ -26,6 +26,9 @@
  * repeat of a tune along another path (onto configurations that its
  * binary cache has not compiled). */
 #define TIE_REL 0.01
+/* Niches (switch settings) are told apart for at most this many
+ * switches. */
+#define NICHE_SWITCHES 8
 
 typedef struct cutune__default_ranked {
     double score;
@@ -90,9 +93,18 @@ typedef struct cutune__default_state {
     size_t climb_evals; /* evaluations of the current climb */
     size_t climb_end;   /* evaluations when the last climb ended */
     size_t restarts;    /* climbs started */
+    int climb_batch;    /* the last batch is the climb's steps: only
+                           their results move or spend the climb (a
+                           probe may come between its steps) */
     size_t *order;      /* n: configurations reported, in order */
     size_t n_order;
     unsigned char *edge_param; /* n_params: block-size parameters */
+    unsigned char *switch_param; /* n_params: two-valued, not block */
+    size_t *switches;            /* the switch parameters, at most
+                                    NICHE_SWITCHES */
+    size_t n_switch;
+    unsigned char *niche_done;   /* 1 << n_switch: niches climbed */
+    int climb_frozen;            /* the climb keeps its switches */
 
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */
@@ -123,6 +135,6 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b);
 size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
                                int largest);
 size_t cutune__default_far_draw(cutune__default_state *st);
-size_t cutune__default_far_draw(cutune__default_state *st);
+size_t cutune__default_niche_start(cutune__default_state *st);
 
 #endif

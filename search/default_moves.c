@@ -178,7 +178,8 @@ size_t cutune__default_random_draw(cutune__default_state *st)
  * tie_order); SIZE_MAX when none. *pending is set when a neighbour is
  * proposed but has no result yet. */
 static size_t best_neighbour(cutune__default_state *st, size_t c,
-                             cutune__neighbour_kind kind, int *pending)
+                             cutune__neighbour_kind kind, int frozen,
+                             int *pending)
 {
     size_t best = SIZE_MAX;
     size_t m = cutune__default_neighbours(st, c, kind);
@@ -188,6 +189,9 @@ static size_t best_neighbour(cutune__default_state *st, size_t c,
     for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
         int known;
+        if (frozen &&
+            st->switch_param[cutune__default_differing_param(st, c, j)])
+            continue;
         if (cutune__history_is_taken(&st->h, j)) {
             *pending |= !st->h.done[j];
             continue;
@@ -214,7 +218,7 @@ size_t cutune__default_expand(cutune__default_state *st)
         size_t c = st->heap[0];
         int pending;
         size_t best =
-            best_neighbour(st, c, CUTUNE__NEIGHBOUR_ADJACENT, &pending);
+            best_neighbour(st, c, CUTUNE__NEIGHBOUR_ADJACENT, 0, &pending);
         if (best != SIZE_MAX)
             return best;
         heap_pop(st);
@@ -236,7 +240,7 @@ size_t cutune__default_climb_step(cutune__default_state *st)
     return best_neighbour(st, st->climb,
                           st->prm.climb_any ? CUTUNE__NEIGHBOUR_ANY
                                             : CUTUNE__NEIGHBOUR_ADJACENT,
-                          &pending);
+                          st->climb_frozen, &pending);
 }
 
 /* Held nodes back into the heap: the proposals that closed them have been

@@ -268,3 +268,45 @@ size_t cutune__default_far_draw(cutune__default_state *st)
     }
     return best;
 }
+
+/* The niche of configuration c: its switch values, a bit each. */
+static size_t niche_of(const cutune__default_state *st, size_t c)
+{
+    const uint32_t *cc = cutune__space_config(st->space, c);
+    size_t code = 0;
+    for (size_t i = 0; i < st->n_switch; i++)
+        code |= (size_t)(cc[st->switches[i]] != 0) << i;
+    return code;
+}
+
+/* A start for a climb in a niche not climbed yet, the farthest from the
+ * best's first (the most switches changed; the lowest code among equals):
+ * the best's configuration with that niche's switch values, or the valid
+ * configuration nearest to it where that has them. The probe of the best
+ * tries its switches one at a time and its pairs of best moves two; a
+ * niche that differs in more is what nothing else reaches. SIZE_MAX when
+ * none is left. */
+size_t cutune__default_niche_start(cutune__default_state *st)
+{
+    size_t n_niches = (size_t)1 << st->n_switch;
+    if (st->n_switch == 0 || st->best == SIZE_MAX)
+        return SIZE_MAX;
+    size_t own = niche_of(st, st->best);
+    st->niche_done[own] = 1;
+    for (size_t dist = st->n_switch; dist > 0; dist--)
+        for (size_t code = 0; code < n_niches; code++) {
+            if (st->niche_done[code] ||
+                (size_t)__builtin_popcountll((unsigned long long)(code ^ own)) !=
+                    dist)
+                continue;
+            st->niche_done[code] = 1;
+            memcpy(st->config, cutune__space_config(st->space, st->best),
+                   st->n_params * sizeof *st->config);
+            for (size_t i = 0; i < st->n_switch; i++)
+                st->config[st->switches[i]] = (uint32_t)((code >> i) & 1);
+            size_t idx = cutune__space_nearest(st->space, st->config);
+            if (idx != SIZE_MAX && niche_of(st, idx) == code)
+                return idx;
+        }
+    return SIZE_MAX;
+}

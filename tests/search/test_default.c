@@ -378,6 +378,108 @@ static void test_sample_not_cut(void)
     cutune__space_free(s);
 }
 
+/* Niches: code variants (three switches a, b, c) over a geometry of bx
+ * (7 values) x unroll (8). With every switch on, a bowl around (3, 4) is
+ * the fastest the rest of the space offers, and one or two switches off
+ * are slower everywhere; with all three off the space is slow nearly
+ * everywhere (as shared memory off was, 3-5x, on the RTX A4000
+ * convolution space) but holds the optimum, at the end of a valley that
+ * starts at the bowl's geometry. Best-first and the probe stay in the
+ * bowl; a climb that keeps the switches of the farthest niche walks the
+ * valley, and one free to switch them back returns to the bowl. */
+#define N_BX 7
+#define N_UNR 8
+static cutune__value niche_bx[N_BX], niche_unroll[N_UNR];
+
+static cutune__space *make_niche_space(void)
+{
+    for (int i = 0; i < N_BX; i++) {
+        niche_bx[i].type = CUTUNE__V_INT;
+        niche_bx[i].u.i = 32LL << i;
+    }
+    for (int i = 0; i < N_UNR; i++) {
+        niche_unroll[i].type = CUTUNE__V_INT;
+        niche_unroll[i].u.i = i + 1;
+    }
+    cutune__param params[] = {{"block_size_x", niche_bx, N_BX},
+                              {"unroll", niche_unroll, N_UNR},
+                              {"a", flag_values, 2},
+                              {"b", flag_values, 2},
+                              {"c", flag_values, 2}};
+    return cutune__space_create(params, 5, NULL, 0, NULL, 0, NULL);
+}
+
+static double niche_objective(const cutune__space *s, size_t index)
+{
+    const uint32_t *c = cutune__space_config(s, index);
+    double i = c[0], u = c[1];
+    unsigned on = c[2] + c[3] + c[4];
+    double bowl = 1 + 0.05 * ((i - 3) * (i - 3) + (u - 4) * (u - 4));
+    if (on == 3)
+        return 1.25 * bowl;
+    if (on > 0)
+        return 1.6 * bowl * (4 - on) / 2;
+    return 1.0 + 0.3 * (fabs(i - 6) + fabs(u - 7));
+}
+
+static int eval_niche(void *user, const size_t *indices, size_t n,
+                      double *objectives, size_t *done,
+                      cutune__eval_more_fn more, void *more_ctx)
+{
+    const cutune__space *s = user;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        objectives[i] = niche_objective(s, indices[i]);
+        if (more && !more(more_ctx, i, objectives[i])) {
+            i++;
+            break;
+        }
+    }
+    *done = i;
+    return 0;
+}
+
+static size_t niche_found(const cutune__space *s,
+                          const cutune__default_params *p, size_t budget,
+                          size_t batch, size_t seeds)
+{
+    size_t found = 0, opt = 0;
+    for (size_t i = 1; i < cutune__space_size(s); i++)
+        if (niche_objective(s, i) < niche_objective(s, opt))
+            opt = i;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        cutune__search_options o = {budget, batch, seed, SIZE_MAX, p};
+        cutune__search_result r;
+        CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
+                                     eval_niche, (void *)s, &r),
+                  0);
+        found += r.best == opt;
+    }
+    return found;
+}
+
+static void test_niche_climbs(void)
+{
+    const size_t budget = 100, seeds = 40;
+    cutune__space *s = make_niche_space();
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    cutune__default_params off = cutune__default_params_std;
+    CHECK_INT(cutune__default_params_set(&off, "niche_climbs", 0), 0);
+    CHECK_INT(cutune__default_params_set(&off, "niche_climbs", 2), -1);
+    size_t with = niche_found(s, NULL, budget, 1, seeds);
+    size_t batched = niche_found(s, NULL, budget, 8, seeds);
+    size_t without = niche_found(s, &off, budget, 1, seeds);
+    printf("optimum in the farthest niche within %zu evaluations, of %zu "
+           "seeds: niche climbs %zu (batches of 8: %zu), without %zu\n",
+           budget, seeds, with, batched, without);
+    CHECK(with * 10 >= seeds * 9);
+    CHECK_INT(batched, with);
+    CHECK(with >= without + seeds / 4);
+    cutune__space_free(s);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -391,5 +493,6 @@ int main(void)
     cutune__space_free(s);
     test_probe_hands_over();
     test_sample_not_cut();
+    test_niche_climbs();
     return check_finish();
 }
