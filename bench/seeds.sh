@@ -4,8 +4,9 @@
 #   bench/seeds.sh [BUILD_DIR] [DEFAULT_SEEDS] [BAYES_SEEDS]
 # bench/strategies.sh reports medians of seeds 1-20, the seeds the
 # default's and bayes's settings were chosen on; `cutune simulate --repeat
-# 20` uses seeds 0-19. This replays the default strategy (and random
-# search) on the four hub spaces with DEFAULT_SEEDS seeds from 1000 on
+# 20` uses seeds 0-19. This replays the default strategy (beside it the
+# default as it was before its niche climbs, niche_climbs=0 and
+# restart_after=1, and random search) on the four hub spaces with DEFAULT_SEEDS seeds from 1000 on
 # (default 400; never used to choose a setting), and bayes against random
 # search on the corpus and the held-out spaces with BAYES_SEEDS seeds from
 # 0 on (default 100), each table with the share of seeds within 10%, 5%
@@ -30,8 +31,8 @@ for s in convolution_milo.json:convolution_milo_A100_T4.json.gz \
 done
 # shellcheck disable=SC2086 # $hub is a list of PROBLEM:T4 arguments
 "$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
-    --strategies default,random --out "$here/bench/results/strategies-seeds.md" \
-    $hub
+    --strategies default,random --variant niche_climbs=0,restart_after=1 \
+    --out "$here/bench/results/strategies-seeds.md" $hub
 echo "wrote $here/bench/results/strategies-seeds.md"
 "$build/bench-strategies" --seeds "$bseeds" --first-seed 0 --shares \
     --strategies bayes,random --spaces "$spaces/spaces.txt" \

@@ -58,7 +58,21 @@
  *    to its first better neighbour, best predicted first, until a local
  *    minimum or a neighbourhood's worth of evaluations. Its nodes join the
  *    others, so a basin it finds that beats the best is expanded from
- *    then on: the budget is not spent in the first basin alone.
+ *    then on: the budget is not spent in the first basin alone. A probe
+ *    that falls due meanwhile comes between the climb's steps; only the
+ *    climb's own steps move it on or spend it.
+ *
+ *  - Niches. Two-valued parameters other than block dimensions (read-only
+ *    loads, padding, shared memory, __restrict__) are switches: each
+ *    setting of them is a different code, with its own landscape over
+ *    the rest. Every other climb (niche_climbs) starts in the niche
+ *    farthest from the best's (the most switches changed) not climbed
+ *    yet, at the best's configuration with that niche's switches, and
+ *    keeps them: a niche slow on average but holding the optimum (shared
+ *    memory off on the RTX A4000 convolution space: 3-5x slower where the
+ *    runs stopped) is one that neither the averaged move statistics nor
+ *    the probe's single switch moves lead to, and a climb free to switch
+ *    back returns to the best's niche at once.
  *
  *  - Batches. The tuner asks for many proposals at once (its compile pool
  *    works ahead) and reports results one at a time. After each, the
@@ -84,7 +98,8 @@
  * over the corpus, starting at the default configuration as a tune does
  * (bench-strategies --loo; docs/strategies.md): fifteen configurations
  * first, the probe after one neighbourhood's worth of evaluations without
- * a new best, a climb from a new start after one more. With five, two
+ * a new best, a climb from a new start after one more (since the niche
+ * climbs, after half a neighbourhood: see below). With five, two
  * and two, one start for every seed sent most seeds into the same first
  * basin (worst median 0.895 at 100 evaluations against 0.931). A climb
  * of at most one neighbourhood's worth, by one-step moves (any-value
@@ -96,7 +111,19 @@
  * A100 convolution each such probe found the next step of a chain, 0.79,
  * 0.86, 0.93 to the isolated optimum, while the rest of the old one ran
  * on; below 5% it only spent a flat space's budget, transpose 2^11 at 50
- * evaluations 0.987 against 1.000). */
+ * evaluations 0.987 against 1.000). Niche climbs, every other climb, with
+ * climbs after half a neighbourhood instead of one (commit 48914bf): over
+ * 500 seeds never used to choose anything, the share of runs within 5% of
+ * the optimum at 100 evaluations went from 0.65 to 0.85 on A4000
+ * convolution, 0.90 to 0.92 on A6000 and 0.36 to 0.38 on A100 (at 200:
+ * 0.55 to 0.53); a niche climb after a whole neighbourhood came after the
+ * 100th evaluation and changed nothing; on A4000 (seeds 1000-1199) the
+ * nearest niches first gave 0.63 against 0.84, and climbs free to leave
+ * the niche 0.69. Leaving one
+ * kernel out cannot choose it: the other kernels' spaces cannot tell the
+ * settings apart, and on seeds 1-20 the old setting happened to be
+ * luckier on A100 convolution at 100 evaluations (1.000 against 0.886:
+ * docs/strategies.md). */
 const cutune__default_params cutune__default_params_std = {
     .initial_sample = 15,
     .probe_after = 1.0,
@@ -405,10 +432,11 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     return k;
 }
 
-/* What expand() would propose should `index` turn out the fastest node:
- * its untaken one-step neighbours, best predicted first (ties in
- * tie_order), at most AHEAD_MAX. Reads the state only (st->nbr is
- * scratch). */
+/* What expand() would propose should `index` turn out the fastest node
+ * (or the climb's node, during a climb): its untaken one-step neighbours,
+ * best predicted first (ties in tie_order), at most AHEAD_MAX; in a
+ * niche's climb only those that keep the niche. Reads the state only
+ * (st->nbr is scratch). */
 #define AHEAD_MAX 16
 static size_t default_ahead(void *state, size_t index, size_t *out, size_t cap)
 {
@@ -422,10 +450,14 @@ static size_t default_ahead(void *state, size_t index, size_t *out, size_t cap)
         cap = AHEAD_MAX;
     size_t m =
         cutune__default_neighbours(st, index, CUTUNE__NEIGHBOUR_ADJACENT);
+    /* In a niche's climb, its next steps keep the niche. */
+    int frozen = st->climb != SIZE_MAX && st->climb_frozen;
     for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
         int known;
-        if (cutune__history_is_taken(&st->h, j))
+        if (cutune__history_is_taken(&st->h, j) ||
+            (frozen &&
+             st->switch_param[cutune__default_differing_param(st, index, j)]))
             continue;
         double sc = cutune__default_predicted(st, index, j, 1, &known);
         uint64_t o = cutune__default_tie_order(st, j);

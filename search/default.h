@@ -34,7 +34,8 @@ typedef struct cutune__default_params {
     double cut_gain;       /* ... only where the new best is faster than
                               the old by at least this share */
     int niche_climbs;      /* every other climb starts at the best with
-                              other switch values and keeps them (1) */
+                              the switch values of the farthest niche
+                              not climbed yet, and keeps them (1) */
 } cutune__default_params;
 
 /* The settings the strategy uses when none are given. */
