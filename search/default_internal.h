@@ -26,8 +26,11 @@
  * repeat of a tune along another path (onto configurations that its
  * binary cache has not compiled). */
 #define TIE_REL 0.01
-/* Niches (switch settings) are told apart for at most this many
- * switches. */
+/* Niches (settings of the switches: two-valued parameters other than
+ * block dimensions) are told apart by the first this many switches in
+ * parameter order; later ones are moved like any other parameter. 256
+ * niches at most: far more than a budget of hundreds can climb, and a
+ * table of as many bytes. */
 #define NICHE_SWITCHES 8
 
 typedef struct cutune__default_ranked {
@@ -103,8 +106,8 @@ typedef struct cutune__default_state {
     size_t *switches;            /* the switch parameters, at most
                                     NICHE_SWITCHES */
     size_t n_switch;
-    unsigned char *niche_done;   /* 1 << n_switch: niches climbed */
-    int climb_frozen;            /* the climb keeps its switches */
+    unsigned char *niche_done; /* 1 << n_switch: niches climbed */
+    int climb_frozen;          /* the climb keeps its switches */
 
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */
@@ -130,7 +133,8 @@ size_t cutune__default_expand(cutune__default_state *st);
 size_t cutune__default_climb_step(cutune__default_state *st);
 void cutune__default_unhold(cutune__default_state *st);
 
-/* default_probe.c: the probe of the best, the edge of the space. */
+/* default_probe.c: the probe of the best, the edge of the space, the
+ * starts of climbs. */
 void cutune__default_load_probe(cutune__default_state *st, size_t b);
 size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
                                int largest);

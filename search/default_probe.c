@@ -1,6 +1,8 @@
 /* The default strategy's probe of the best configuration (every value of
- * every parameter, block shapes, pairs of its best single moves) and the
- * edge of the space (every block dimension at its largest value).
+ * every parameter, block shapes, pairs of its best single moves), the
+ * edge of the space (every block dimension at its largest value), and
+ * where climbs start: far from everything evaluated, or in another niche
+ * (setting of the switches).
  */
 #include "default_internal.h"
 
@@ -296,8 +298,8 @@ size_t cutune__default_niche_start(cutune__default_state *st)
     for (size_t dist = st->n_switch; dist > 0; dist--)
         for (size_t code = 0; code < n_niches; code++) {
             if (st->niche_done[code] ||
-                (size_t)__builtin_popcountll((unsigned long long)(code ^ own)) !=
-                    dist)
+                (size_t)__builtin_popcountll(
+                    (unsigned long long)(code ^ own)) != dist)
                 continue;
             st->niche_done[code] = 1;
             memcpy(st->config, cutune__space_config(st->space, st->best),

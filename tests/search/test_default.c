@@ -23,24 +23,25 @@
 static cutune__value side_values[N_SIDE], unroll_values[N_UNROLL],
     flag_values[2];
 
+/* Integer values: base << i (doubling) or base + i, for i < n; v. */
+static cutune__value *fill_values(cutune__value *v, int n, long long base,
+                                  int doubling)
+{
+    for (int i = 0; i < n; i++) {
+        v[i].type = CUTUNE__V_INT;
+        v[i].u.i = doubling ? base << i : base + i;
+    }
+    return v;
+}
+
 static cutune__space *make_valley_space(void)
 {
-    for (int i = 0; i < N_SIDE; i++) {
-        side_values[i].type = CUTUNE__V_INT;
-        side_values[i].u.i = 1LL << i;
-    }
-    for (int i = 0; i < N_UNROLL; i++) {
-        unroll_values[i].type = CUTUNE__V_INT;
-        unroll_values[i].u.i = i + 1;
-    }
-    for (int i = 0; i < 2; i++) {
-        flag_values[i].type = CUTUNE__V_INT;
-        flag_values[i].u.i = i;
-    }
-    cutune__param params[] = {{"w", side_values, N_SIDE},
-                              {"h", side_values, N_SIDE},
-                              {"unroll", unroll_values, N_UNROLL},
-                              {"flag", flag_values, 2}};
+    cutune__value *side = fill_values(side_values, N_SIDE, 1, 1);
+    cutune__param params[] = {
+        {"w", side, N_SIDE},
+        {"h", side, N_SIDE},
+        {"unroll", fill_values(unroll_values, N_UNROLL, 1, 0), N_UNROLL},
+        {"flag", fill_values(flag_values, 2, 0, 0), 2}};
     return cutune__space_create(params, 4, NULL, 0, NULL, 0, NULL);
 }
 
@@ -54,14 +55,21 @@ static double valley(const cutune__space *s, size_t index)
            (1 + u) * (flag ? 1.0 : 3.0);
 }
 
-static int eval_valley(void *user, const size_t *indices, size_t n,
-                       double *objectives, size_t *done,
-                       cutune__eval_more_fn more, void *more_ctx)
+/* An evaluator of a synthetic objective: user is an objective_eval. */
+typedef double objective_fn(const cutune__space *s, size_t index);
+typedef struct objective_eval {
+    const cutune__space *s;
+    objective_fn *f;
+} objective_eval;
+
+static int eval_objective(void *user, const size_t *indices, size_t n,
+                          double *objectives, size_t *done,
+                          cutune__eval_more_fn more, void *more_ctx)
 {
-    const cutune__space *s = user;
+    const objective_eval *e = user;
     size_t i;
     for (i = 0; i < n; i++) {
-        objectives[i] = valley(s, indices[i]);
+        objectives[i] = e->f(e->s, indices[i]);
         if (more && !more(more_ctx, i, objectives[i])) {
             i++;
             break;
@@ -69,6 +77,34 @@ static int eval_valley(void *user, const size_t *indices, size_t n,
     }
     *done = i;
     return 0;
+}
+
+/* A run of `t` with settings `prm` (NULL: its own) from `start` on `f`:
+ * the search options, the evaluator and the result in one place. */
+typedef struct objective_run {
+    const cutune__strategy_type *t;
+    const cutune__space *s;
+    objective_fn *f;
+    const void *prm;
+    size_t budget, batch, start;
+} objective_run;
+
+/* Seeds 1..seeds in which the run's best was `target`. */
+static size_t seeds_found(const objective_run *run, size_t seeds,
+                          size_t target)
+{
+    size_t found = 0;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        cutune__search_options o = {run->budget, run->batch, seed, run->start,
+                                    run->prm};
+        cutune__search_result r;
+        objective_eval e = {run->s, run->f};
+        CHECK_INT(
+            cutune__search_run(run->t, run->s, &o, eval_objective, &e, &r), 0);
+        CHECK_INT(r.evaluations, run->budget);
+        found += r.best == target;
+    }
+    return found;
 }
 
 static size_t optimum_of(const cutune__space *s)
@@ -84,15 +120,8 @@ static size_t optimum_of(const cutune__space *s)
 static size_t found_in(const cutune__strategy_type *t, const cutune__space *s,
                        size_t budget, size_t batch, size_t seeds)
 {
-    size_t found = 0, opt = optimum_of(s);
-    for (uint64_t seed = 1; seed <= seeds; seed++) {
-        cutune__search_options o = {budget, batch, seed, SIZE_MAX, NULL};
-        cutune__search_result r;
-        CHECK_INT(cutune__search_run(t, s, &o, eval_valley, (void *)s, &r), 0);
-        CHECK_INT(r.evaluations, budget);
-        found += r.best == opt;
-    }
-    return found;
+    objective_run run = {t, s, valley, NULL, budget, batch, SIZE_MAX};
+    return seeds_found(&run, seeds, optimum_of(s));
 }
 
 static void test_walks_the_valley(const cutune__space *s)
@@ -249,48 +278,22 @@ static double chain_objective(const cutune__space *s, size_t index)
     return bowl;
 }
 
-static int eval_chain(void *user, const size_t *indices, size_t n,
-                      double *objectives, size_t *done,
-                      cutune__eval_more_fn more, void *more_ctx)
-{
-    const cutune__space *s = user;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        objectives[i] = chain_objective(s, indices[i]);
-        if (more && !more(more_ctx, i, objectives[i])) {
-            i++;
-            break;
-        }
-    }
-    *done = i;
-    return 0;
-}
-
 /* Seeds of 20 in which the default with `prm` reached c3 within 120
  * evaluations, batches of `batch`. */
 static size_t chain_found(const cutune__space *s,
                           const cutune__default_params *prm, size_t batch)
 {
-    size_t start, end, found = 0;
+    size_t start, end;
     CHECK(cutune__space_index_of(s, chain[0], &start));
     CHECK(cutune__space_index_of(s, chain[3], &end));
-    for (uint64_t seed = 1; seed <= 20; seed++) {
-        cutune__search_options o = {120, batch, seed, start, prm};
-        cutune__search_result r;
-        CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
-                                     eval_chain, (void *)s, &r),
-                  0);
-        found += r.best == end;
-    }
-    return found;
+    objective_run run = {
+        cutune__strategy_default, s, chain_objective, prm, 120, batch, start};
+    return seeds_found(&run, 20, end);
 }
 
 static void test_probe_hands_over(void)
 {
-    for (int i = 0; i < N_CHAIN_VALUES; i++) {
-        chain_values[i].type = CUTUNE__V_INT;
-        chain_values[i].u.i = i;
-    }
+    fill_values(chain_values, N_CHAIN_VALUES, 0, 0);
     cutune__param params[] = {{"a", chain_values, N_CHAIN_VALUES},
                               {"b", chain_values, N_CHAIN_VALUES},
                               {"c", chain_values, N_CHAIN_VALUES},
@@ -387,25 +390,19 @@ static void test_sample_not_cut(void)
  * starts at the bowl's geometry. Best-first and the probe stay in the
  * bowl; a climb that keeps the switches of the farthest niche walks the
  * valley, and one free to switch them back returns to the bowl. */
-#define N_BX 7
+#define N_BX  7
 #define N_UNR 8
 static cutune__value niche_bx[N_BX], niche_unroll[N_UNR];
 
 static cutune__space *make_niche_space(void)
 {
-    for (int i = 0; i < N_BX; i++) {
-        niche_bx[i].type = CUTUNE__V_INT;
-        niche_bx[i].u.i = 32LL << i;
-    }
-    for (int i = 0; i < N_UNR; i++) {
-        niche_unroll[i].type = CUTUNE__V_INT;
-        niche_unroll[i].u.i = i + 1;
-    }
-    cutune__param params[] = {{"block_size_x", niche_bx, N_BX},
-                              {"unroll", niche_unroll, N_UNR},
-                              {"a", flag_values, 2},
-                              {"b", flag_values, 2},
-                              {"c", flag_values, 2}};
+    cutune__value *flag = fill_values(flag_values, 2, 0, 0);
+    cutune__param params[] = {
+        {"block_size_x", fill_values(niche_bx, N_BX, 32, 1), N_BX},
+        {"unroll", fill_values(niche_unroll, N_UNR, 1, 0), N_UNR},
+        {"a", flag, 2},
+        {"b", flag, 2},
+        {"c", flag, 2}};
     return cutune__space_create(params, 5, NULL, 0, NULL, 0, NULL);
 }
 
@@ -422,40 +419,22 @@ static double niche_objective(const cutune__space *s, size_t index)
     return 1.0 + 0.3 * (fabs(i - 6) + fabs(u - 7));
 }
 
-static int eval_niche(void *user, const size_t *indices, size_t n,
-                      double *objectives, size_t *done,
-                      cutune__eval_more_fn more, void *more_ctx)
-{
-    const cutune__space *s = user;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        objectives[i] = niche_objective(s, indices[i]);
-        if (more && !more(more_ctx, i, objectives[i])) {
-            i++;
-            break;
-        }
-    }
-    *done = i;
-    return 0;
-}
-
 static size_t niche_found(const cutune__space *s,
                           const cutune__default_params *p, size_t budget,
                           size_t batch, size_t seeds)
 {
-    size_t found = 0, opt = 0;
+    size_t opt = 0;
     for (size_t i = 1; i < cutune__space_size(s); i++)
         if (niche_objective(s, i) < niche_objective(s, opt))
             opt = i;
-    for (uint64_t seed = 1; seed <= seeds; seed++) {
-        cutune__search_options o = {budget, batch, seed, SIZE_MAX, p};
-        cutune__search_result r;
-        CHECK_INT(cutune__search_run(cutune__strategy_default, s, &o,
-                                     eval_niche, (void *)s, &r),
-                  0);
-        found += r.best == opt;
-    }
-    return found;
+    objective_run run = {cutune__strategy_default,
+                         s,
+                         niche_objective,
+                         p,
+                         budget,
+                         batch,
+                         SIZE_MAX};
+    return seeds_found(&run, seeds, opt);
 }
 
 static void test_niche_climbs(void)
