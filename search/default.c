@@ -53,8 +53,9 @@
  *  - Restarts. Once the best has stood for restart_after neighbourhoods'
  *    worth of evaluations (since it last changed or the last climb
  *    ended), a climb starts from a new configuration (the first at the
- *    largest block seen from the best, the others at the farthest from
- *    everything evaluated of restart_pool random ones) and moves
+ *    largest block seen from the best, every other one in a niche, below,
+ *    the others at the farthest from everything evaluated of
+ *    restart_pool random ones) and moves
  *    to its first better neighbour, best predicted first, until a local
  *    minimum or a neighbourhood's worth of evaluations. Its nodes join the
  *    others, so a basin it finds that beats the best is expanded from
