@@ -5,9 +5,11 @@
 # bench/strategies.sh reports medians of seeds 1-20, the seeds the
 # default's and bayes's settings were chosen on; `cutune simulate --repeat
 # 20` uses seeds 0-19. This replays the default strategy (beside it the
-# default as it was before its niche climbs, niche_climbs=0 and
-# restart_after=1, and random search) on the four hub spaces with DEFAULT_SEEDS seeds from 1000 on
-# (default 400; never used to choose a setting), and bayes against random
+# default with niche climbs, niche_climbs=1 and restart_after=0.5, tried
+# and not kept, and random search) on the five spaces of the hub's
+# kernels (convolution on A100, A4000, A6000 and H100, dedispersion on
+# A100) with DEFAULT_SEEDS seeds from 1000 on (default 400; never used to
+# choose a setting), and bayes against random
 # search on the corpus and the held-out spaces with BAYES_SEEDS seeds from
 # 0 on (default 100), each table with the share of seeds within 10%, 5%
 # and 2% of the optimum. Writes bench/results/strategies-seeds.md,
@@ -26,12 +28,13 @@ hub=""
 for s in convolution_milo.json:convolution_milo_A100_T4.json.gz \
          convolution_milo.json:convolution_milo_A4000_T4.json.gz \
          convolution_milo.json:convolution_milo_A6000_T4.json.gz \
+         convolution_milo.json:convolution_milo_H100_T4.json.gz \
          dedispersion_milo.json:dedispersion_milo_A100_T4.json.gz; do
     hub="$hub $spaces/${s%%:*}:$spaces/${s#*:}"
 done
 # shellcheck disable=SC2086 # $hub is a list of PROBLEM:T4 arguments
 "$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
-    --strategies default,random --variant niche_climbs=0,restart_after=1 \
+    --strategies default,random --variant niche_climbs=1,restart_after=0.5 \
     --out "$here/bench/results/strategies-seeds.md" $hub
 echo "wrote $here/bench/results/strategies-seeds.md"
 "$build/bench-strategies" --seeds "$bseeds" --first-seed 0 --shares \

@@ -53,9 +53,9 @@
  *  - Restarts. Once the best has stood for restart_after neighbourhoods'
  *    worth of evaluations (since it last changed or the last climb
  *    ended), a climb starts from a new configuration (the first at the
- *    largest block seen from the best, every other one in a niche, below,
- *    the others at the farthest from everything evaluated of
- *    restart_pool random ones) and moves
+ *    largest block seen from the best, the others at the farthest from
+ *    everything evaluated of restart_pool random ones, or every other
+ *    one in a niche where niche_climbs is set, below) and moves
  *    to its first better neighbour, best predicted first, until a local
  *    minimum or a neighbourhood's worth of evaluations. Its nodes join the
  *    others, so a basin it finds that beats the best is expanded from
@@ -63,17 +63,18 @@
  *    that falls due meanwhile comes between the climb's steps; only the
  *    climb's own steps move it on or spend it.
  *
- *  - Niches. Two-valued parameters other than block dimensions (read-only
- *    loads, padding, shared memory, __restrict__) are switches: each
- *    setting of them is a different code, with its own landscape over
- *    the rest. Every other climb (niche_climbs) starts in the niche
- *    farthest from the best's (the most switches changed) not climbed
- *    yet, at the best's configuration with that niche's switches, and
- *    keeps them: a niche slow on average but holding the optimum (shared
- *    memory off on the RTX A4000 convolution space: 3-5x slower where the
- *    runs stopped) is one that neither the averaged move statistics nor
- *    the probe's single switch moves lead to, and a climb free to switch
- *    back returns to the best's niche at once.
+ *  - Niches (a setting, off in the standard ones). Two-valued parameters
+ *    other than block dimensions (read-only loads, padding, shared
+ *    memory, __restrict__) are switches: each setting of them is a
+ *    different code, with its own landscape over the rest. With
+ *    niche_climbs, every other climb starts in the niche farthest from
+ *    the best's (the most switches changed) not climbed yet, at the
+ *    best's configuration with that niche's switches, and keeps them: a
+ *    niche slow on average but holding the optimum (shared memory off on
+ *    the RTX A4000 convolution space: 3-5x slower where the runs stopped)
+ *    is one that neither the averaged move statistics nor the probe's
+ *    single switch moves lead to, and a climb free to switch back
+ *    returns to the best's niche at once.
  *
  *  - Batches. The tuner asks for many proposals at once (its compile pool
  *    works ahead) and reports results one at a time. After each, the
@@ -99,8 +100,7 @@
  * over the corpus, starting at the default configuration as a tune does
  * (bench-strategies --loo; docs/strategies.md): fifteen configurations
  * first, the probe after one neighbourhood's worth of evaluations without
- * a new best, a climb from a new start after one more (since the niche
- * climbs, after half a neighbourhood: see below). With five, two
+ * a new best, a climb from a new start after one more. With five, two
  * and two, one start for every seed sent most seeds into the same first
  * basin (worst median 0.895 at 100 evaluations against 0.931). A climb
  * of at most one neighbourhood's worth, by one-step moves (any-value
@@ -112,23 +112,19 @@
  * A100 convolution each such probe found the next step of a chain, 0.79,
  * 0.86, 0.93 to the isolated optimum, while the rest of the old one ran
  * on; below 5% it only spent a flat space's budget, transpose 2^11 at 50
- * evaluations 0.987 against 1.000). Niche climbs, every other climb, with
- * climbs after half a neighbourhood instead of one (commit 48914bf): over
- * 500 seeds never used to choose anything, the share of runs within 5% of
- * the optimum at 100 evaluations went from 0.65 to 0.85 on A4000
- * convolution, 0.90 to 0.92 on A6000 and 0.36 to 0.38 on A100 (at 200:
- * 0.55 to 0.53); a niche climb after a whole neighbourhood came after the
- * 100th evaluation and changed nothing; on A4000 (seeds 1000-1199) the
- * nearest niches first gave 0.63 against 0.84, and climbs free to leave
- * the niche 0.69. Leaving one
- * kernel out cannot choose it: the other kernels' spaces cannot tell the
- * settings apart, and on seeds 1-20 the old setting happened to be
- * luckier on A100 convolution at 100 evaluations (1.000 against 0.886:
- * docs/strategies.md). */
+ * evaluations 0.987 against 1.000). Niche climbs are off: with them and
+ * climbs after half a neighbourhood (what they need to come before the
+ * 100th evaluation), over 400 seeds never used to choose anything the
+ * share of runs within 5% of the optimum at 100 evaluations went from
+ * 0.62 to 0.82 on A4000 convolution but from 0.47 to 0.34 on the H100
+ * convolution space, recorded to check them (at 200: 0.86 to 0.71), and
+ * 0.40 to 0.41 on A100 (at 200: 0.60 to 0.56); the gentler schedules
+ * tried cost A100 or H100 too (docs/strategies.md), and the worst case
+ * is what counts. */
 const cutune__default_params cutune__default_params_std = {
     .initial_sample = 15,
     .probe_after = 1.0,
-    .restart_after = 0.5,
+    .restart_after = 1.0,
     .climb_max = 1.0,
     .climb_any = 0,
     .restart_pool = 16,
@@ -137,7 +133,7 @@ const cutune__default_params cutune__default_params_std = {
     .probe_cut = 2,
     .cut_gain = 0.05,
     .shapes_first = 0,
-    .niche_climbs = 1,
+    .niche_climbs = 0,
 };
 
 int cutune__default_params_set(cutune__default_params *p, const char *name,
@@ -359,6 +355,12 @@ static size_t default_next(void *state, size_t *out, size_t cap)
         st->sample_batch = k;
         return k;
     }
+    /* A probe whose remaining configurations are all taken is over:
+     * whether another probe is due must not depend on whether the last
+     * of them was skipped in this call or in an earlier batch. */
+    while (st->list_next < st->list_count &&
+           cutune__history_is_taken(&st->h, st->list[st->list_next].index))
+        st->list_next++;
     if (probe_due(st)) {
         st->probe_cut = 0;
         cutune__default_load_probe(st, st->best);
@@ -559,9 +561,13 @@ static int default_enough(void *state)
     cutune__default_state *st = state;
     if (st->batch_pos < st->sample_batch)
         return 0;
+    /* Inside a probe's batch, the probe is not over even where its list
+     * is all proposed: one at a time, the rest of the list would come
+     * before another probe could fall due. */
+    int in_probe = st->batch_pos < st->probe_batch;
     return (st->batch_pos < st->batch_len && !still_next(st, st->batch_pos)) ||
-           (st->probe_cut && st->batch_pos < st->probe_batch) ||
-           probe_due(st) || restart_due(st);
+           (st->probe_cut && in_probe) || (!in_probe && probe_due(st)) ||
+           restart_due(st);
 }
 
 /* A proposal handed back (the batch was cut, or the budget ran out before

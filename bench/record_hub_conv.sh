@@ -1,0 +1,73 @@
+#!/bin/sh
+# Records the hub's convolution space (bench/spaces/convolution_milo.json,
+# 4,362 configurations) exhaustively on a GPU, in four parts that each fit
+# one device call of under ten minutes, and merges them into one T4 file.
+#   bench/record_hub_conv.sh split DIR          (here: four T1 files in DIR)
+#   bench/record_hub_conv.sh tune CUTUNE DIR OUT (on the GPU: four tunes)
+#   bench/record_hub_conv.sh merge OUT FILE.json.gz (here: one T4 file)
+# DIR must also hold the kernel, convolution_milo.cu: the hub's kernel is
+# others' code and is not in this repository (bench/spaces/README.md says
+# where it came from). Each part fixes read_only and use_shmem to one value
+# each: 960 or 1,221 configurations, 142-227 s on an H100 with 16 cores.
+# The parts run one after another on the same GPU; merged, they are every
+# configuration of the space once.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+parts="ro0_shm0 ro1_shm0 ro0_shm1 ro1_shm1"
+case ${1:-} in
+split)
+    python3 - "$here/bench/spaces/convolution_milo.json" "$2" <<'EOF'
+import copy, json, sys
+t1 = json.load(open(sys.argv[1]))
+for ro in (0, 1):
+    for shm in (0, 1):
+        part = copy.deepcopy(t1)
+        for p in part["ConfigurationSpace"]["TuningParameters"]:
+            if p["Name"] == "read_only":
+                p["Values"], p["Default"] = "[%d]" % ro, ro
+            if p["Name"] == "use_shmem":
+                p["Values"], p["Default"] = "[%d]" % shm, shm
+        with open("%s/conv_ro%d_shm%d.json" % (sys.argv[2], ro, shm), "w") as f:
+            json.dump(part, f, indent=1)
+EOF
+    ;;
+tune)
+    cutune=$2
+    dir=$3
+    out=$4
+    for p in $parts; do
+        (cd "$dir" && "$cutune" tune "conv_$p.json" --strategy brute_force \
+            --no-cache --budget-seconds 285 \
+            --output "$out/conv_${p}_T4.json.gz") >"$out/$p.log" 2>&1
+        tail -n 4 "$out/$p.log"
+    done
+    ;;
+merge)
+    # shellcheck disable=SC2086 # $parts is a list of names
+    python3 - "$2" "$3" $parts <<'EOF'
+import gzip, json, sys
+out, dest, parts = sys.argv[1], sys.argv[2], sys.argv[3:]
+merged, seen = None, set()
+for p in parts:
+    t4 = json.load(gzip.open("%s/conv_%s_T4.json.gz" % (out, p)))
+    for r in t4["results"]:
+        key = json.dumps(r["configuration"], sort_keys=True)
+        if key in seen:
+            sys.exit("%s: %s recorded twice" % (p, key))
+        seen.add(key)
+    if merged is None:
+        merged = t4
+    else:
+        merged["results"] += t4["results"]
+if len(seen) != 4362:
+    sys.exit("merged %d configurations, the space has 4362" % len(seen))
+with gzip.GzipFile(dest, "wb", compresslevel=9, mtime=0) as f:
+    f.write(json.dumps(merged, separators=(",", ":")).encode())
+print("%s: %d configurations" % (dest, len(seen)))
+EOF
+    ;;
+*)
+    echo "usage: $0 split DIR | tune CUTUNE DIR OUT | merge OUT FILE.json.gz" >&2
+    exit 2
+    ;;
+esac
