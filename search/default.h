@@ -35,7 +35,8 @@ typedef struct cutune__default_params {
                               the old by at least this share */
     int niche_climbs;      /* every other climb starts at the best with
                               the switch values of the farthest niche
-                              not climbed yet, and keeps them (1) */
+                              not climbed yet, and keeps them (1; off
+                              in the standard settings) */
 } cutune__default_params;
 
 /* The settings the strategy uses when none are given. */
