@@ -277,6 +277,21 @@ static int probe_due(const cutune__default_state *st)
                 st->prm.probe_every * hood);
 }
 
+/* The climb is over: the wait for the next starts now. */
+static void end_climb(cutune__default_state *st)
+{
+    st->climb = SIZE_MAX;
+    st->climb_end = st->h.n_done;
+}
+
+/* Ends a climb that has nothing more to propose (a local minimum, or its
+ * length spent). */
+static void end_spent_climb(cutune__default_state *st)
+{
+    if (st->climb != SIZE_MAX && cutune__default_climb_step(st) == SIZE_MAX)
+        end_climb(st);
+}
+
 /* Whether a climb from a new start is due: no climb or probe under way,
  * and the best has stood for restart_after neighbourhoods' worth of
  * evaluations since it last changed or the last climb ended. */
@@ -382,17 +397,10 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     st->probe_batch = k;
     if (k > 0)
         return k;
-    if (st->climb != SIZE_MAX && cutune__default_climb_step(st) == SIZE_MAX) {
-        st->climb = SIZE_MAX;
-        st->climb_end = st->h.n_done;
-    }
+    end_spent_climb(st);
     if (restart_due(st) && (k = start_climb(st, out)) > 0)
         return k;
-    /* A climb from an evaluated start with nowhere to go is over. */
-    if (st->climb != SIZE_MAX && cutune__default_climb_step(st) == SIZE_MAX) {
-        st->climb = SIZE_MAX;
-        st->climb_end = st->h.n_done;
-    }
+    end_spent_climb(st); /* a niche's, from an evaluated start */
     if (cap > st->batch_cap) {
         size_t *b = realloc(st->batch, cap * sizeof *b);
         if (b) {
@@ -517,8 +525,7 @@ static void default_report(void *state, size_t index, double objective)
     cutune__default_learn(st, index);
     double o = st->h.objective[index];
     if (st->climb == index && !isfinite(o)) {
-        st->climb = SIZE_MAX;
-        st->climb_end = st->h.n_done;
+        end_climb(st);
     } else if (st->climb != SIZE_MAX && st->climb != index &&
                st->climb_batch) {
         st->climb_evals++;
