@@ -12,6 +12,7 @@
 const cutune__strategy_type *const cutune__strategies[] = {
     &cutune__strategy_default_type,
     &cutune__strategy_bayes_type,
+    &cutune__strategy_forest_type,
     &cutune__strategy_local_type,
     &cutune__strategy_annealing_type,
     &cutune__strategy_genetic_type,

@@ -109,6 +109,7 @@ extern const cutune__strategy_type *cutune__strategy_annealing;
 extern const cutune__strategy_type *cutune__strategy_genetic;
 extern const cutune__strategy_type *cutune__strategy_diff_evo;
 extern const cutune__strategy_type *cutune__strategy_bayes;
+extern const cutune__strategy_type *cutune__strategy_forest;
 
 /* The tables themselves, so that cutune__strategies[] can be a constant
  * initializer (the pointers above are objects, not constant expressions). */
@@ -121,6 +122,7 @@ extern const cutune__strategy_type cutune__strategy_annealing_type;
 extern const cutune__strategy_type cutune__strategy_genetic_type;
 extern const cutune__strategy_type cutune__strategy_diff_evo_type;
 extern const cutune__strategy_type cutune__strategy_bayes_type;
+extern const cutune__strategy_type cutune__strategy_forest_type;
 
 /* All strategies, NULL-terminated; the first is the default. */
 extern const cutune__strategy_type *const cutune__strategies[];

@@ -125,9 +125,9 @@ static cutune__search_options opts(size_t max_evals, size_t batch,
 
 static void test_registry(void)
 {
-    static const char *names[] = {"default", "bayes", "local", "annealing",
-                                  "genetic", "diff_evo", "sobol", "random",
-                                  "brute_force"};
+    static const char *names[] = {
+        "default", "bayes",    "forest", "local",  "annealing",
+        "genetic", "diff_evo", "sobol",  "random", "brute_force"};
     size_t n = 0;
     while (cutune__strategies[n])
         n++;

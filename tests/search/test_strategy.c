@@ -142,7 +142,7 @@ static void test_registry(void)
     size_t n = 0;
     while (cutune__strategies[n])
         n++;
-    CHECK_INT(n, 9);
+    CHECK_INT(n, 10);
 }
 
 static void test_brute_force(const cutune__space *s)
