@@ -208,18 +208,8 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
 size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
                                int largest)
 {
-    int any = 0;
-    memcpy(st->config, cutune__space_config(st->space, from),
-           st->n_params * sizeof *st->config);
-    for (size_t p = 0; p < st->n_params; p++)
-        if (st->edge_param[p]) {
-            uint32_t last =
-                largest ? (uint32_t)cutune__space_value_count(st->space, p) - 1
-                        : 0;
-            any |= st->config[p] != last;
-            st->config[p] = last;
-        }
-    size_t idx = any ? cutune__space_nearest(st->space, st->config) : SIZE_MAX;
+    size_t idx =
+        cutune__space_block_edge(st->space, from, largest, st->config);
     if (idx == SIZE_MAX || cutune__history_is_taken(&st->h, idx))
         return SIZE_MAX;
     return idx;

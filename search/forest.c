@@ -21,12 +21,14 @@
  * indices of one parameter at a threshold, chosen among a random half of
  * the parameters for the largest drop in squared error; leaves hold at
  * least FOREST_MIN_LEAF observations. The trees' spread is the model's
- * uncertainty. Every proposal after the initial design (the start and
- * random draws, FOREST_INITIAL in all) maximises expected improvement
+ * uncertainty. Every proposal after the initial design (FOREST_INITIAL
+ * configurations) maximises expected improvement
  * over the untaken configurations: all of them on a space of up to
  * FOREST_ALL, else FOREST_POOL drawn at random plus the best's
- * neighbours. A batch takes the best candidates in turn, none one
- * parameter away from one taken before it, so that it spreads.
+ * neighbours. The initial design is the default's first sample in
+ * kind: the start, its block edge, random draws. A batch takes the best
+ * candidates in turn, none one parameter away from one taken before it, so
+ * that it spreads.
  */
 #include "strategy.h"
 
@@ -67,9 +69,11 @@ typedef struct forest_state {
     size_t *obs; /* reported configurations, in order */
     size_t n_obs;
     size_t proposed;
-    double *y;      /* n_obs: the modelled log runtime */
-    double *sorted; /* n_obs: finite log runtimes, sorted */
-    size_t *pick;   /* FOREST_SAMPLE: a tree's bootstrap sample */
+    size_t first;     /* the first proposal */
+    uint32_t *config; /* n_params: scratch */
+    double *y;        /* n_obs: the modelled log runtime */
+    double *sorted;   /* n_obs: finite log runtimes, sorted */
+    size_t *pick;     /* FOREST_SAMPLE: a tree's bootstrap sample */
     double *h_sum, *h_sq;
     size_t *h_cnt; /* max_values: a split's histograms */
     size_t *perm;  /* n_var */
@@ -95,6 +99,7 @@ static void forest_destroy(void *state)
     free(st->h_sq);
     free(st->h_cnt);
     free(st->perm);
+    free(st->config);
     free(st->nodes);
     free(st->cand);
     free(st->score);
@@ -112,6 +117,7 @@ static int forest_init(void *state, const cutune__strategy_ctx *ctx)
     size_t np = st->b.n_params;
     st->var = malloc((np ? np : 1) * sizeof *st->var);
     st->perm = malloc((np ? np : 1) * sizeof *st->perm);
+    st->config = malloc((np ? np : 1) * sizeof *st->config);
     st->obs = malloc((st->n ? st->n : 1) * sizeof *st->obs);
     st->y = malloc((st->n ? st->n : 1) * sizeof *st->y);
     st->sorted = malloc((st->n ? st->n : 1) * sizeof *st->sorted);
@@ -121,8 +127,8 @@ static int forest_init(void *state, const cutune__strategy_ctx *ctx)
     st->score = malloc((st->cap_cand + 1) * sizeof *st->score);
     st->nbr_cap = 2 * np + 1;
     st->nbr = malloc(st->nbr_cap * sizeof *st->nbr);
-    if (!st->var || !st->perm || !st->obs || !st->y || !st->sorted ||
-        !st->pick || !st->cand || !st->score || !st->nbr)
+    if (!st->var || !st->perm || !st->config || !st->obs || !st->y ||
+        !st->sorted || !st->pick || !st->cand || !st->score || !st->nbr)
         goto fail;
     st->max_values = 2;
     for (size_t p = 0; p < np; p++) {
@@ -417,20 +423,44 @@ static size_t random_next(forest_state *st, size_t *out, size_t cap)
     return k;
 }
 
-static size_t forest_next(void *state, size_t *out, size_t cap)
+/* The initial design: the start, the block edge seen from it (every
+ * block dimension at its largest: single-configuration optima sit there,
+ * as in the default's first sample), random draws. */
+static size_t design_next(forest_state *st, size_t *out, size_t cap)
 {
-    forest_state *st = state;
     size_t k = 0;
     if (st->proposed == 0 && st->b.start != SIZE_MAX) {
         out[k++] = st->b.start;
         cutune__history_take(&st->b.h, st->b.start);
     }
-    if (st->proposed + k < FOREST_INITIAL) {
-        size_t want = FOREST_INITIAL - st->proposed - k;
+    if (st->proposed + k == 0 && k < cap)
+        k += random_next(st, out + k, 1);
+    if (st->proposed + k == 1 && k < cap) {
+        size_t first = k ? out[0] : st->first;
+        size_t e = cutune__space_block_edge(st->b.space, first, 1, st->config);
+        if (e != SIZE_MAX && !cutune__history_is_taken(&st->b.h, e)) {
+            cutune__history_take(&st->b.h, e);
+            out[k++] = e;
+        }
+    }
+    if (st->proposed == 0 && k)
+        st->first = out[0];
+    size_t want = FOREST_INITIAL - st->proposed - k;
+    if (st->proposed + k < FOREST_INITIAL && k < cap)
         k += random_next(st, out + k, cap - k < want ? cap - k : want);
-    } else if (k < cap) {
-        size_t m = model_next(st, out + k, cap - k);
-        k += m ? m : random_next(st, out + k, cap - k);
+    return k;
+}
+
+static size_t forest_next(void *state, size_t *out, size_t cap)
+{
+    forest_state *st = state;
+    size_t k;
+    if (st->proposed < FOREST_INITIAL) {
+        k = design_next(st, out, cap);
+    } else {
+        k = model_next(st, out, cap);
+        if (k == 0)
+            k = random_next(st, out, cap);
     }
     st->proposed += k;
     return k;

@@ -75,6 +75,13 @@ const cutune__value *cutune__space_value(const cutune__space *s, size_t p,
  * value is an edge of the space where optima sit more often than a random
  * start would find. */
 int cutune__space_is_block_param(const cutune__space *s, size_t p);
+/* The block edge of configuration `from`: every block dimension at its
+ * largest value (largest != 0) or its smallest, the rest as they are, or
+ * the valid configuration nearest to that. SIZE_MAX when `from` is there
+ * already or the space has no block dimension. `config` is scratch of
+ * cutune__space_param_count() entries. */
+size_t cutune__space_block_edge(const cutune__space *s, size_t from,
+                                int largest, uint32_t *config);
 /* Index of the parameter called `name`, or SIZE_MAX. */
 size_t cutune__space_find_param(const cutune__space *s, const char *name);
 

@@ -21,6 +21,21 @@ int cutune__space_is_block_param(const cutune__space *s, size_t p)
     return name && strncmp(name, "block_size_", 11) == 0;
 }
 
+size_t cutune__space_block_edge(const cutune__space *s, size_t from,
+                                int largest, uint32_t *config)
+{
+    int any = 0;
+    memcpy(config, cutune__space_config(s, from),
+           s->n_params * sizeof *config);
+    for (size_t p = 0; p < s->n_params; p++)
+        if (cutune__space_is_block_param(s, p)) {
+            uint32_t end = largest ? (uint32_t)s->n_values[p] - 1 : 0;
+            any |= config[p] != end;
+            config[p] = end;
+        }
+    return any ? cutune__space_nearest(s, config) : SIZE_MAX;
+}
+
 size_t cutune__space_value_count(const cutune__space *s, size_t p)
 {
     return p < s->n_params ? s->n_values[p] : 0;
