@@ -85,6 +85,21 @@ static double *objectives(const cutune__space *s,
     return o;
 }
 
+/* A space and its objectives, as a record would give them; NULL (and
+ * nothing to free) when either could not be made. */
+static double *recorded(cutune__space **s, cutune__space *(*make)(void),
+                        double (*f)(const uint32_t *))
+{
+    *s = make();
+    double *o = *s ? objectives(*s, f) : NULL;
+    CHECK(o != NULL);
+    if (!o) {
+        cutune__space_free(*s);
+        *s = NULL;
+    }
+    return o;
+}
+
 /* Seeds of `seeds` whose best after `budget` evaluations is within 2% of
  * the optimum; *mean_ratio: the mean optimum / best. */
 static size_t runs_near(const cutune__strategy_type *t, const cutune__space *s,
@@ -111,13 +126,10 @@ static size_t runs_near(const cutune__strategy_type *t, const cutune__space *s,
 
 static void test_variants(void)
 {
-    cutune__space *s = make_variant_space();
-    double *o = s ? objectives(s, variant_time) : NULL;
-    CHECK(o != NULL);
-    if (!o) {
-        cutune__space_free(s);
+    cutune__space *s;
+    double *o = recorded(&s, make_variant_space, variant_time);
+    if (!o)
         return;
-    }
     const size_t seeds = 30, budget = 100;
     double mf, mf8, mr;
     size_t forest =
@@ -144,13 +156,10 @@ static void test_variants(void)
  * 32. */
 static void test_batch_cap(void)
 {
-    cutune__space *s = make_variant_space();
-    double *o = s ? objectives(s, variant_time) : NULL;
-    CHECK(o != NULL);
-    if (!o) {
-        cutune__space_free(s);
+    cutune__space *s;
+    double *o = recorded(&s, make_variant_space, variant_time);
+    if (!o)
         return;
-    }
     enum { BUDGET = 60 };
     size_t same = 0;
     for (size_t seed = 0; seed < 5; seed++) {
@@ -176,13 +185,10 @@ static void test_batch_cap(void)
 
 static void test_big_space(void)
 {
-    cutune__space *s = make_big_space();
-    double *o = s ? objectives(s, big_time) : NULL;
-    CHECK(o != NULL);
-    if (!o) {
-        cutune__space_free(s);
+    cutune__space *s;
+    double *o = recorded(&s, make_big_space, big_time);
+    if (!o)
         return;
-    }
     const size_t seeds = 5, budget = 80;
     double mf, mr;
     runs_near(cutune__strategy_forest, s, o, budget, 1, seeds, &mf);
