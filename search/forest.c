@@ -69,11 +69,9 @@ typedef struct fnode {
 } fnode;
 
 typedef struct forest_state {
-    cutune__strategy_base b;
-    size_t n;
-    size_t *var; /* varying parameters */
+    cutune__strategy_base b; /* b.h.n: the space's size */
+    size_t *var;             /* varying parameters */
     size_t n_var;
-    size_t max_values;
     size_t *obs; /* reported configurations, in order */
     size_t n_obs;
     size_t proposed;
@@ -83,7 +81,7 @@ typedef struct forest_state {
     double *sorted;   /* n_obs: finite log runtimes, sorted */
     size_t *pick;     /* FOREST_SAMPLE: a tree's bootstrap sample */
     double *h_sum, *h_sq;
-    size_t *h_cnt; /* max_values: a split's histograms */
+    size_t *h_cnt; /* the most values of a parameter: a split's histograms */
     size_t *perm;  /* n_var */
     fnode *nodes;
     size_t n_nodes, cap_nodes;
@@ -121,16 +119,15 @@ static int forest_init(void *state, const cutune__strategy_ctx *ctx)
     memset(st, 0, sizeof *st);
     if (cutune__strategy_base_init(&st->b, ctx))
         return -1;
-    st->n = cutune__space_size(ctx->space);
-    size_t np = st->b.n_params;
+    size_t n = st->b.h.n, np = st->b.n_params, max_values = 2;
     st->var = malloc((np ? np : 1) * sizeof *st->var);
     st->perm = malloc((np ? np : 1) * sizeof *st->perm);
     st->config = malloc((np ? np : 1) * sizeof *st->config);
-    st->obs = malloc((st->n ? st->n : 1) * sizeof *st->obs);
-    st->y = malloc((st->n ? st->n : 1) * sizeof *st->y);
-    st->sorted = malloc((st->n ? st->n : 1) * sizeof *st->sorted);
+    st->obs = malloc((n ? n : 1) * sizeof *st->obs);
+    st->y = malloc((n ? n : 1) * sizeof *st->y);
+    st->sorted = malloc((n ? n : 1) * sizeof *st->sorted);
     st->pick = malloc(FOREST_SAMPLE * sizeof *st->pick);
-    st->cap_cand = st->n < FOREST_ALL ? st->n : FOREST_ALL;
+    st->cap_cand = n < FOREST_ALL ? n : FOREST_ALL;
     st->cand = malloc((st->cap_cand + 1) * sizeof *st->cand);
     st->score = malloc((st->cap_cand + 1) * sizeof *st->score);
     st->nbr_cap = 2 * np + 1;
@@ -138,18 +135,17 @@ static int forest_init(void *state, const cutune__strategy_ctx *ctx)
     if (!st->var || !st->perm || !st->config || !st->obs || !st->y ||
         !st->sorted || !st->pick || !st->cand || !st->score || !st->nbr)
         goto fail;
-    st->max_values = 2;
     for (size_t p = 0; p < np; p++) {
         size_t nv = cutune__space_value_count(ctx->space, p);
         if (nv > 1) {
             st->var[st->n_var++] = p;
-            if (nv > st->max_values)
-                st->max_values = nv;
+            if (nv > max_values)
+                max_values = nv;
         }
     }
-    st->h_sum = malloc(st->max_values * sizeof *st->h_sum);
-    st->h_sq = malloc(st->max_values * sizeof *st->h_sq);
-    st->h_cnt = malloc(st->max_values * sizeof *st->h_cnt);
+    st->h_sum = malloc(max_values * sizeof *st->h_sum);
+    st->h_sq = malloc(max_values * sizeof *st->h_sq);
+    st->h_cnt = malloc(max_values * sizeof *st->h_cnt);
     if (!st->h_sum || !st->h_sq || !st->h_cnt)
         goto fail;
     return 0;
@@ -346,7 +342,7 @@ static double expected_improvement(const forest_state *st, size_t config,
 static void gather(forest_state *st)
 {
     st->n_cand = 0;
-    size_t left = st->n - st->b.h.n_taken;
+    size_t left = st->b.h.n - st->b.h.n_taken;
     if (left <= st->cap_cand) {
         for (size_t k = 0; k < left; k++)
             st->cand[st->n_cand++] = cutune__history_untaken_at(&st->b.h, k);
@@ -477,7 +473,7 @@ static size_t forest_next(void *state, size_t *out, size_t cap)
 static void forest_report(void *state, size_t index, double objective)
 {
     forest_state *st = state;
-    if (index >= st->n || st->b.h.done[index])
+    if (index >= st->b.h.n || st->b.h.done[index])
         return;
     cutune__history_report(&st->b.h, index, objective);
     st->obs[st->n_obs++] = index;
@@ -486,7 +482,7 @@ static void forest_report(void *state, size_t index, double objective)
 static void forest_withdraw(void *state, size_t index)
 {
     forest_state *st = state;
-    if (index < st->n && !st->b.h.done[index]) {
+    if (index < st->b.h.n && !st->b.h.done[index]) {
         cutune__history_release(&st->b.h, index);
         if (st->proposed)
             st->proposed--;
