@@ -33,6 +33,11 @@ typedef struct cutune__default_params {
                               and the new best is probed next (2) */
     double cut_gain;       /* ... only where the new best is faster than
                               the old by at least this share */
+    double niche_ucb;      /* weight of the bonus by which a niche
+                              evaluated less gets expansions: its
+                              fastest open node is ranked faster by
+                              niche_ucb * sqrt(ln N / n) in log runtime
+                              (0: plain best-first) */
     int niche_climbs;      /* every other climb starts at the best with
                               the switch values of the farthest niche
                               not climbed yet, and keeps them (1; off

@@ -108,6 +108,10 @@ typedef struct cutune__default_state {
     size_t n_switch;
     unsigned char *niche_done; /* 1 << n_switch: niches climbed */
     int climb_frozen;          /* the climb keeps its switches */
+    size_t *niche_n;           /* 1 << n_switch: evaluations per niche */
+    size_t *niche_node;        /* 1 << n_switch: scratch, the fastest open
+                                  node of each niche */
+    size_t *niche_prop;        /* 1 << n_switch: scratch, its proposal */
 
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */
@@ -130,6 +134,7 @@ uint64_t cutune__default_tie_order(const cutune__default_state *st,
 uint64_t cutune__default_mix(uint64_t z);
 size_t cutune__default_random_draw(cutune__default_state *st);
 size_t cutune__default_expand(cutune__default_state *st);
+size_t cutune__default_niche_of(const cutune__default_state *st, size_t c);
 size_t cutune__default_climb_step(cutune__default_state *st);
 void cutune__default_unhold(cutune__default_state *st);
 

@@ -123,9 +123,10 @@ void cutune__default_heap_push(cutune__default_state *st, size_t index)
     st->heap[i] = index;
 }
 
-static void heap_pop(cutune__default_state *st)
+/* Moves the node at heap position i down to its place. */
+static void sift_down(cutune__default_state *st, size_t i)
 {
-    size_t last = st->heap[--st->heap_len], i = 0;
+    size_t x = st->heap[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= st->heap_len)
@@ -133,13 +134,19 @@ static void heap_pop(cutune__default_state *st)
         if (c + 1 < st->heap_len &&
             node_before(st, st->heap[c + 1], st->heap[c]))
             c++;
-        if (!node_before(st, st->heap[c], last))
+        if (!node_before(st, st->heap[c], x))
             break;
         st->heap[i] = st->heap[c];
         i = c;
     }
+    st->heap[i] = x;
+}
+
+static void heap_pop(cutune__default_state *st)
+{
+    st->heap[0] = st->heap[--st->heap_len];
     if (st->heap_len > 0)
-        st->heap[i] = last;
+        sift_down(st, 0);
 }
 
 /* splitmix64's finaliser: a well-spread hash of a 64-bit number. */
@@ -212,8 +219,70 @@ static size_t best_neighbour(cutune__default_state *st, size_t c,
  * the fastest open node; nodes found closed on the way leave the heap (to
  * `held` while a neighbour is only proposed). SIZE_MAX when no node is
  * open. */
+/* Best-first across niches: the node expanded is the fastest open node
+ * of the niche whose fastest open node, less a bonus that shrinks as the
+ * niche is evaluated more, is the fastest (an upper confidence bound, as
+ * in UCB1, on log runtimes). A niche is a different code: its landscape
+ * over blocks and tiles is its own, and a few results from it say little
+ * about its best. Plain best-first stays in the niche of the best so far
+ * and finds another niche's optimum only where a probe or a climb lands
+ * near it (docs/strategies.md, "Niches share the expansions"). Closed
+ * nodes met on the way leave the heap (to `held` while a neighbour is
+ * only proposed). SIZE_MAX when no node is open. */
+static size_t niche_expand(cutune__default_state *st)
+{
+    size_t n_niches = (size_t)1 << st->n_switch;
+    size_t *node = st->niche_node, *prop = st->niche_prop;
+    for (size_t c = 0; c < n_niches; c++)
+        node[c] = prop[c] = SIZE_MAX;
+    size_t kept = 0, len = st->heap_len;
+    for (size_t i = 0; i < len; i++) {
+        size_t x = st->heap[i];
+        size_t c = cutune__default_niche_of(st, x);
+        if (node[c] != SIZE_MAX && !node_before(st, x, node[c])) {
+            st->heap[kept++] = x;
+            continue;
+        }
+        int pending;
+        size_t b =
+            best_neighbour(st, x, CUTUNE__NEIGHBOUR_ADJACENT, 0, &pending);
+        if (b == SIZE_MAX) {
+            if (pending)
+                st->held[st->held_len++] = x;
+            continue;
+        }
+        st->heap[kept++] = x;
+        node[c] = x;
+        prop[c] = b;
+    }
+    if (kept < len) {
+        st->heap_len = kept;
+        for (size_t i = kept / 2; i-- > 0;)
+            sift_down(st, i);
+    }
+    double best_o = st->best != SIZE_MAX ? st->h.objective[st->best] : 0;
+    double log_n = log(st->h.n_done > 2 ? (double)st->h.n_done : 2.0);
+    size_t pick = SIZE_MAX;
+    double pick_score = 0;
+    for (size_t c = 0; c < n_niches; c++) {
+        if (node[c] == SIZE_MAX)
+            continue;
+        double seen = st->niche_n[c] > 0 ? (double)st->niche_n[c] : 1.0;
+        double score =
+            cutune__default_slowdown(st->h.objective[node[c]], best_o) -
+            st->prm.niche_ucb * sqrt(log_n / seen);
+        if (pick == SIZE_MAX || score < pick_score) {
+            pick = c;
+            pick_score = score;
+        }
+    }
+    return pick == SIZE_MAX ? SIZE_MAX : prop[pick];
+}
+
 size_t cutune__default_expand(cutune__default_state *st)
 {
+    if (st->prm.niche_ucb > 0 && st->n_switch > 0)
+        return niche_expand(st);
     while (st->heap_len > 0) {
         size_t c = st->heap[0];
         int pending;

@@ -262,7 +262,7 @@ size_t cutune__default_far_draw(cutune__default_state *st)
 }
 
 /* The niche of configuration c: its switch values, a bit each. */
-static size_t niche_of(const cutune__default_state *st, size_t c)
+size_t cutune__default_niche_of(const cutune__default_state *st, size_t c)
 {
     const uint32_t *cc = cutune__space_config(st->space, c);
     size_t code = 0;
@@ -283,7 +283,7 @@ size_t cutune__default_niche_start(cutune__default_state *st)
     size_t n_niches = (size_t)1 << st->n_switch;
     if (st->n_switch == 0 || st->best == SIZE_MAX)
         return SIZE_MAX;
-    size_t own = niche_of(st, st->best);
+    size_t own = cutune__default_niche_of(st, st->best);
     st->niche_done[own] = 1;
     for (size_t dist = st->n_switch; dist > 0; dist--)
         for (size_t code = 0; code < n_niches; code++) {
@@ -297,7 +297,7 @@ size_t cutune__default_niche_start(cutune__default_state *st)
             for (size_t i = 0; i < st->n_switch; i++)
                 st->config[st->switches[i]] = (uint32_t)((code >> i) & 1);
             size_t idx = cutune__space_nearest(st->space, st->config);
-            if (idx != SIZE_MAX && niche_of(st, idx) == code)
+            if (idx != SIZE_MAX && cutune__default_niche_of(st, idx) == code)
                 return idx;
         }
     return SIZE_MAX;

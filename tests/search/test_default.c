@@ -500,6 +500,10 @@ static void test_niche_climbs(void)
     CHECK_INT(cutune__default_params_set(&on, "niche_climbs", 1), 0);
     CHECK_INT(cutune__default_params_set(&on, "restart_after", 0.5), 0);
     CHECK_INT(cutune__default_params_set(&on, "niche_climbs", 2), -1);
+    /* The niches' share of the expansions (tests/simulate/test_niches.c
+     * shows it on recorded data): a bonus weight, never negative. */
+    CHECK_INT(cutune__default_params_set(&on, "niche_ucb", -0.1), -1);
+    CHECK_INT(cutune__default_params_set(&on, "niche_ucb", 0.3), 0);
     size_t with = niche_found(s, &on, budget, 1, seeds);
     size_t batched = niche_found(s, &on, budget, 8, seeds);
     size_t without = niche_found(s, NULL, budget, 1, seeds);
