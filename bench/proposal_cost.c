@@ -4,9 +4,13 @@
  * 100, 200 and 400 evaluations over a few seeds, as CPU milliseconds per
  * run and per proposal. No GPU, no recorded file: the bound on the cost of
  * a proposal (issue 18: the Bayesian strategy on a 100,000-configuration
- * space) is a property of the strategy, not of a kernel.
+ * space) is a property of the strategy, not of a kernel. With --switches
+ * the 100,000 configurations are five parameters of five values and five
+ * two-valued switches (32 niches, which the default shares its
+ * expansions among: search/default.c).
  *
  * usage: bench-proposal-cost [--seeds N] [--strategies NAME,...]
+ *            [--switches]
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,21 +26,25 @@
 #include "replay.h"
 #include "strategy.h"
 
-#define N_PARAMS 5
-#define N_VALUES 10
+#define N_PARAMS   10
+#define N_VALUES   10
+#define N_SWITCHED 5 /* values of a..e with --switches */
 
 static cutune__value values[N_VALUES];
 
-static cutune__space *make_space(void)
+/* a..e of ten values, or of five and switches s1..s5. */
+static cutune__space *make_space(int switches)
 {
     for (int i = 0; i < N_VALUES; i++)
         values[i] = (cutune__value){.type = CUTUNE__V_INT, .u.i = i};
-    cutune__param params[N_PARAMS] = {{"a", values, N_VALUES},
-                                      {"b", values, N_VALUES},
-                                      {"c", values, N_VALUES},
-                                      {"d", values, N_VALUES},
-                                      {"e", values, N_VALUES}};
-    return cutune__space_create(params, N_PARAMS, NULL, 0, NULL, 0, NULL);
+    size_t nv = switches ? N_SWITCHED : N_VALUES;
+    cutune__param params[N_PARAMS] = {
+        {"a", values, nv},  {"b", values, nv},  {"c", values, nv},
+        {"d", values, nv},  {"e", values, nv},  {"s1", values, 2},
+        {"s2", values, 2},  {"s3", values, 2},  {"s4", values, 2},
+        {"s5", values, 2}};
+    return cutune__space_create(params, switches ? 10 : 5, NULL, 0, NULL, 0,
+                                NULL);
 }
 
 static double cpu_now(void)
@@ -56,20 +64,23 @@ int main(int argc, char **argv)
     static const size_t budgets[] = {100, 200, 400};
     size_t seeds = 3;
     const char *only = NULL;
+    int switches = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--seeds") == 0 && i + 1 < argc)
             seeds = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--strategies") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--switches") == 0)
+            switches = 1;
         else {
             fputs("usage: bench-proposal-cost [--seeds N] "
-                  "[--strategies NAME,...]\n",
+                  "[--strategies NAME,...] [--switches]\n",
                   stderr);
             return 1;
         }
     }
     gsl_set_error_handler_off();
-    cutune__space *s = make_space();
+    cutune__space *s = make_space(switches);
     size_t n = s ? cutune__space_size(s) : 0;
     double *t = malloc((n ? n : 1) * sizeof *t);
     if (!s || !t || seeds == 0) {
@@ -79,9 +90,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         const uint32_t *c = cutune__space_config(s, i);
         double d2 = 0;
-        for (size_t p = 0; p < N_PARAMS; p++)
+        for (size_t p = 0; p < 5; p++)
             d2 += ((double)c[p] - 3.0) * ((double)c[p] - 3.0);
         t[i] = 1.0 + 0.02 * d2 + 0.05 * sin((double)i);
+        /* Each switch a different code: some faster on, some slower. */
+        if (switches)
+            t[i] *= 1.0 + 0.1 * (c[5] + c[7] + c[9]) - 0.15 * (c[6] + c[8]);
     }
     printf("# CPU time of choosing configurations, %zu configurations, "
            "%zu seeds\n\n| strategy | evaluations | ms per run | ms per "

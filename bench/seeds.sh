@@ -5,16 +5,18 @@
 # bench/strategies.sh reports medians of seeds 1-20, the seeds the
 # default's and bayes's settings were chosen on; `cutune simulate --repeat
 # 20` uses seeds 0-19. This replays the default strategy (beside it the
-# default with niche climbs, niche_climbs=1 and restart_after=0.5, tried
-# and not kept, and random search) on the five spaces of the hub's
+# default without the niches' bonus, niche_ucb=0, as it was until
+# session 14, and with niche climbs, niche_climbs=1 and restart_after=0.5,
+# tried and not kept, and random search) on the five spaces of the hub's
 # kernels (convolution on A100, A4000, A6000 and H100, dedispersion on
-# A100) with DEFAULT_SEEDS seeds from 1000 on (default 400; never used to
-# choose a setting), and bayes against random
+# A100) with DEFAULT_SEEDS seeds from 1000 on (default 400; the niches'
+# bonus was chosen on them), the same with seeds from 2000 on (never used
+# to choose a setting), and bayes against random
 # search on the corpus and the held-out spaces with BAYES_SEEDS seeds from
 # 0 on (default 100), each table with the share of seeds within 10%, 5%
 # and 2% of the optimum. Writes bench/results/strategies-seeds.md,
-# -seeds-bayes.md and -seeds-bayes-heldout.md. About 12 minutes on two
-# cores, nearly all of it bayes.
+# -seeds-2000.md, -seeds-bayes.md and -seeds-bayes-heldout.md. About 14
+# minutes on two cores, nearly all of it bayes.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build-bench}
@@ -34,9 +36,14 @@ for s in convolution_milo.json:convolution_milo_A100_T4.json.gz \
 done
 # shellcheck disable=SC2086 # $hub is a list of PROBLEM:T4 arguments
 "$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
-    --strategies default,random --variant niche_climbs=1,restart_after=0.5 \
+    --strategies default,random --variant niche_ucb=0 \
+    --variant niche_climbs=1,restart_after=0.5 \
     --out "$here/bench/results/strategies-seeds.md" $hub
 echo "wrote $here/bench/results/strategies-seeds.md"
+"$build/bench-strategies" --seeds "$dseeds" --first-seed 2000 --shares \
+    --strategies default,random --variant niche_ucb=0 \
+    --out "$here/bench/results/strategies-seeds-2000.md" $hub
+echo "wrote $here/bench/results/strategies-seeds-2000.md"
 "$build/bench-strategies" --seeds "$bseeds" --first-seed 0 --shares \
     --strategies bayes,random --spaces "$spaces/spaces.txt" \
     --out "$here/bench/results/strategies-seeds-bayes.md"
