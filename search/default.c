@@ -146,7 +146,7 @@ const cutune__default_params cutune__default_params_std = {
     .cut_gain = 0.05,
     .shapes_first = 0,
     .niche_climbs = 0,
-    .niche_ucb = 0.3,
+    .niche_ucb = 1.0,
 };
 
 int cutune__default_params_set(cutune__default_params *p, const char *name,
@@ -548,6 +548,14 @@ static void default_report(void *state, size_t index, double objective)
     cutune__default_learn(st, index);
     double o = st->h.objective[index];
     st->niche_n[cutune__default_niche_of(st, index)]++;
+    if (isfinite(o)) {
+        if (st->spread_n == 0)
+            st->spread_ref = o;
+        double x = cutune__default_slowdown(o, st->spread_ref);
+        st->spread_sum += x;
+        st->spread_sq += x * x;
+        st->spread_n++;
+    }
     if (st->climb == index && !isfinite(o)) {
         end_climb(st);
     } else if (st->climb != SIZE_MAX && st->climb != index &&

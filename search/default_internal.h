@@ -109,6 +109,10 @@ typedef struct cutune__default_state {
     unsigned char *niche_done; /* 1 << n_switch: niches climbed */
     int climb_frozen;          /* the climb keeps its switches */
     size_t *niche_n;           /* 1 << n_switch: evaluations per niche */
+    double spread_ref;         /* the first result: spreads are of log
+                                  ratios to it */
+    double spread_sum, spread_sq; /* of those log ratios */
+    size_t spread_n;
     size_t *niche_node;        /* 1 << n_switch: scratch, the fastest open
                                   node of each niche */
     size_t *niche_prop;        /* 1 << n_switch: scratch, its proposal */
@@ -135,6 +139,7 @@ uint64_t cutune__default_mix(uint64_t z);
 size_t cutune__default_random_draw(cutune__default_state *st);
 size_t cutune__default_expand(cutune__default_state *st);
 size_t cutune__default_niche_of(const cutune__default_state *st, size_t c);
+double cutune__default_spread(const cutune__default_state *st);
 size_t cutune__default_climb_step(cutune__default_state *st);
 void cutune__default_unhold(cutune__default_state *st);
 
