@@ -36,8 +36,9 @@ typedef struct cutune__default_params {
     double niche_ucb;      /* weight of the bonus by which a niche
                               evaluated less gets expansions: its
                               fastest open node is ranked faster by
-                              niche_ucb * sqrt(ln N / n) in log runtime
-                              (0: plain best-first) */
+                              niche_ucb * s * sqrt(ln N / n) in log
+                              runtime, s the standard deviation of the
+                              log runtimes so far (0: plain best-first) */
     int niche_climbs;      /* every other climb starts at the best with
                               the switch values of the farthest niche
                               not climbed yet, and keeps them (1; off
