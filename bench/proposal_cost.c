@@ -26,7 +26,8 @@
 #include "replay.h"
 #include "strategy.h"
 
-#define N_PARAMS   10
+#define N_BOWL     5  /* a..e: the runtimes' bowl */
+#define N_PARAMS   10 /* with the switches s1..s5 */
 #define N_VALUES   10
 #define N_SWITCHED 5 /* values of a..e with --switches */
 
@@ -43,8 +44,8 @@ static cutune__space *make_space(int switches)
         {"d", values, nv},  {"e", values, nv},  {"s1", values, 2},
         {"s2", values, 2},  {"s3", values, 2},  {"s4", values, 2},
         {"s5", values, 2}};
-    return cutune__space_create(params, switches ? 10 : 5, NULL, 0, NULL, 0,
-                                NULL);
+    return cutune__space_create(params, switches ? N_PARAMS : N_BOWL, NULL, 0,
+                                NULL, 0, NULL);
 }
 
 static double cpu_now(void)
@@ -90,7 +91,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         const uint32_t *c = cutune__space_config(s, i);
         double d2 = 0;
-        for (size_t p = 0; p < 5; p++)
+        for (size_t p = 0; p < N_BOWL; p++)
             d2 += ((double)c[p] - 3.0) * ((double)c[p] - 3.0);
         t[i] = 1.0 + 0.02 * d2 + 0.05 * sin((double)i);
         /* Each switch a different code: some faster on, some slower. */

@@ -215,10 +215,6 @@ static size_t best_neighbour(cutune__default_state *st, size_t c,
     return best;
 }
 
-/* The untaken one-step neighbour, best predicted (ties in tie_order), of
- * the fastest open node; nodes found closed on the way leave the heap (to
- * `held` while a neighbour is only proposed). SIZE_MAX when no node is
- * open. */
 /* The spread of the results so far: the standard deviation of their log
  * runtimes (0 before two). */
 double cutune__default_spread(const cutune__default_state *st)
@@ -296,6 +292,11 @@ static size_t niche_expand(cutune__default_state *st)
     return pick == SIZE_MAX ? SIZE_MAX : prop[pick];
 }
 
+/* The untaken one-step neighbour, best predicted (ties in tie_order), of
+ * the fastest open node (with niches, of the niche niche_expand
+ * chooses); nodes found closed on the way leave the heap (to
+ * `held` while a neighbour is only proposed). SIZE_MAX when no node is
+ * open. */
 size_t cutune__default_expand(cutune__default_state *st)
 {
     if (st->prm.niche_ucb > 0 && st->n_switch > 0)
