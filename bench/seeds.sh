@@ -13,9 +13,11 @@
 # bonus was chosen on them), the same with seeds from 2000 on (never used
 # to choose a setting), and bayes against random
 # search on the corpus and the held-out spaces with BAYES_SEEDS seeds from
-# 0 on (default 100), each table with the share of seeds within 10%, 5%
-# and 2% of the optimum. Writes bench/results/strategies-seeds.md,
-# -seeds-2000.md, -seeds-bayes.md and -seeds-bayes-heldout.md. About 14
+# 0 on (default 100), and the default on the four held-out spaces of
+# session 15 from seed 1000, each table with the share of seeds within
+# 10%, 5% and 2% of the optimum. Writes bench/results/strategies-seeds.md,
+# -seeds-2000.md, -seeds-heldout.md, -seeds-bayes.md and
+# -seeds-bayes-heldout.md. About 14
 # minutes on two cores, nearly all of it bayes.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,10 +42,26 @@ done
     --variant niche_climbs=1,restart_after=0.5 \
     --out "$here/bench/results/strategies-seeds.md" $hub
 echo "wrote $here/bench/results/strategies-seeds.md"
+# shellcheck disable=SC2086 # as above
 "$build/bench-strategies" --seeds "$dseeds" --first-seed 2000 --shares \
     --strategies default,random --variant niche_ucb=0 \
     --out "$here/bench/results/strategies-seeds-2000.md" $hub
 echo "wrote $here/bench/results/strategies-seeds-2000.md"
+# The four held-out spaces of session 15 (the hub's hotspot and
+# dedispersion on the H100, the matmul subset at two sizes), never used to
+# choose a setting: the default with and without the niches' bonus.
+held=""
+for s in hotspot_milo_reduced.json:hotspot_milo_reduced_H100_T4.json.gz \
+         dedispersion_milo_192ch.json:dedispersion_milo_192ch_H100_T4.json.gz \
+         matmul_subset.json:matmul_subset_512_T4.json.gz \
+         matmul_subset.json:matmul_subset_1024_T4.json.gz; do
+    held="$held $spaces/${s%%:*}:$spaces/${s#*:}"
+done
+# shellcheck disable=SC2086 # $held is a list of PROBLEM:T4 arguments
+"$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
+    --strategies default,random --variant niche_ucb=0 \
+    --out "$here/bench/results/strategies-seeds-heldout.md" $held
+echo "wrote $here/bench/results/strategies-seeds-heldout.md"
 "$build/bench-strategies" --seeds "$bseeds" --first-seed 0 --shares \
     --strategies bayes,random --spaces "$spaces/spaces.txt" \
     --out "$here/bench/results/strategies-seeds-bayes.md"
