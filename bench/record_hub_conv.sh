@@ -43,28 +43,8 @@ tune)
     done
     ;;
 merge)
-    # shellcheck disable=SC2086 # $parts is a list of names
-    python3 - "$2" "$3" $parts <<'EOF'
-import gzip, json, sys
-out, dest, parts = sys.argv[1], sys.argv[2], sys.argv[3:]
-merged, seen = None, set()
-for p in parts:
-    t4 = json.load(gzip.open("%s/conv_%s_T4.json.gz" % (out, p)))
-    for r in t4["results"]:
-        key = json.dumps(r["configuration"], sort_keys=True)
-        if key in seen:
-            sys.exit("%s: %s recorded twice" % (p, key))
-        seen.add(key)
-    if merged is None:
-        merged = t4
-    else:
-        merged["results"] += t4["results"]
-if len(seen) != 4362:
-    sys.exit("merged %d configurations, the space has 4362" % len(seen))
-with gzip.GzipFile(dest, "wb", compresslevel=9, mtime=0) as f:
-    f.write(json.dumps(merged, separators=(",", ":")).encode())
-print("%s: %d configurations" % (dest, len(seen)))
-EOF
+    # Every part once, 4,362 configurations in all.
+    exec sh "$here/bench/record_hub_parts.sh" merge-parts 4362 "$2" conv "$3"
     ;;
 *)
     echo "usage: $0 split DIR | tune CUTUNE DIR OUT | merge OUT FILE.json.gz" >&2

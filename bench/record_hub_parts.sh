@@ -59,9 +59,14 @@ tune)
 merge)
     cutune=$2 t1=$3 out=$4 dest=$5
     n=$("$cutune" space "$t1" 2>/dev/null | sed -n 's/^ *valid: *\([0-9,]*\).*/\1/p' | tr -d ,)
-    python3 - "$out" "$dest" "$n" "$(basename "$t1" .json)" <<'EOF'
+    exec sh "$0" merge-parts "$n" "$out" "$(basename "$t1" .json)" "$dest"
+    ;;
+merge-parts)
+    # N OUT PREFIX FILE: OUT/PREFIX_*_T4.json.gz, which must hold N
+    # configurations, each once (record_hub_conv.sh uses it too).
+    python3 - "$2" "$3" "$4" "$5" <<'EOF'
 import glob, gzip, json, sys
-out, dest, n, base = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+n, out, base, dest = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 merged, seen = None, set()
 for part in sorted(glob.glob("%s/%s_*_T4.json.gz" % (out, base))):
     t4 = json.load(gzip.open(part))
@@ -82,7 +87,7 @@ print("%s: %d configurations" % (dest, len(seen)))
 EOF
     ;;
 *)
-    echo "usage: $0 split T1 PARAM DIR | tune CUTUNE DIR OUT SECONDS [ARGS...] | merge CUTUNE T1 OUT FILE.json.gz" >&2
+    echo "usage: $0 split T1 PARAM DIR | tune CUTUNE DIR OUT SECONDS [ARGS...] | merge CUTUNE T1 OUT FILE.json.gz | merge-parts N OUT PREFIX FILE.json.gz" >&2
     exit 2
     ;;
 esac

@@ -28,14 +28,17 @@ cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release \
     -DCUTUNE_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" --target bench-strategies -j"$(nproc)" >/dev/null
 spaces=$here/bench/spaces
-hub=""
-for s in convolution_milo.json:convolution_milo_A100_T4.json.gz \
-         convolution_milo.json:convolution_milo_A4000_T4.json.gz \
-         convolution_milo.json:convolution_milo_A6000_T4.json.gz \
-         convolution_milo.json:convolution_milo_H100_T4.json.gz \
-         dedispersion_milo.json:dedispersion_milo_A100_T4.json.gz; do
-    hub="$hub $spaces/${s%%:*}:$spaces/${s#*:}"
-done
+# PROBLEM:T4 pairs of bench/spaces as bench-strategies' arguments.
+pairs() {
+    for s in "$@"; do
+        printf ' %s:%s' "$spaces/${s%%:*}" "$spaces/${s#*:}"
+    done
+}
+hub=$(pairs convolution_milo.json:convolution_milo_A100_T4.json.gz \
+    convolution_milo.json:convolution_milo_A4000_T4.json.gz \
+    convolution_milo.json:convolution_milo_A6000_T4.json.gz \
+    convolution_milo.json:convolution_milo_H100_T4.json.gz \
+    dedispersion_milo.json:dedispersion_milo_A100_T4.json.gz)
 # shellcheck disable=SC2086 # $hub is a list of PROBLEM:T4 arguments
 "$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
     --strategies default,random --variant niche_ucb=0 \
@@ -50,13 +53,10 @@ echo "wrote $here/bench/results/strategies-seeds-2000.md"
 # The four held-out spaces of session 15 (the hub's hotspot and
 # dedispersion on the H100, the matmul subset at two sizes), never used to
 # choose a setting: the default with and without the niches' bonus.
-held=""
-for s in hotspot_milo_reduced.json:hotspot_milo_reduced_H100_T4.json.gz \
-         dedispersion_milo_192ch.json:dedispersion_milo_192ch_H100_T4.json.gz \
-         matmul_subset.json:matmul_subset_512_T4.json.gz \
-         matmul_subset.json:matmul_subset_1024_T4.json.gz; do
-    held="$held $spaces/${s%%:*}:$spaces/${s#*:}"
-done
+held=$(pairs hotspot_milo_reduced.json:hotspot_milo_reduced_H100_T4.json.gz \
+    dedispersion_milo_192ch.json:dedispersion_milo_192ch_H100_T4.json.gz \
+    matmul_subset.json:matmul_subset_512_T4.json.gz \
+    matmul_subset.json:matmul_subset_1024_T4.json.gz)
 # shellcheck disable=SC2086 # $held is a list of PROBLEM:T4 arguments
 "$build/bench-strategies" --seeds "$dseeds" --first-seed 1000 --shares \
     --strategies default,random --variant niche_ucb=0 \
