@@ -4,14 +4,17 @@
 #   bench/record_hub_parts.sh split T1 PARAM DIR   (here: a T1 file per
 #       value of PARAM in DIR, named after T1 with _PARAM<value>)
 #   bench/record_hub_parts.sh tune CUTUNE DIR OUT SECONDS [TUNE ARGS...]
-#       (on the GPU: brute force over each part in DIR not yet in OUT,
-#       one after another, until SECONDS have passed)
+#       (on the GPU: brute force over each part, every .json file in DIR,
+#       not yet in OUT, one after another, until SECONDS have passed)
 #   bench/record_hub_parts.sh merge CUTUNE T1 OUT FILE.json.gz (here)
+#   bench/record_hub_parts.sh merge-parts N OUT PREFIX FILE.json.gz
+#       (merge without cutune: N configurations in OUT/PREFIX_*_T4.json.gz)
 # DIR must also hold what the T1 file names beside it (the kernel, data
 # files): the hub's kernels are others' code and not in this repository
 # (bench/spaces/README.md says where they came from). A part that ran out
 # of time is recorded again whole by the next `tune`; `merge` refuses
-# anything but every configuration of T1's space exactly once.
+# anything but every configuration of T1's space exactly once. The device
+# tool brings back only a few files: pack OUT into one tar there.
 set -eu
 case ${1:-} in
 split)
@@ -37,7 +40,7 @@ tune)
     cutune=$2 dir=$3 out=$4 total=$5
     shift 5
     start=$(date +%s)
-    for t1 in "$dir"/*_*.json; do
+    for t1 in "$dir"/*.json; do
         p=$(basename "$t1" .json)
         [ -f "$out/${p}_T4.json.gz" ] && continue
         left=$((start + total - $(date +%s)))
