@@ -3,8 +3,8 @@
 # GPU needed):
 #   bench/seeds.sh [BUILD_DIR] [DEFAULT_SEEDS] [BAYES_SEEDS]
 # bench/strategies.sh reports medians of seeds 1-20, the seeds the
-# default's and bayes's settings were chosen on; `cutune simulate --repeat
-# 20` uses seeds 0-19. This replays the default strategy (beside it the
+# default's and bayes's settings were chosen on, which `cutune simulate
+# --repeat 20` uses too. This replays the default strategy (beside it the
 # default without the niches' bonus, niche_ucb=0, as it was until
 # session 14, and with niche climbs, niche_climbs=1 and restart_after=0.5,
 # tried and not kept, and random search) on the five spaces of the hub's

@@ -29,8 +29,8 @@ static const char usage[] =
     "  --budget-fraction X   evaluations as a share of the space, 0 < X <= 1\n"
     "  --budget-seconds S    simulated time: the recorded compilation and\n"
     "                        run times of what was evaluated\n"
-    "  --seed K              seed of the first run (default 0); run r uses\n"
-    "                        K + r\n"
+    "  --seed K              seed of the first run (default 1, as `tune`'s);\n"
+    "                        the runs use K, K + 1, ...\n"
     "  --repeat R            runs (default 1)\n"
     "  --batch B             proposals per round (default 1)\n"
     "  --occupancy-block N   threads per block the occupancy API suggested\n"
@@ -211,7 +211,7 @@ int cli_cmd_simulate(int argc, char **argv)
 {
     const char *problem = NULL, *results = NULL, *strategy = NULL;
     const char *cache_dir = NULL, *device_name = NULL;
-    long long evals = 0, seed = 0, repeat = 1, batch = 0, occupancy = 0;
+    long long evals = 0, seed = 1, repeat = 1, batch = 0, occupancy = 0;
     double fraction = 0, seconds = 0;
     cli_sizes size = {{0}, 0};
     int json = 0;
