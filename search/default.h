@@ -49,10 +49,10 @@ typedef struct cutune__default_params {
 extern const cutune__default_params cutune__default_params_std;
 
 /* Sets the field named `name` ("initial_sample", "probe_after",
- * "restart_after", "climb_max", "climb_any",
- * "restart_pool", "probe_edges", "probe_every", "probe_cut",
- * "shapes_first", "cut_gain", "niche_climbs") to `value`; 0, or -1 for an
- * unknown name or a value out of range (p unchanged). */
+ * "restart_after", "climb_max", "climb_any", "restart_pool",
+ * "probe_edges", "probe_every", "probe_cut", "shapes_first", "cut_gain",
+ * "niche_ucb", "niche_climbs") to `value`; 0, or -1 for an unknown name
+ * or a value out of range (p unchanged). */
 int cutune__default_params_set(cutune__default_params *p, const char *name,
                                double value);
 
