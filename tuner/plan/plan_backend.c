@@ -1,6 +1,7 @@
 /* The built-in plan backends: sessions on this host's GPUs, and replay of
  * recorded T4 files (simulated devices, for tests and dry runs). */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,8 @@ static cutune_status replay_tune(void *user, const cutune_plan_task *task,
     rec->n_config = r->n_params;
     rec->time_ms = run->best_ms;
     rec->time_min_ms = run->best_ms;
+    /* A replay has no start configuration measured: no baseline. */
+    rec->baseline_ms = NAN;
     rec->runs = 1;
     rec->strategy = r->strategy;
     rec->evaluations = run->evaluations;
