@@ -242,3 +242,32 @@ cutune_status cutune_cache_append(cutune_cache *cache,
     free(line);
     return status;
 }
+
+cutune_status cutune_cache_check_writable(cutune_cache *cache)
+{
+    if (!cache)
+        return CUTUNE_ERR_INVALID_ARGUMENT;
+    cache->errmsg[0] = '\0';
+    if (!cache->dir)
+        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
+                                  "the cache has no directory (open failed)");
+    cutune_status status = cutune__store_make_dir(cache, cache->dir);
+    if (status != CUTUNE_OK)
+        return status;
+    /* Only creating a file tells: a directory's mode says nothing of a
+     * read-only mount, and root writes through mode 0555. A dot file,
+     * which readers never scan. */
+    char *probe = cutune__store_path_join(cache->dir, ".writable-XXXXXX");
+    if (!probe)
+        return cutune__store_fail_memory(cache);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        status = cutune__cache_fail_sys(cache, errno, "write to",
+                                        cache->dir);
+    } else {
+        close(fd);
+        unlink(probe);
+    }
+    free(probe);
+    return status;
+}

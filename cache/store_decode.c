@@ -60,6 +60,17 @@ static int get_real(json_t *obj, const char *key, double *out)
     return isfinite(*out);
 }
 
+/* A baseline time of 0 or above (0: unknown, in simulated records), or
+ * null when the start configuration failed (NaN in the record). */
+static int get_baseline_time(json_t *baseline, double *out)
+{
+    if (json_is_null(json_object_get(baseline, "time_ms"))) {
+        *out = NAN;
+        return 1;
+    }
+    return get_real(baseline, "time_ms", out) && *out >= 0;
+}
+
 static int get_params(json_t *obj, cutune_param_value **out, size_t *count)
 {
     if (!json_is_object(obj))
@@ -179,7 +190,7 @@ int cutune__store_decode_entry(json_t *root, cache_entry *e)
                  SIZE_MAX < LLONG_MAX ? (long long)SIZE_MAX : LLONG_MAX,
                  &runs) ||
         !get_real(stats, "gbs", &r->gbs) ||
-        !get_real(baseline, "time_ms", &r->baseline_ms) ||
+        !get_baseline_time(baseline, &r->baseline_ms) ||
         !get_string(root, "strategy", &r->strategy) ||
         !get_int(root, "evaluations", 0,
                  SIZE_MAX < LLONG_MAX ? (long long)SIZE_MAX : LLONG_MAX,

@@ -96,7 +96,6 @@ cutune_status cutune__store_check_record(cutune_cache *cache,
         {"stats.time_min_ms", r->time_min_ms},
         {"stats.time_stddev_ms", r->time_stddev_ms},
         {"stats.gbs", r->gbs},
-        {"baseline.time_ms", r->baseline_ms},
         {"tune_seconds", r->tune_seconds},
     };
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
@@ -106,6 +105,21 @@ cutune_status cutune__store_check_record(cutune_cache *cache,
                 "record field %s is not a finite number (JSON has "
                 "no NaN or infinity)",
                 reals[i].field);
+    /* Readers skip a line whose time is not positive; a negative baseline
+     * would win the cross-device default. A baseline of 0 is unknown (a
+     * simulated record); NaN is "no baseline": the start configuration
+     * failed, and the line says null. */
+    if (!(r->time_ms > 0))
+        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
+                                  "record field stats.time_ms is %g; a "
+                                  "time is above 0",
+                                  r->time_ms);
+    if (!isnan(r->baseline_ms) && !(r->baseline_ms >= 0 &&
+                                    isfinite(r->baseline_ms)))
+        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
+                                  "record field baseline.time_ms is %g; a "
+                                  "time is 0 or above (NaN: no baseline)",
+                                  r->baseline_ms);
     if ((unsigned long long)r->runs > (unsigned long long)LLONG_MAX ||
         (unsigned long long)r->evaluations > (unsigned long long)LLONG_MAX)
         return cutune__cache_fail(
@@ -209,7 +223,8 @@ cutune_status cutune__store_encode_record(cutune_cache *cache,
     put(&e, stats, "gbs", json_real(r->gbs));
 
     put(&e, baseline, "config", params_object(r->baseline, r->n_baseline));
-    put(&e, baseline, "time_ms", json_real(r->baseline_ms));
+    put(&e, baseline, "time_ms",
+        isnan(r->baseline_ms) ? json_null() : json_real(r->baseline_ms));
 
     put(&e, root, "cutune_cache", json_integer(CUTUNE__CACHE_FORMAT));
     put(&e, root, "device", dev);

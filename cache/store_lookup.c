@@ -278,7 +278,7 @@ static size_t pick_default(const lookup_state *st, double *avg_out,
                             r->n_config)) {
                 sum += 1;
                 count++;
-            } else if (r->time_ms > 0 &&
+            } else if (r->time_ms > 0 && r->baseline_ms > 0 &&
                        same_config(cand->config, cand->n_config, r->baseline,
                                    r->n_baseline)) {
                 sum += r->baseline_ms / r->time_ms;

@@ -296,14 +296,15 @@ typedef struct cutune_tune_result {
     int occupancy_block_size;     /* what the occupancy API suggests */
     const cutune_param_value *baseline; /* occupancy-seeded configuration */
     size_t n_params;
-    double baseline_ms;
+    double baseline_ms;           /* NaN: the baseline failed (no baseline) */
     const cutune_param_value *best;
     double best_ms;
     double best_min_ms;
     double best_stddev_ms;
     size_t best_runs;
     double best_gbs;              /* 0 when the problem names no bytes */
-    double speedup;               /* baseline_ms / best_ms */
+    double speedup;               /* baseline_ms / best_ms; NaN with no
+                                     baseline */
     size_t evaluations;
     size_t failures;
     double wall_s;
@@ -327,8 +328,13 @@ typedef struct cutune_tune_result {
                                      candidate killed or hung one */
 } cutune_tune_result;
 
-/* Tunes `problem` on the session's device. On success *result is borrowed
- * from the session until the next tune or its destruction. */
+/* Tunes `problem` on the session's device. *result is borrowed from the
+ * session until the next tune or its destruction. It is set whenever the
+ * tune itself finished, so that a failure to append the winner to the
+ * cache (write_cache) loses nothing: that failure is the status returned
+ * with *result set, and cutune_session_errmsg() names the cache's error.
+ * A failed start configuration does not end the tune: baseline_ms and
+ * speedup are then NaN. */
 cutune_status cutune_session_tune(cutune_session *session,
                                   const cutune_problem *problem,
                                   const cutune_tune_result **result);
@@ -367,14 +373,18 @@ typedef struct cutune_cache_record {
     const char *compiler_options;   /* joined by spaces; may be "" */
     const cutune_param_value *config;
     size_t n_config;
-    double time_ms;                 /* median of the best configuration */
+    double time_ms;                 /* median of the best configuration;
+                                       above 0 */
     double time_min_ms;
     double time_stddev_ms;
     size_t runs;
     double gbs;                     /* 0 when unknown */
     const cutune_param_value *baseline;
     size_t n_baseline;
-    double baseline_ms;
+    double baseline_ms;             /* 0 or above (0: unknown), or NaN:
+                                       no baseline (the start
+                                       configuration failed; null in the
+                                       file) */
     const char *strategy;
     size_t evaluations;
     double tune_seconds;
@@ -440,9 +450,18 @@ const char *cutune_cache_errmsg(const cutune_cache *cache);
 const char *cutune_cache_dir(const cutune_cache *cache);
 
 /* Appends one record to the device's file under an exclusive lock. Safe
- * across processes. */
+ * across processes. A record its readers would skip is refused with
+ * CUTUNE_ERR_INVALID_ARGUMENT and a message naming the field: a time_ms
+ * not above 0, a real that is not finite, a negative baseline_ms (NaN,
+ * "no baseline", is written as null). */
 cutune_status cutune_cache_append(cutune_cache *cache,
                                   const cutune_cache_record *record);
+
+/* Whether the cache directory can take records, before hours of tuning
+ * are spent on them: creates it if need be, then creates and removes a
+ * dot file in it. CUTUNE_ERR_IO (or the directory's error) when it
+ * cannot, named in cutune_cache_errmsg(). */
+cutune_status cutune_cache_check_writable(cutune_cache *cache);
 
 /* Finds the record that best answers `query`, going down the levels of
  * cutune_match in order; the newest among equals. *record is borrowed from

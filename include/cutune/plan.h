@@ -132,12 +132,14 @@ typedef struct cutune_plan_report {
 } cutune_plan_report;
 
 /* Works through the plan's tasks in order with `backend`: a task whose
- * (problem, size, device) the cache holds a record of at the EXACT level
- * is skipped unless options->force; any other is tuned and its record
- * appended. A task that fails is marked FAILED (status, message) and the
- * run goes on. Returns CUTUNE_OK when it got through the plan, failed
- * tasks or not (count them in *report); an error only when the cache
- * cannot be opened. */
+ * (problem, size, device) the cache holds a fresh record of at the EXACT
+ * level is skipped unless options->force; any other is tuned and its
+ * record appended. A record whose source hash differs from the kernel's
+ * on disk is stale, as `cutune check` says, and tuned again. A task that
+ * fails is marked FAILED (status, message) and the run goes on. Returns
+ * CUTUNE_OK when it got through the plan, failed tasks or not (count them
+ * in *report); an error, before any task, only when the cache cannot be
+ * opened or written (cutune_cache_check_writable). */
 cutune_status cutune_plan_run(cutune_plan *plan,
                               const cutune_plan_backend *backend,
                               const cutune_plan_run_options *options,

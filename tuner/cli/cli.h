@@ -22,7 +22,10 @@ enum {
     /* `explain`: the report printed, but without counters because... */
     CLI_EXIT_COUNTERS_REFUSED = 7, /* the GPU or its setup refused them */
     CLI_EXIT_NO_CUPTI = 8,         /* CUPTI was not found */
-    CLI_EXIT_COUNTERS_FAILED = 9   /* another CUPTI error */
+    CLI_EXIT_COUNTERS_FAILED = 9,  /* another CUPTI error */
+    /* `tune`: the result printed (and --output written), but the cache
+     * did not take it; `tune --plan`: the cache cannot be written. */
+    CLI_EXIT_CACHE = 10
 };
 
 int cli_exit_code(cutune_status st);

@@ -153,6 +153,21 @@ static int finish(const cutune_plan *plan, const cutune_plan_report *r)
     return CLI_EXIT_OK;
 }
 
+/* A cache that cannot take records is said once, before any task is
+ * tuned (and lost). */
+static int cache_writable(const plan_args *a)
+{
+    cutune_cache *c = NULL;
+    cutune_status st = cutune_cache_open(a->cache_dir, &c);
+    if (st == CUTUNE_OK)
+        st = cutune_cache_check_writable(c);
+    if (st != CUTUNE_OK)
+        fprintf(stderr, "cutune: the tuning cache cannot be written, so no "
+                        "task is tuned: %s\n", cutune_cache_errmsg(c));
+    cutune_cache_close(c);
+    return st == CUTUNE_OK ? 0 : CLI_EXIT_CACHE;
+}
+
 static int run_plan(const plan_args *a)
 {
     cli_progress pr;
@@ -170,6 +185,10 @@ static int run_plan(const plan_args *a)
         cutune_plan_destroy(plan);
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
+    }
+    if ((rc = cache_writable(a))) {
+        cutune_plan_destroy(plan);
+        return rc;
     }
     int mpi = cutune_plan_mpi_launched();
     /* Only rank 0 sees the whole plan; the others stay quiet. */

@@ -1,6 +1,8 @@
 /* cutune tune: tune a problem on a GPU and cache the winner. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -155,8 +157,21 @@ typedef struct tune_outputs {
     json_t *all;    /* --devices --json: the results, one per model */
 } tune_outputs;
 
-/* One session's tune of `p` with `o`, its result printed. Returns the
- * exit code. */
+/* Prints or collects a finished tune's result. */
+static void show_result(const cutune_problem *p, const cutune_tune_result *r,
+                        tune_outputs *out)
+{
+    if (out->all)
+        json_array_append_new(out->all, result_json(p, r));
+    else if (out->json)
+        cli_print_json(result_json(p, r));
+    else
+        print_result(p, r);
+}
+
+/* One session's tune of `p` with `o`, its result printed. A result the
+ * cache did not take is printed and written all the same, and the cache's
+ * error comes after it. Returns the exit code. */
 static int tune_once(cutune_problem *p, const cutune_session_options *o,
                      cli_progress *pr, tune_outputs *out)
 {
@@ -167,8 +182,13 @@ static int tune_once(cutune_problem *p, const cutune_session_options *o,
     if (st == CUTUNE_OK)
         st = cutune_session_tune(s, p, &r);
     cli_progress_end(pr);
+    /* The session's message of a failed tune, before T4 and report
+     * writes replace it. */
+    char *why = st ? strdup(cutune_session_errmsg(s)) : NULL;
     /* What was measured is worth keeping even when nothing ran correctly. */
-    int measured = st == CUTUNE_OK || st == CUTUNE_ERR_NO_VALID_RESULT;
+    int measured = r || st == CUTUNE_ERR_NO_VALID_RESULT;
+    if (r)
+        show_result(p, r, out);
     if (out->output && measured) {
         cutune_status wst = cutune_session_write_t4(s, out->output);
         if (wst) {
@@ -177,22 +197,21 @@ static int tune_once(cutune_problem *p, const cutune_session_options *o,
         }
     }
     if (out->report && measured) {
-        int rrc = cli_tune_report(s, p, st ? NULL : r, out->output,
-                                  out->report);
+        int rrc = cli_tune_report(s, p, r, out->output, out->report);
         rc = rc ? rc : rrc;
     }
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        fprintf(stderr, "cutune: %s\n",
+                why ? why : cutune_session_errmsg(s));
         if (st == CUTUNE_ERR_NO_DEVICE)
             fputs(no_device_howto, stderr);
-        rc = cli_exit_code(st);
-    } else if (out->all) {
-        json_array_append_new(out->all, result_json(p, r));
-    } else if (out->json) {
-        cli_print_json(result_json(p, r));
-    } else {
-        print_result(p, r);
+        if (r)
+            fputs("cutune: the result above was not cached; tune again "
+                  "once the cache directory is writable, or pass "
+                  "--cache-dir\n", stderr);
+        rc = r ? CLI_EXIT_CACHE : cli_exit_code(st);
     }
+    free(why);
     cutune_session_destroy(s);
     return rc;
 }

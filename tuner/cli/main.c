@@ -50,7 +50,8 @@ static void usage(FILE *f)
           "exit codes: 0 success, 1 usage error, 2 bad input, 3 no CUDA "
           "device,\n4 CUDA/NVRTC/worker failure, 5 nothing cached, 6 no "
           "configuration ran\ncorrectly, 7-9 `explain` without counters "
-          "(7 refused, 8 no CUPTI, 9 a CUPTI\nerror)\n", f);
+          "(7 refused, 8 no CUPTI, 9 a CUPTI\nerror), 10 the tuning cache "
+          "could not be written (the result was\nprinted)\n", f);
 }
 
 int main(int argc, char **argv)

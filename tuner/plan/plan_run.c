@@ -131,8 +131,14 @@ int cutune__plan_cached(cutune_cache *cache, const cutune_plan_task *task,
     const cutune_cache_record *rec = NULL;
     cutune_match match = CUTUNE_MATCH_NONE;
     (void)task;
-    return cutune_cache_lookup(cache, &q, &rec, &match) == CUTUNE_OK &&
-           match == CUTUNE_MATCH_EXACT;
+    if (cutune_cache_lookup(cache, &q, &rec, &match) != CUTUNE_OK ||
+        match != CUTUNE_MATCH_EXACT)
+        return 0;
+    /* Stale or not comparable, as `cutune check` says: the kernel's source
+     * changed, or the record was simulated without it. A problem loaded
+     * for its space alone (the replay backend) has no source to tell. */
+    const char *hash = cutune_problem_source_hash(problem);
+    return !hash[0] || strcmp(rec->source_hash, hash) == 0;
 }
 
 /* One task on this host: check, tune, append. */
@@ -185,6 +191,9 @@ cutune_status cutune_plan_run(cutune_plan *plan,
     }
     cutune_cache *cache = NULL;
     cutune_status st = cutune_cache_open(options->cache_dir, &cache);
+    /* Every task would be tuned and then lost. */
+    if (st == CUTUNE_OK)
+        st = cutune_cache_check_writable(cache);
     if (st != CUTUNE_OK) {
         snprintf(plan->errmsg, sizeof plan->errmsg, "tuning cache: %s",
                  cache ? cutune_cache_errmsg(cache) : cutune_status_str(st));

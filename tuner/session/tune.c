@@ -345,10 +345,12 @@ cutune_status cutune_session_tune(cutune_session *s,
         if (!(st = start_tune(s, &start)) &&
             !(st = search(s, type, start, &sr)) &&
             !(st = cutune__session_publish(s, &sr, start, type))) {
+            /* The result stands whether or not the cache takes it: the
+             * caller prints it and writes its T4, then reports the
+             * cache's error. */
+            *result = &s->out.result;
             if (s->opt.write_cache)
                 st = cutune__session_record_winner(s);
-            if (st == CUTUNE_OK)
-                *result = &s->out.result;
         }
     }
     end_tune(s);
