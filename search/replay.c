@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay_clock.h"
+
 const double cutune__replay_within[CUTUNE__REPLAY_N_WITHIN] = {0.01, 0.02,
                                                                0.05};
+const double cutune__replay_ratios[CUTUNE__REPLAY_N_RATIOS] = {0.95, 0.98,
+                                                               0.99};
 
 double cutune__replay_optimum(const double *objective, size_t n,
                               size_t *index)
@@ -83,7 +87,51 @@ typedef struct replay_ctx {
     double best;
     double *best_after;
     size_t best_after_len;
+    cutune__clock *clock;   /* NULL: no clock */
+    size_t *evaluated;      /* with the clock: in order, for the final
+                               round */
 } replay_ctx;
+
+/* The moment of each result on the clock: when the best first reaches
+ * each fraction of the optimum. */
+static void clock_result(replay_ctx *rc, size_t idx, double t)
+{
+    cutune__replay_result *r = rc->result;
+    rc->evaluated[rc->evaluations - 1] = idx;
+    for (size_t k = 0; k < CUTUNE__REPLAY_N_RATIOS; k++)
+        if (isinf(r->seconds_to[k]) && isfinite(rc->best) &&
+            rc->optimum >= cutune__replay_ratios[k] * rc->best)
+            r->seconds_to[k] = t;
+}
+
+/* The final round as the tuner runs it, on the clock: the fastest few
+ * measured again, each pass as long as its measurement was. */
+static double clock_final(const replay_ctx *rc)
+{
+    double fastest = rc->best, sum = 0;
+    size_t taken = 0;
+    if (!isfinite(fastest))
+        return 0;
+    double prev = -INFINITY;
+    while (taken < CUTUNE__FINAL_MAX) {
+        size_t pick = SIZE_MAX;
+        for (size_t i = 0; i < rc->evaluations; i++) {
+            double o = rc->objective[rc->evaluated[i]];
+            if (isfinite(o) && o > prev &&
+                o <= fastest * (1.0 + CUTUNE__FINAL_MARGIN) &&
+                (pick == SIZE_MAX || o < rc->objective[pick]))
+                pick = rc->evaluated[i];
+        }
+        if (pick == SIZE_MAX)
+            break;
+        prev = rc->objective[pick];
+        const double *m = rc->clock->measure_s;
+        if (m && isfinite(m[pick]))
+            sum += CUTUNE__FINAL_PASSES * m[pick];
+        taken++;
+    }
+    return sum;
+}
 
 static int replay_eval(void *user, const size_t *indices, size_t n,
                        double *objectives, size_t *done,
@@ -92,11 +140,15 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
     replay_ctx *rc = user;
     cutune__replay_result *r = rc->result;
     size_t i;
+    if (rc->clock && cutune__clock_batch(rc->clock, indices, n, more_ctx))
+        return -1;
     for (i = 0; i < n; i++) {
         /* A time budget stops before the evaluation that would start
-         * after it ran out; the first one always runs. */
+         * after it ran out; the first one always runs. On the clock it
+         * is the modelled wall time, as a tune's is. */
+        double spent = rc->clock ? rc->clock->now : r->seconds;
         if (rc->max_seconds > 0 && rc->evaluations > 0 &&
-            r->seconds >= rc->max_seconds)
+            spent >= rc->max_seconds)
             break;
         size_t idx = indices[i];
         double o = rc->objective[idx];
@@ -116,6 +168,8 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
             rc->best = o;
         if (rc->best_after && rc->evaluations <= rc->best_after_len)
             rc->best_after[rc->evaluations - 1] = rc->best;
+        if (rc->clock)
+            clock_result(rc, idx, cutune__clock_measure(rc->clock, idx));
         for (size_t w = 0; w < CUTUNE__REPLAY_N_WITHIN; w++)
             if (r->evals_within[w] == SIZE_MAX && isfinite(rc->best) &&
                 rc->best <= (1.0 + cutune__replay_within[w]) * rc->optimum)
@@ -165,10 +219,34 @@ int cutune__replay_run(const cutune__strategy_type *type,
         so.start = options->start;
         so.params = options->params;
     }
+    cutune__clock clock;
+    if (options && options->threads > 0) {
+        for (size_t k = 0; k < CUTUNE__REPLAY_N_RATIOS; k++)
+            result->seconds_to[k] = INFINITY;
+        rc.evaluated = malloc((n ? n : 1) * sizeof *rc.evaluated);
+        if (!rc.evaluated ||
+            cutune__clock_init(&clock, n, options->threads, options->compile_s,
+                               options->measure_s, options->setup_s) != 0) {
+            free(rc.evaluated);
+            return -1;
+        }
+        rc.clock = &clock;
+    }
     int ret = cutune__search_run(type, space, &so, replay_eval, &rc,
                                  &result->search);
     if (best_after)
         for (size_t i = rc.evaluations; i < best_after_len; i++)
             best_after[i] = rc.best;
+    if (rc.clock) {
+        const cutune__order_stats *st = &clock.order.stats;
+        result->final_s = clock_final(&rc);
+        result->wall_s = clock.now + result->final_s;
+        result->gpu_wait_s = clock.gpu_wait_s;
+        result->compiles = st->started;
+        result->spec_compiles = st->started_spec;
+        result->spec_used = st->spec_used;
+        cutune__clock_free(&clock);
+        free(rc.evaluated);
+    }
     return ret;
 }

@@ -20,6 +20,18 @@
 
 #include "strategy.h"
 
+/* The tuner's final round (tuner/session/final_round.c), which the clock
+ * models: the search's best few, at most CUTUNE__FINAL_MAX within
+ * CUTUNE__FINAL_MARGIN of the fastest, measured again in
+ * CUTUNE__FINAL_PASSES passes. */
+#define CUTUNE__FINAL_MAX 5
+#define CUTUNE__FINAL_MARGIN 0.03
+#define CUTUNE__FINAL_PASSES 2
+
+/* Fractions of the optimum (optimum / best) whose time the clock reports. */
+#define CUTUNE__REPLAY_N_RATIOS 3
+extern const double cutune__replay_ratios[CUTUNE__REPLAY_N_RATIOS];
+
 /* "Within x of the optimum" means found <= (1 + x) * optimum. */
 #define CUTUNE__REPLAY_N_WITHIN 3
 extern const double cutune__replay_within[CUTUNE__REPLAY_N_WITHIN];
@@ -34,6 +46,18 @@ typedef struct cutune__replay_options {
     /* What each configuration costs to try (cutune__search_cost), told to
      * the strategy; NULL: `cost`. `cost` is what the clock spends. */
     const double *try_cost;
+    /* The clock (replay_clock.c): with threads > 0 the run's wall time is
+     * modelled on a host with that many compile threads and one GPU, from
+     * what each configuration took to compile (compile_s) and to measure
+     * (measure_s, seconds by space index; NaN or absent: 0), scheduled as
+     * the tuner schedules them: a batch's compiles in the shared order
+     * (compile_order.h), what it names ahead, the GPU waiting for each
+     * proposal's compile in turn, the final round at the end. setup_s is
+     * what the tune spends before its search. */
+    int threads;
+    const double *compile_s;
+    const double *measure_s;
+    double setup_s;
 } cutune__replay_options;
 
 typedef struct cutune__replay_result {
@@ -44,6 +68,16 @@ typedef struct cutune__replay_result {
     /* Evaluations after which the best found first came within
      * cutune__replay_within[i] of the optimum; SIZE_MAX when it never did. */
     size_t evals_within[CUTUNE__REPLAY_N_WITHIN];
+    /* With the clock (options.threads > 0), else 0: */
+    double wall_s;       /* setup, search and final round */
+    double final_s;      /* of which the final round */
+    double gpu_wait_s;   /* the GPU idle, waiting for a compile */
+    size_t compiles;     /* compiles started */
+    size_t spec_compiles; /* ... as speculation (compile_order.h) */
+    size_t spec_used;    /* ... of which a later batch wanted */
+    /* Modelled seconds until the best first reached each fraction of
+     * cutune__replay_ratios; INFINITY when it never did. */
+    double seconds_to[CUTUNE__REPLAY_N_RATIOS];
 } cutune__replay_result;
 
 /* The smallest finite objective and its index (the lowest among equals);

@@ -76,6 +76,8 @@ typedef struct run_state {
     size_t n_fresh;          /* of the batch being evaluated */
     size_t reported;         /* of them, reported while it was evaluated */
     int had_enough;          /* the strategy wanted no more of the batch */
+    size_t commit;           /* results of the batch taken before the
+                                strategy is asked whether it has enough */
     cutune__search_result *result;
 } run_state;
 
@@ -111,9 +113,17 @@ static int on_result(void *ctx, size_t i, double objective)
         return !rs->had_enough; /* out of order: reported afterwards */
     remember(rs, rs->fresh[i], objective, rs->costs[i]);
     rs->reported = i + 1;
-    if (rs->type->enough && rs->type->enough(rs->strategy))
+    if (rs->type->enough && rs->reported >= rs->commit &&
+        rs->type->enough(rs->strategy))
         rs->had_enough = 1;
     return !rs->had_enough;
+}
+
+void cutune__search_commit(void *more_ctx, size_t k)
+{
+    run_state *rs = more_ctx;
+    if (rs)
+        rs->commit = k;
 }
 
 void cutune__search_cost(void *more_ctx, size_t i, double seconds)
@@ -200,6 +210,7 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     rs->n_fresh = n_fresh;
     rs->reported = 0;
     rs->had_enough = 0;
+    rs->commit = 0;
     for (size_t i = 0; i < n_fresh; i++)
         rs->costs[i] = NAN;
     rc = eval(user, rs->fresh, n_fresh, rs->results, &done, on_result, rs);
@@ -225,6 +236,17 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     if (done < n_fresh && !rs->had_enough)
         return 0;
     return 1;
+}
+
+size_t cutune__search_batch(const cutune__strategy_type *type, int threads,
+                            size_t slots)
+{
+    size_t batch = 2 * (size_t)(threads > 0 ? threads : 1);
+    if (type->oblivious)
+        batch *= CUTUNE__OBLIVIOUS_BATCHES;
+    if (slots > 1 && batch < 2 * slots)
+        batch = 2 * slots;
+    return batch;
 }
 
 int cutune__search_run(const cutune__strategy_type *type,

@@ -139,6 +139,15 @@ typedef int (*cutune__eval_more_fn)(void *ctx, size_t i, double objective);
 size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
                             size_t cap);
 
+/* For an evaluator, with the `more_ctx` it was given, at the start of a
+ * batch: its first k results are measured whatever the strategy's
+ * `enough` would say. On the clock, steering after every result makes
+ * the GPU wait for a fresh compile at every turn; where that wait is
+ * longer than measuring the proposals already made, measuring them is the
+ * cheaper way on (cutune__clock_commit). 0 or 1: ask after every
+ * result. */
+void cutune__search_commit(void *more_ctx, size_t k);
+
 /* Launches every measured candidate gets before the tuner may drop it as
  * clearly slower than the best (warm-up and early launches): what a
  * proposal costs to run, whatever it turns out to be. A contender is
@@ -185,6 +194,19 @@ typedef struct cutune__search_result {
     size_t best;           /* SIZE_MAX when none succeeded */
     double best_objective; /* INFINITY when none succeeded */
 } cutune__search_result;
+
+/* The batch the tuner asks `type` for with `threads` compile threads and
+ * `slots` measuring devices: twice the threads, so that the pool has the
+ * next jobs to start while the first are measured; a strategy that does
+ * not steer by results loses nothing to long batches, and the GPU then
+ * waits for NVRTC at a batch's first job only every
+ * CUTUNE__OBLIVIOUS_BATCHES-th time (on a cold brute-force tune of 1 ms
+ * kernels those waits were a tenth of the wall time); with several slots,
+ * every slot busy and the next proposal ready when one finishes. One rule
+ * for the tuner and the clock of a replay. */
+#define CUTUNE__OBLIVIOUS_BATCHES 8
+size_t cutune__search_batch(const cutune__strategy_type *type, int threads,
+                            size_t slots);
 
 /* Runs `type` on `space` until the strategy stops, the evaluation budget
  * is spent or every configuration was seen. A configuration proposed a

@@ -18,6 +18,10 @@ extern "C" {
  * x of the optimum when its best is at most (1 + x) times the optimum. */
 #define CUTUNE_SIMULATE_N_WITHIN 3
 #define CUTUNE_SIMULATE_WITHIN {0.01, 0.02, 0.05}
+/* Fractions of the optimum (optimum / best) whose modelled time a replay
+ * on the clock reports. */
+#define CUTUNE_SIMULATE_N_RATIOS 3
+#define CUTUNE_SIMULATE_RATIOS {0.95, 0.98, 0.99}
 
 typedef struct cutune_simulate_options {
     const char *results_path;  /* T4 results file, plain or gzip */
@@ -49,6 +53,13 @@ typedef struct cutune_simulate_options {
      * configuration at that block size, or the default itself when it is
      * unknown, as a tune does when the API cannot answer. */
     int occupancy_block_size;
+    /* The clock: with threads > 0 each run's wall time is modelled for a
+     * host with that many compile threads and one GPU, from the recorded
+     * compile and measuring times of each configuration, scheduled as a
+     * tune schedules them (batches as a tune asks for them, compiles
+     * ahead, speculation, the GPU waiting for compiles, the final round;
+     * docs/strategies.md#the-clock). A batch of 0 is then the tune's. */
+    int threads;
 } cutune_simulate_options;
 
 void cutune_simulate_options_init(cutune_simulate_options *options);
@@ -70,6 +81,16 @@ typedef struct cutune_simulate_run {
      * CUTUNE_SIMULATE_WITHIN; 0 when it never did. */
     size_t evals_within[CUTUNE_SIMULATE_N_WITHIN];
     double seconds;                /* simulated */
+    /* On the clock (threads > 0), else 0: the modelled wall time of the
+     * tune (setup, search, final round), the GPU's wait for compiles, and
+     * the seconds until the best first reached each fraction of the
+     * optimum of CUTUNE_SIMULATE_RATIOS (INFINITY: never). */
+    double wall_s;
+    double gpu_wait_s;
+    double seconds_to[CUTUNE_SIMULATE_N_RATIOS];
+    size_t compiles;               /* compiles started */
+    size_t spec_compiles;          /* ... as speculation */
+    size_t spec_used;              /* ... that a later batch wanted */
 } cutune_simulate_run;
 
 /* Quartiles over the runs (the median of an even count is the mean of the
@@ -107,6 +128,13 @@ typedef struct cutune_simulate_result {
     const cutune_param_value *start;
     size_t start_index;
     const char *start_source;
+    /* On the clock (threads > 0): quartiles over the runs of wall_s and
+     * of seconds_to (a run that never got there counts as infinite), and
+     * the runs that got there. */
+    int threads;
+    cutune_quartiles wall_s;
+    cutune_quartiles seconds_to[CUTUNE_SIMULATE_N_RATIOS];
+    size_t runs_to[CUTUNE_SIMULATE_N_RATIOS];
 } cutune_simulate_result;
 
 typedef struct cutune_simulation cutune_simulation;

@@ -32,7 +32,13 @@ static const char usage[] =
     "  --seed K              seed of the first run (default 1, as `tune`'s);\n"
     "                        the runs use K, K + 1, ...\n"
     "  --repeat R            runs (default 1)\n"
-    "  --batch B             proposals per round (default 1)\n"
+    "  --batch B             proposals per round (default 1; with --threads,\n"
+    "                        what a tune asks for)\n"
+    "  --threads N           model the tune's wall time on a host with N\n"
+    "                        compile threads and one GPU, from the recorded\n"
+    "                        compile and run times: prints each run's\n"
+    "                        modelled seconds and its time to 0.95, 0.98\n"
+    "                        and 0.99 of the optimum\n"
     "  --occupancy-block N   threads per block the occupancy API suggested\n"
     "                        on the recorded GPU (a tune logs it): runs\n"
     "                        start where that tune started. Without it they\n"
@@ -61,6 +67,46 @@ static void fmt_evals(char *buf, size_t len, double v)
         snprintf(buf, len, "-");
     else
         snprintf(buf, len, "%.0f", v);
+}
+
+/* Modelled seconds with "-" for never. */
+static void fmt_seconds(char *buf, size_t len, double v)
+{
+    if (isinf(v) || isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f", v);
+}
+
+/* The clock of each run and over the runs (--threads). */
+static void print_clock(const cutune_simulate_result *r)
+{
+    static const char *ratio[] = {"0.95", "0.98", "0.99"};
+    printf("\non the clock, %d compile threads and one GPU (modelled):\n"
+           "  run   wall s  GPU waits s  compiles  speculated  used   "
+           "to 0.95  to 0.98  to 0.99\n",
+           r->threads);
+    for (size_t k = 0; k < r->n_runs; k++) {
+        const cutune_simulate_run *run = &r->runs[k];
+        char t[3][16];
+        for (int i = 0; i < 3; i++)
+            fmt_seconds(t[i], sizeof t[i], run->seconds_to[i]);
+        printf("  %3zu %8.1f %12.1f %9zu %11zu %5zu %9s %8s %8s\n", k + 1,
+               run->wall_s, run->gpu_wait_s, run->compiles,
+               run->spec_compiles, run->spec_used, t[0], t[1], t[2]);
+    }
+    if (r->n_runs < 2)
+        return;
+    print_quartiles("wall s", r->wall_s, "%.1f");
+    for (int i = 0; i < 3; i++) {
+        char label[32], a[16], b[16], c[16];
+        snprintf(label, sizeof label, "s to %s", ratio[i]);
+        fmt_seconds(a, sizeof a, r->seconds_to[i].median);
+        fmt_seconds(b, sizeof b, r->seconds_to[i].q1);
+        fmt_seconds(c, sizeof c, r->seconds_to[i].q3);
+        printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label,
+               a, b, c, r->runs_to[i], r->n_runs);
+    }
 }
 
 static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
@@ -121,6 +167,8 @@ static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
             printf("\n");
         }
     }
+    if (r->threads > 0)
+        print_clock(r);
     if (r->n_runs < 2)
         return;
     printf("\nover %zu runs: median [first quartile, third quartile]\n",
@@ -149,6 +197,40 @@ static json_t *quartiles_json(cutune_quartiles q)
                      num(q.median), "q3", num(q.q3));
 }
 
+static const char *const ratio_names[] = {"0.95", "0.98", "0.99"};
+
+/* A run's clock (--threads) into its JSON object. */
+static void run_clock_json(json_t *o, const cutune_simulate_run *run)
+{
+    json_t *to = json_object();
+    for (int i = 0; i < CUTUNE_SIMULATE_N_RATIOS; i++)
+        json_object_set_new(to, ratio_names[i], num(run->seconds_to[i]));
+    json_object_set_new(o, "wall_s", num(run->wall_s));
+    json_object_set_new(o, "gpu_wait_s", num(run->gpu_wait_s));
+    json_object_set_new(o, "compiles", json_integer((json_int_t)run->compiles));
+    json_object_set_new(o, "speculated",
+                        json_integer((json_int_t)run->spec_compiles));
+    json_object_set_new(o, "speculated_used",
+                        json_integer((json_int_t)run->spec_used));
+    json_object_set_new(o, "seconds_to", to);
+}
+
+/* The clock over the runs into the result's JSON object. */
+static void clock_json(json_t *o, const cutune_simulate_result *r)
+{
+    json_t *to = json_object();
+    for (int i = 0; i < CUTUNE_SIMULATE_N_RATIOS; i++)
+        json_object_set_new(
+            to, ratio_names[i],
+            json_pack("{s:o, s:I}", "quartiles",
+                      quartiles_json(r->seconds_to[i]), "runs",
+                      (json_int_t)r->runs_to[i]));
+    json_object_set_new(o, "threads", json_integer(r->threads));
+    json_object_set_new(o, "wall_s", num(r->wall_s.median));
+    json_object_set_new(o, "wall_s_quartiles", quartiles_json(r->wall_s));
+    json_object_set_new(o, "seconds_to", to);
+}
+
 static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
 {
     static const char *within[] = {"1%", "2%", "5%"};
@@ -162,8 +244,7 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
                                     ? json_integer((json_int_t)
                                                        run->evals_within[i])
                                     : json_null());
-        json_array_append_new(
-            runs, json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
+        json_t *jr = json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
                             "s:o}",
                             "seed", (json_int_t)run->seed, "evaluations",
                             (json_int_t)run->evaluations, "failures",
@@ -174,7 +255,10 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
                             "ratio", num(run->ratio), "score",
                             num(run->score), "random_best_ms",
                             num(run->random_best_ms), "evals_within", w,
-                            "simulated_seconds", num(run->seconds)));
+                            "simulated_seconds", num(run->seconds));
+        if (jr && r->threads > 0)
+            run_clock_json(jr, run);
+        json_array_append_new(runs, jr);
     }
     json_t *ew = json_object();
     for (int i = 0; i < 3; i++)
@@ -183,7 +267,7 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
             json_pack("{s:o, s:I}", "quartiles",
                       quartiles_json(r->evals_within[i]), "runs",
                       (json_int_t)r->runs_within[i]));
-    cli_print_json(json_pack(
+    json_t *out = json_pack(
         "{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
         "s:o, s:s}",
         "problem", cutune_problem_name(p), "strategy", r->strategy,
@@ -196,7 +280,10 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
         quartiles_json(r->ratio), "score", quartiles_json(r->score),
         "evals_within", ew, "start",
         r->start ? cli_config_json(r->start, r->n_params) : json_null(),
-        "start_source", r->start_source));
+        "start_source", r->start_source);
+    if (out && r->threads > 0)
+        clock_json(out, r);
+    cli_print_json(out);
 }
 
 static void on_log(void *user, cutune_log_level level, const char *msg)
@@ -212,6 +299,7 @@ int cli_cmd_simulate(int argc, char **argv)
     const char *problem = NULL, *results = NULL, *strategy = NULL;
     const char *cache_dir = NULL, *device_name = NULL;
     long long evals = 0, seed = 1, repeat = 1, batch = 0, occupancy = 0;
+    long long threads = 0;
     double fraction = 0, seconds = 0;
     cli_sizes size = {{0}, 0};
     int json = 0;
@@ -223,6 +311,7 @@ int cli_cmd_simulate(int argc, char **argv)
                             {"--seed", CLI_COUNT, &seed},
                             {"--repeat", CLI_COUNT, &repeat},
                             {"--batch", CLI_COUNT, &batch},
+                            {"--threads", CLI_COUNT, &threads},
                             {"--occupancy-block", CLI_COUNT, &occupancy},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
@@ -239,6 +328,8 @@ int cli_cmd_simulate(int argc, char **argv)
                                fraction);
     if (repeat < 1)
         return cli_usage_error("--repeat: at least 1 run");
+    if (threads > 4096)
+        return cli_usage_error("--threads: '%lld' is above 4096", threads);
     if (cache_dir && !device_name)
         return cli_usage_error("--cache-dir needs --device-name (the device "
                                "the results were recorded on)");
@@ -267,6 +358,7 @@ int cli_cmd_simulate(int argc, char **argv)
     so.seed = (uint64_t)seed;
     so.repeat = (size_t)repeat;
     so.batch = (size_t)batch;
+    so.threads = (int)threads;
     so.occupancy_block_size =
         occupancy > 0x7fffffff ? 0x7fffffff : (int)occupancy;
     so.write_cache = device_name != NULL;

@@ -185,15 +185,15 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     size_t n = b->n;
     b->prior = calloc(n ? n : 1, sizeof *b->prior);
     unsigned char *skip = calloc(n ? n : 1, 1);
-    b->todo = calloc(n + AHEAD_PROPOSALS * AHEAD_EACH, sizeof *b->todo);
+    b->todo = calloc(n + CUTUNE__AHEAD_PROPOSALS * CUTUNE__AHEAD_EACH, sizeof *b->todo);
     b->job_of = malloc((n ? n : 1) * sizeof *b->job_of);
     /* Configurations compiled ahead are only worth their CPU where the
      * binary cache keeps them for the batch that wants them. */
     size_t ahead = more_ctx && s->binaries && s->drain
                        ? (size_t)(cutune__session_pool_threads(s) + 1) / 2
                        : 0;
-    if (ahead > AHEAD_PROPOSALS)
-        ahead = AHEAD_PROPOSALS;
+    if (ahead > CUTUNE__AHEAD_PROPOSALS)
+        ahead = CUTUNE__AHEAD_PROPOSALS;
     int allocated = b->prior && skip && b->todo && b->job_of;
     for (size_t i = 0; allocated && i < n; i++) {
         char cfg[512];
@@ -211,7 +211,7 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     if (allocated) {
         size_t named;
         b->n_todo = cutune__batch_jobs(b->indices, n, skip, ahead,
-                                       AHEAD_EACH, cutune__search_ahead,
+                                       CUTUNE__AHEAD_EACH, cutune__search_ahead,
                                        more_ctx, b->todo, b->job_of, &named);
         s->tel.compiled_ahead += named;
     }

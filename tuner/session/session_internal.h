@@ -38,6 +38,7 @@
 #include "gpu_monitor.h"
 #include "measure_log.h"
 #include "problem.h"
+#include "replay.h"
 #include "strategy.h"
 #include "t4.h"
 #include "worker_client.h"
@@ -73,34 +74,15 @@
 #define CI_REL 0.01
 #define EARLY_REPS 5
 #define EARLY_MARGIN 0.10
-#define FINAL_MAX 5
-#define FINAL_MARGIN 0.03
-#define FINAL_PASSES 2
+#define FINAL_MAX CUTUNE__FINAL_MAX
+#define FINAL_MARGIN CUTUNE__FINAL_MARGIN
+#define FINAL_PASSES CUTUNE__FINAL_PASSES
 #define FINAL_SECONDS 0.01
 /* A pass's cap on launches for a finalist: 10 ms of a 6 µs kernel would
  * be 1,600 launches, each after an L2 flush several times its length. */
 #define FINAL_MAX_REPS 300
 #define RACE_MARGIN FINAL_MARGIN
 #define DEFAULT_LAUNCH_TIMEOUT 10.0
-/* Batches of strategies whose proposals ignore results are this many
- * times longer. */
-#define OBLIVIOUS_BATCHES 8
-/* Compiling ahead: after each of a batch's first jobs, up to half the
- * compile threads and AHEAD_PROPOSALS, the AHEAD_EACH configurations the
- * strategy would propose next should that one turn out the fastest (its
- * `ahead`), so that the first compiles of a batch are half proposals,
- * half those. A batch of the default strategy mostly ends at a new best,
- * and the next one starts around it: replayed on the recorded spaces with
- * 16 threads, the batches that began by waiting for NVRTC fell from 12-15
- * to 3.5 per tune of 100 evaluations (bench-divergence --batch 32
- * --ahead 8,1; at batch 16 from 13-16 to 3.6-3.8, where 4 x 2 did less
- * for as many compiles and 6 x 2 made more proposals compile late), and
- * with 2 threads all waits from 53-54 to 49.
- * The replay takes every compile to be as long; on an H200, where they
- * are not, the tuner's waits fell by 8-10% (bench/results/
- * 2026-11-23-h200-s7.md). */
-#define AHEAD_PROPOSALS 8
-#define AHEAD_EACH 1
 /* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
 #define ATOL 1e-6
 #define RTOL 1e-5

@@ -242,18 +242,8 @@ static cutune_status search(cutune_session *s,
     cutune_status st;
     cutune__search_options so = {s->budget.max_evals, 0, s->opt.seed, start,
                                  NULL};
-    /* Twice the compile threads, so that the pool has the next jobs to
-     * start while the first are measured. */
-    so.batch = 2 * (size_t)cutune__session_pool_threads(s);
-    /* A strategy that does not steer by results loses nothing to long
-     * batches, and the GPU then waits for NVRTC at a batch's first job only
-     * every OBLIVIOUS_BATCHES-th time (on a cold brute-force tune of 1 ms
-     * kernels those waits were a tenth of the wall time). */
-    if (type->oblivious)
-        so.batch *= OBLIVIOUS_BATCHES;
-    /* Every slot busy, and the next proposal ready when one finishes. */
-    if (s->n_slots > 1 && so.batch < 2 * s->n_slots)
-        so.batch = 2 * s->n_slots;
+    so.batch = cutune__search_batch(type, cutune__session_pool_threads(s),
+                                    s->n_slots);
     s->batch_end = cutune__now();
     double t_search = s->batch_end;
     int rc = cutune__search_run(type, s->problem->space, &so,

@@ -192,14 +192,58 @@ static cutune__budget simulated_budget(const cutune_problem *problem,
                                   cutune__space_size(problem->space), type);
 }
 
-/* The record of the T4 file as objectives and costs by space index
- * (objective NaN where nothing was recorded): the seconds the clock
- * spends on each, and what trying it costs the strategy
- * (cutune__search_cost); and the optimum. */
-static void read_record(cutune_simulation *sim, const cutune_problem *problem,
-                        const cutune__t4 *t4, double *objective, double *cost,
-                        double *try_cost, size_t repeat)
+/* What a tune spends before its search besides compiling and measuring
+ * the reference: starting the GPU worker, filling the arguments, the
+ * bandwidth and occupancy queries. Measured on an H100 (docs/strategies.md
+ * #the-clock). */
+#define SETUP_FIXED_S 1.5
+
+/* The record of a T4 file by space index, NaN where nothing was
+ * recorded: objectives, the seconds the budget of simulated time spends
+ * on each (cost), what trying it costs the strategy (try_cost,
+ * cutune__search_cost), and for the clock its compilation and its
+ * measurement (every launch and the framework's time around them). */
+typedef struct record {
+    double *objective, *cost, *try_cost, *compile_s, *measure_s;
+} record;
+
+static int record_alloc(record *rec, size_t n)
 {
+    double **v[] = {&rec->objective, &rec->cost, &rec->try_cost,
+                    &rec->compile_s, &rec->measure_s};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+        *v[k] = malloc((n ? n : 1) * sizeof **v[k]);
+        ok = ok && *v[k];
+        for (size_t i = 0; *v[k] && i < n; i++)
+            (*v[k])[i] = k == 0 ? NAN : 0.0;
+    }
+    return ok ? 0 : -1;
+}
+
+static void record_free(record *rec)
+{
+    free(rec->objective);
+    free(rec->cost);
+    free(rec->try_cost);
+    free(rec->compile_s);
+    free(rec->measure_s);
+}
+
+static double measure_seconds(const cutune__t4_entry *en)
+{
+    double ms = en->other_ms;
+    for (size_t k = 0; k < en->n_runtimes; k++)
+        if (isfinite(en->runtimes[k]))
+            ms += en->runtimes[k];
+    return ms / 1000.0;
+}
+
+/* Fills `rec` from the T4 file, and the optimum. */
+static void read_record(cutune_simulation *sim, const cutune_problem *problem,
+                        const cutune__t4 *t4, record *rec, size_t repeat)
+{
+    double *objective = rec->objective;
     size_t n = cutune__space_size(problem->space);
     size_t np = problem->n_params;
     cutune_simulate_result *r = &sim->result;
@@ -221,8 +265,10 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         } else if (obj < objective[i]) {
             objective[i] = obj;
         }
-        cost[i] = cutune__t4_entry_seconds(en);
-        try_cost[i] = cutune__t4_entry_try_seconds(en);
+        rec->cost[i] = cutune__t4_entry_seconds(en);
+        rec->try_cost[i] = cutune__t4_entry_try_seconds(en);
+        rec->compile_s[i] = en->compile_ms / 1000.0;
+        rec->measure_s[i] = measure_seconds(en);
     }
     size_t opt_index;
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
@@ -259,21 +305,43 @@ static void set_start(cutune_simulation *sim, const cutune_problem *problem,
 static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
                       const cutune__strategy_type *type,
                       const cutune_simulate_options *o,
-                      const cutune__budget *budget, const double *objective,
-                      const double *cost, const double *try_cost, size_t k)
+                      const cutune__budget *budget, const record *rec,
+                      size_t k)
 {
     size_t n = cutune__space_size(problem->space);
     size_t np = problem->n_params;
+    const double *objective = rec->objective;
     const cutune_simulate_result *r = &sim->result;
     cutune_simulate_run *run = &sim->runs[k];
-    cutune__replay_options ro = {budget->max_evals, budget->max_seconds,
-                                 o->batch,          o->seed + k,
-                                 r->start_index,    NULL,
-                                 try_cost};
+    cutune__replay_options ro = {.max_evals = budget->max_evals,
+                                 .max_seconds = budget->max_seconds,
+                                 .batch = o->batch,
+                                 .seed = o->seed + k,
+                                 .start = r->start_index,
+                                 .try_cost = rec->try_cost};
+    if (o->threads > 0) {
+        /* As a tune: its batches, its reference compiled and measured
+         * before the search. */
+        if (!ro.batch)
+            ro.batch = cutune__search_batch(type, o->threads, 1);
+        size_t ref = cutune__problem_default_config(problem);
+        ro.threads = o->threads;
+        ro.compile_s = rec->compile_s;
+        ro.measure_s = rec->measure_s;
+        ro.setup_s = SETUP_FIXED_S +
+                     (ref < n ? rec->compile_s[ref] + rec->measure_s[ref] : 0);
+    }
     cutune__replay_result rr;
-    if (cutune__replay_run(type, problem->space, objective, cost, &ro, &rr,
-                           NULL, 0) == -1)
+    if (cutune__replay_run(type, problem->space, objective, rec->cost, &ro,
+                           &rr, NULL, 0) == -1)
         return -1;
+    run->wall_s = rr.wall_s;
+    run->gpu_wait_s = rr.gpu_wait_s;
+    run->compiles = rr.compiles;
+    run->spec_compiles = rr.spec_compiles;
+    run->spec_used = rr.spec_used;
+    for (int q = 0; q < CUTUNE_SIMULATE_N_RATIOS; q++)
+        run->seconds_to[q] = rr.seconds_to[q];
     run->seed = o->seed + k;
     run->evaluations = rr.search.evaluations;
     run->failures = rr.failures;
@@ -317,6 +385,18 @@ static void summarize_runs(cutune_simulation *sim, double *scratch,
         }
         r->evals_within[w] = quartiles(scratch, repeat);
     }
+    if (r->threads <= 0)
+        return;
+    for (size_t k = 0; k < repeat; k++)
+        scratch[k] = sim->runs[k].wall_s;
+    r->wall_s = quartiles(scratch, repeat);
+    for (int q = 0; q < CUTUNE_SIMULATE_N_RATIOS; q++) {
+        for (size_t k = 0; k < repeat; k++) {
+            scratch[k] = sim->runs[k].seconds_to[q];
+            r->runs_to[q] += isfinite(scratch[k]) != 0;
+        }
+        r->seconds_to[q] = quartiles(scratch, repeat);
+    }
 }
 
 /* Checks the options of a simulation and chooses its strategy: NULL,
@@ -357,7 +437,8 @@ cutune_status cutune_simulate(const cutune_problem *problem,
 {
     cutune_simulation *sim;
     cutune__t4 *t4 = NULL;
-    double *objective = NULL, *cost = NULL, *try_cost = NULL, *scratch = NULL;
+    record rec = {NULL, NULL, NULL, NULL, NULL};
+    double *scratch = NULL;
     char err[512];
     cutune_status st;
 
@@ -384,31 +465,28 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     size_t n = cutune__space_size(problem->space);
     size_t repeat = o.repeat ? o.repeat : 1;
     size_t np = problem->n_params;
-    objective = malloc(n * sizeof *objective);
-    cost = calloc(n, sizeof *cost);
-    try_cost = calloc(n, sizeof *try_cost);
+    int allocated = record_alloc(&rec, n) == 0;
     scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
     sim->runs = calloc(repeat, sizeof *sim->runs);
     sim->configs = calloc((repeat + 2) * (np ? np : 1),
                           sizeof *sim->configs);
-    if (!objective || !cost || !try_cost || !scratch || !sim->runs ||
-        !sim->configs) {
+    if (!allocated || !scratch || !sim->runs || !sim->configs) {
         st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto out;
     }
     cutune_simulate_result *r = &sim->result;
-    read_record(sim, problem, t4, objective, cost, try_cost, repeat);
+    read_record(sim, problem, t4, &rec, repeat);
     r->strategy = type->name;
+    r->threads = o.threads;
     set_start(sim, problem, &o, repeat);
     cutune__budget budget = simulated_budget(problem, &o, type);
     r->budget = budget.max_evals;
     r->random_best_ms =
         budget.max_evals
-            ? cutune__replay_random_best(objective, n, budget.max_evals)
+            ? cutune__replay_random_best(rec.objective, n, budget.max_evals)
             : NAN;
     for (size_t k = 0; k < repeat; k++) {
-        if (replay_one(sim, problem, type, &o, &budget, objective, cost,
-                       try_cost, k) != 0) {
+        if (replay_one(sim, problem, type, &o, &budget, &rec, k) != 0) {
             st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
             goto out;
         }
@@ -429,9 +507,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     st = o.write_cache ? append_winner(sim, problem, &o, win) : CUTUNE_OK;
 out:
     free(scratch);
-    free(try_cost);
-    free(cost);
-    free(objective);
+    record_free(&rec);
     cutune__t4_free(t4);
     return st;
 }
