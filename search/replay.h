@@ -28,6 +28,12 @@
 #define CUTUNE__FINAL_MARGIN 0.03
 #define CUTUNE__FINAL_PASSES 2
 
+/* What a tune spends before its search besides compiling and measuring
+ * its reference (the default configuration): starting the GPU worker,
+ * filling the arguments, the bandwidth and occupancy queries. Measured
+ * on an H100 (docs/strategies.md#the-clock). */
+#define CUTUNE__CLOCK_SETUP_S 1.5
+
 /* Fractions of the optimum (optimum / best) whose time the clock reports. */
 #define CUTUNE__REPLAY_N_RATIOS 3
 extern const double cutune__replay_ratios[CUTUNE__REPLAY_N_RATIOS];

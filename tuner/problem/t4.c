@@ -588,6 +588,15 @@ double cutune__t4_entry_try_seconds(const cutune__t4_entry *e)
         e->outcome == CUTUNE_OUTCOME_CORRECT ? e->time_ms : NAN);
 }
 
+double cutune__t4_entry_measure_seconds(const cutune__t4_entry *e)
+{
+    double ms = e->other_ms > 0 ? e->other_ms : 0;
+    for (size_t k = 0; k < e->n_runtimes; k++)
+        if (isfinite(e->runtimes[k]))
+            ms += e->runtimes[k];
+    return ms / 1000.0;
+}
+
 double cutune__t4_entry_seconds(const cutune__t4_entry *e)
 {
     double c = e->compile_ms;

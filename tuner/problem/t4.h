@@ -59,6 +59,10 @@ void cutune__t4_free(cutune__t4 *t4);
  * spends on it). */
 double cutune__t4_entry_seconds(const cutune__t4_entry *e);
 
+/* What measuring the entry took, in seconds, as recorded: every launch
+ * and the framework's time around them (the clock of a replay). */
+double cutune__t4_entry_measure_seconds(const cutune__t4_entry *e);
+
 /* What trying the entry costs a search, in seconds
  * (cutune__search_try_seconds), whatever more it was measured. */
 double cutune__t4_entry_try_seconds(const cutune__t4_entry *e);

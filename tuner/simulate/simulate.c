@@ -192,12 +192,6 @@ static cutune__budget simulated_budget(const cutune_problem *problem,
                                   cutune__space_size(problem->space), type);
 }
 
-/* What a tune spends before its search besides compiling and measuring
- * the reference: starting the GPU worker, filling the arguments, the
- * bandwidth and occupancy queries. Measured on an H100 (docs/strategies.md
- * #the-clock). */
-#define SETUP_FIXED_S 1.5
-
 /* The record of a T4 file by space index, NaN where nothing was
  * recorded: objectives, the seconds the budget of simulated time spends
  * on each (cost), what trying it costs the strategy (try_cost,
@@ -230,15 +224,6 @@ static void record_free(record *rec)
     free(rec->measure_s);
 }
 
-static double measure_seconds(const cutune__t4_entry *en)
-{
-    double ms = en->other_ms;
-    for (size_t k = 0; k < en->n_runtimes; k++)
-        if (isfinite(en->runtimes[k]))
-            ms += en->runtimes[k];
-    return ms / 1000.0;
-}
-
 /* Fills `rec` from the T4 file, and the optimum. */
 static void read_record(cutune_simulation *sim, const cutune_problem *problem,
                         const cutune__t4 *t4, record *rec, size_t repeat)
@@ -268,7 +253,7 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         rec->cost[i] = cutune__t4_entry_seconds(en);
         rec->try_cost[i] = cutune__t4_entry_try_seconds(en);
         rec->compile_s[i] = en->compile_ms / 1000.0;
-        rec->measure_s[i] = measure_seconds(en);
+        rec->measure_s[i] = cutune__t4_entry_measure_seconds(en);
     }
     size_t opt_index;
     r->optimum_ms = cutune__replay_optimum(objective, n, &opt_index);
@@ -328,7 +313,7 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
         ro.threads = o->threads;
         ro.compile_s = rec->compile_s;
         ro.measure_s = rec->measure_s;
-        ro.setup_s = SETUP_FIXED_S +
+        ro.setup_s = CUTUNE__CLOCK_SETUP_S +
                      (ref < n ? rec->compile_s[ref] + rec->measure_s[ref] : 0);
     }
     cutune__replay_result rr;
