@@ -1,15 +1,14 @@
 #include "batch_jobs.h"
 
 #include <math.h>
-#include <stdlib.h>
 
-size_t cutune__clock_commit(int threads, double compile_s, double measure_s)
+size_t cutune__clock_window(int threads, double compile_s, double measure_s)
 {
-    if (!(compile_s > 0) || !(measure_s > 0) || threads < 1)
+    if (threads < 1)
         return 1;
-    const char *a = getenv("CUTUNE_COMMIT_ALPHA");
-    double alpha = a ? atof(a) : 1.0;
-    double k = ceil(alpha * compile_s / measure_s);
+    if (!(compile_s > 0) || !(measure_s > 0))
+        return (size_t)threads;
+    double k = ceil(compile_s / measure_s);
     if (k > threads)
         k = threads;
     return k < 1 ? 1 : (size_t)k;

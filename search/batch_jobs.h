@@ -36,13 +36,14 @@ static inline size_t cutune__ahead_proposals(int threads)
 typedef size_t (*cutune__ahead_fn)(void *ctx, size_t index, size_t *out,
                                    size_t cap);
 
-/* How many of a batch's first results are measured before the strategy
- * may steer (cutune__search_commit), from what a compile and what a
- * measurement have cost so far (means, seconds; 0 when none is known):
- * where a compile takes as long as measuring k proposals, committing to
- * k of them keeps the GPU measuring while the next batch compiles, and
- * no more than the threads compile at once. 1 without figures. */
-size_t cutune__clock_commit(int threads, double compile_s, double measure_s);
+/* How many proposals an async strategy keeps in flight
+ * (cutune__search_run_async), from what a compile and what a measurement
+ * have cost so far (means, seconds; 0 when none is known): where a
+ * compile takes as long as measuring k results, k in flight keep the GPU
+ * measuring while the next compile, and no more than the threads compile
+ * at once. Every thread's worth without figures (a tune starts
+ * compile-bound). */
+size_t cutune__clock_window(int threads, double compile_s, double measure_s);
 
 /* The compile jobs of a batch of n proposals, in the order the pool
  * starts them: the proposals in order, those with skip[i] set (answered

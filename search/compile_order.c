@@ -75,24 +75,29 @@ int cutune__order_want(cutune__compile_order *o, const size_t *keys,
         o->queued[kept++] = key;
     }
     o->n_queued = kept;
-    for (size_t i = 0; i < n; i++) {
-        size_t key = keys[i];
-        if (key >= o->n)
-            continue;
-        cutune__job_state st = (cutune__job_state)o->state[key];
-        if (st == CUTUNE__JOB_RUNNING || st == CUTUNE__JOB_DONE) {
-            /* Started as a guess, now wanted: the guess paid. */
-            if (o->spec[key])
-                o->stats.spec_used++;
-            o->spec[key] = 0;
-            continue;
-        }
-        if (st == CUTUNE__JOB_NONE && enqueue(o, key) != 0)
+    for (size_t i = 0; i < n; i++)
+        if (cutune__order_add(o, keys[i]) != 0)
             return -1;
+    return 0;
+}
+
+int cutune__order_add(cutune__compile_order *o, size_t key)
+{
+    if (key >= o->n)
+        return 0;
+    cutune__job_state st = (cutune__job_state)o->state[key];
+    if (st == CUTUNE__JOB_RUNNING || st == CUTUNE__JOB_DONE) {
+        /* Started as a guess, now wanted: the guess paid. */
+        if (o->spec[key])
+            o->stats.spec_used++;
         o->spec[key] = 0;
-        o->gen[key] = o->generation;
-        o->rank[key] = ++o->seq;
+        return 0;
     }
+    if (st == CUTUNE__JOB_NONE && enqueue(o, key) != 0)
+        return -1;
+    o->spec[key] = 0;
+    o->gen[key] = o->generation;
+    o->rank[key] = ++o->seq;
     return 0;
 }
 

@@ -69,6 +69,11 @@ void cutune__order_free(cutune__compile_order *o);
 int cutune__order_want(cutune__compile_order *o, const size_t *keys,
                        size_t n);
 
+/* One more wanted job, after those wanted already, in the same batch
+ * (a strategy in flight proposes one at a time); running or done keys
+ * are left alone. Returns 0, or -1 when memory ran out. */
+int cutune__order_add(cutune__compile_order *o, size_t key);
+
 /* Moves a queued key to the very front (the GPU waits for it); queues it
  * first when it was not queued. A running or done key is left alone.
  * Returns 0, or -1 when memory ran out. */

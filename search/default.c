@@ -647,6 +647,7 @@ const cutune__strategy_type cutune__strategy_default_type = {
     .enough = default_enough,
     .withdraw = default_withdraw,
     .ahead = default_ahead,
+    .async = 1,
 };
 const cutune__strategy_type *cutune__strategy_default =
     &cutune__strategy_default_type;

@@ -133,48 +133,59 @@ static double clock_final(const replay_ctx *rc)
     return sum;
 }
 
+/* Whether the run's time is up: a time budget stops before the
+ * evaluation that would start after it ran out; the first one always
+ * runs. On the clock it is the modelled wall time, as a tune's is. */
+static int time_is_up(const replay_ctx *rc)
+{
+    double spent = rc->clock ? rc->clock->now : rc->result->seconds;
+    return rc->max_seconds > 0 && rc->evaluations > 0 &&
+           spent >= rc->max_seconds;
+}
+
+/* The recorded result of `idx`, counted; `t` is when it is in on the
+ * clock (ignored without one). */
+static double take(replay_ctx *rc, size_t idx, double t)
+{
+    cutune__replay_result *r = rc->result;
+    double o = rc->objective[idx];
+    if (isnan(o)) {
+        r->unrecorded++;
+        o = INFINITY;
+    }
+    if (!isfinite(o))
+        r->failures++;
+    if (rc->cost && isfinite(rc->cost[idx]))
+        r->seconds += rc->cost[idx];
+    rc->evaluations++;
+    if (o < rc->best)
+        rc->best = o;
+    if (rc->best_after && rc->evaluations <= rc->best_after_len)
+        rc->best_after[rc->evaluations - 1] = rc->best;
+    if (rc->clock)
+        clock_result(rc, idx, t);
+    for (size_t w = 0; w < CUTUNE__REPLAY_N_WITHIN; w++)
+        if (r->evals_within[w] == SIZE_MAX && isfinite(rc->best) &&
+            rc->best <= (1.0 + cutune__replay_within[w]) * rc->optimum)
+            r->evals_within[w] = rc->evaluations;
+    return o;
+}
+
 static int replay_eval(void *user, const size_t *indices, size_t n,
                        double *objectives, size_t *done,
                        cutune__eval_more_fn more, void *more_ctx)
 {
     replay_ctx *rc = user;
-    cutune__replay_result *r = rc->result;
     size_t i;
     if (rc->clock && cutune__clock_batch(rc->clock, indices, n, more_ctx))
         return -1;
-    for (i = 0; i < n; i++) {
-        /* A time budget stops before the evaluation that would start
-         * after it ran out; the first one always runs. On the clock it
-         * is the modelled wall time, as a tune's is. */
-        double spent = rc->clock ? rc->clock->now : r->seconds;
-        if (rc->max_seconds > 0 && rc->evaluations > 0 &&
-            spent >= rc->max_seconds)
-            break;
+    for (i = 0; i < n && !time_is_up(rc); i++) {
         size_t idx = indices[i];
-        double o = rc->objective[idx];
-        if (isnan(o)) {
-            r->unrecorded++;
-            o = INFINITY;
-        }
-        if (!isfinite(o))
-            r->failures++;
-        if (rc->cost && isfinite(rc->cost[idx]))
-            r->seconds += rc->cost[idx];
         if (rc->try_cost && isfinite(rc->try_cost[idx]))
             cutune__search_cost(more_ctx, i, rc->try_cost[idx]);
-        objectives[i] = o;
-        rc->evaluations++;
-        if (o < rc->best)
-            rc->best = o;
-        if (rc->best_after && rc->evaluations <= rc->best_after_len)
-            rc->best_after[rc->evaluations - 1] = rc->best;
-        if (rc->clock)
-            clock_result(rc, idx, cutune__clock_measure(rc->clock, idx));
-        for (size_t w = 0; w < CUTUNE__REPLAY_N_WITHIN; w++)
-            if (r->evals_within[w] == SIZE_MAX && isfinite(rc->best) &&
-                rc->best <= (1.0 + cutune__replay_within[w]) * rc->optimum)
-                r->evals_within[w] = rc->evaluations;
-        if (more && !more(more_ctx, i, o)) {
+        double t = rc->clock ? cutune__clock_measure(rc->clock, idx) : 0;
+        objectives[i] = take(rc, idx, t);
+        if (more && !more(more_ctx, i, objectives[i])) {
             i++;
             break;
         }
@@ -182,6 +193,38 @@ static int replay_eval(void *user, const size_t *indices, size_t n,
     *done = i;
     return 0;
 }
+
+/* The async evaluator on the clock (cutune__search_run_async). */
+static int replay_submit(void *user, size_t index)
+{
+    replay_ctx *rc = user;
+    return cutune__clock_submit(rc->clock, index);
+}
+
+static int replay_result(void *user, size_t *index, double *objective,
+                         double *cost)
+{
+    replay_ctx *rc = user;
+    if (time_is_up(rc))
+        return 1;
+    double t = cutune__clock_next(rc->clock, index);
+    if (*index == SIZE_MAX)
+        return -1;
+    *cost = rc->try_cost && isfinite(rc->try_cost[*index])
+                ? rc->try_cost[*index]
+                : NAN;
+    *objective = take(rc, *index, t);
+    return 0;
+}
+
+static size_t replay_window(void *user)
+{
+    replay_ctx *rc = user;
+    return cutune__clock_window_now(rc->clock);
+}
+
+static const cutune__async_eval replay_async = {replay_submit, replay_result,
+                                                replay_window};
 
 int cutune__replay_run(const cutune__strategy_type *type,
                        const cutune__space *space, const double *objective,
@@ -232,8 +275,11 @@ int cutune__replay_run(const cutune__strategy_type *type,
         }
         rc.clock = &clock;
     }
-    int ret = cutune__search_run(type, space, &so, replay_eval, &rc,
-                                 &result->search);
+    int ret = rc.clock && type->async
+                  ? cutune__search_run_async(type, space, &so, &replay_async,
+                                             &rc, &result->search)
+                  : cutune__search_run(type, space, &so, replay_eval, &rc,
+                                       &result->search);
     if (best_after)
         for (size_t i = rc.evaluations; i < best_after_len; i++)
             best_after[i] = rc.best;

@@ -29,9 +29,12 @@ int cutune__clock_init(cutune__clock *c, size_t n, int threads,
     c->now = start;
     c->free_at = malloc((size_t)c->threads * sizeof *c->free_at);
     c->done_at = malloc((n ? n : 1) * sizeof *c->done_at);
-    if (!c->free_at || !c->done_at || cutune__order_init(&c->order, n)) {
+    c->flight = malloc((n ? n : 1) * sizeof *c->flight);
+    if (!c->free_at || !c->done_at || !c->flight ||
+        cutune__order_init(&c->order, n)) {
         free(c->free_at);
         free(c->done_at);
+        free(c->flight);
         memset(c, 0, sizeof *c);
         return -1;
     }
@@ -48,6 +51,7 @@ void cutune__clock_free(cutune__clock *c)
     free(c->done_at);
     free(c->jobs);
     free(c->job_of);
+    free(c->flight);
     cutune__order_free(&c->order);
     memset(c, 0, sizeof *c);
 }
@@ -101,17 +105,81 @@ int cutune__clock_batch(cutune__clock *c, const size_t *indices, size_t n,
         c->cap = cap;
     }
     advance(c, c->now);
-    if (more_ctx && c->results > 0)
-        cutune__search_commit(
-            more_ctx, cutune__clock_commit(c->threads,
-                                           c->compiled_s / (double)c->results,
-                                           c->measured_s / (double)c->results));
     size_t named;
     size_t n_jobs = cutune__batch_jobs(
         indices, n, NULL, more_ctx ? cutune__ahead_proposals(c->threads) : 0,
         CUTUNE__AHEAD_EACH, cutune__search_ahead, more_ctx, c->jobs,
         c->job_of, &named);
     return cutune__order_want(&c->order, c->jobs, n_jobs);
+}
+
+/* The GPU measures `key` once its compile is done. */
+static double measure_now(cutune__clock *c, size_t key)
+{
+    double ready = isnan(c->done_at[key]) ? c->now : c->done_at[key];
+    if (ready > c->now) {
+        c->gpu_wait_s += ready - c->now;
+        c->now = ready;
+    }
+    c->now += at(c->measure_s, key);
+    c->compiled_s += at(c->compile_s, key);
+    c->measured_s += at(c->measure_s, key);
+    c->results++;
+    return c->now;
+}
+
+int cutune__clock_submit(cutune__clock *c, size_t key)
+{
+    if (key >= c->order.n)
+        return 0;
+    advance(c, c->now);
+    if (cutune__order_add(&c->order, key) != 0)
+        return -1;
+    c->flight[c->n_flight++] = key;
+    return 0;
+}
+
+/* The in-flight proposal whose compile ends first, of those started;
+ * SIZE_MAX (position) when none has started. */
+static size_t first_compiled(const cutune__clock *c)
+{
+    size_t at_pos = SIZE_MAX;
+    for (size_t i = 0; i < c->n_flight; i++) {
+        double t = c->done_at[c->flight[i]];
+        if (!isnan(t) &&
+            (at_pos == SIZE_MAX || t < c->done_at[c->flight[at_pos]]))
+            at_pos = i;
+    }
+    return at_pos;
+}
+
+double cutune__clock_next(cutune__clock *c, size_t *key)
+{
+    *key = SIZE_MAX;
+    if (c->n_flight == 0)
+        return c->now;
+    advance(c, c->now);
+    /* A job not started yet may still end first: threads go on starting
+     * jobs until the first compiled one ends before the next start. */
+    size_t pos = first_compiled(c);
+    while (pos == SIZE_MAX ||
+           c->done_at[c->flight[pos]] > c->free_at[first_free(c)]) {
+        if (!start_next(c))
+            break;
+        pos = first_compiled(c);
+    }
+    if (pos == SIZE_MAX)
+        return c->now;
+    *key = c->flight[pos];
+    c->flight[pos] = c->flight[--c->n_flight];
+    return measure_now(c, *key);
+}
+
+size_t cutune__clock_window_now(const cutune__clock *c)
+{
+    double n = c->results ? (double)c->results : 1.0;
+    return cutune__clock_window(c->threads, c->compiled_s / n,
+                                c->measured_s / n);
 }
 
 double cutune__clock_measure(cutune__clock *c, size_t key)
@@ -123,14 +191,5 @@ double cutune__clock_measure(cutune__clock *c, size_t key)
         if (cutune__order_urge(&c->order, key) == 0)
             start_next(c);
     }
-    double ready = isnan(c->done_at[key]) ? c->now : c->done_at[key];
-    if (ready > c->now) {
-        c->gpu_wait_s += ready - c->now;
-        c->now = ready;
-    }
-    c->now += at(c->measure_s, key);
-    c->compiled_s += at(c->compile_s, key);
-    c->measured_s += at(c->measure_s, key);
-    c->results++;
-    return c->now;
+    return measure_now(c, key);
 }

@@ -22,6 +22,8 @@ typedef struct cutune__clock {
     size_t results;
     size_t *jobs, *job_of;   /* a batch's compile jobs (batch_jobs.h) */
     size_t cap;
+    size_t *flight;          /* proposals in flight (async), unmeasured */
+    size_t n_flight;
 } cutune__clock;
 
 /* A clock at `start` seconds over keys 0..n-1. Returns 0, or -1 when
@@ -40,5 +42,19 @@ int cutune__clock_batch(cutune__clock *c, const size_t *indices, size_t n,
 /* Proposal `key` measured next: the GPU waits for its compile, then
  * measures it; returns the time its result is in (the clock's new now). */
 double cutune__clock_measure(cutune__clock *c, size_t key);
+
+/* In flight (cutune__search_run_async): `key` proposed now, queued after
+ * the others in flight. Returns 0, or -1 when memory ran out. */
+int cutune__clock_submit(cutune__clock *c, size_t key);
+
+/* The proposal in flight the GPU measures next, the first whose compile
+ * is done, measured: its key into *key; returns the time its result is
+ * in (the clock's new now). Nothing in flight: the clock's now, *key
+ * SIZE_MAX. */
+double cutune__clock_next(cutune__clock *c, size_t *key);
+
+/* The window an async strategy keeps in flight now
+ * (cutune__clock_window, from this run's means). */
+size_t cutune__clock_window_now(const cutune__clock *c);
 
 #endif

@@ -76,8 +76,6 @@ typedef struct run_state {
     size_t n_fresh;          /* of the batch being evaluated */
     size_t reported;         /* of them, reported while it was evaluated */
     int had_enough;          /* the strategy wanted no more of the batch */
-    size_t commit;           /* results of the batch taken before the
-                                strategy is asked whether it has enough */
     cutune__search_result *result;
 } run_state;
 
@@ -113,17 +111,9 @@ static int on_result(void *ctx, size_t i, double objective)
         return !rs->had_enough; /* out of order: reported afterwards */
     remember(rs, rs->fresh[i], objective, rs->costs[i]);
     rs->reported = i + 1;
-    if (rs->type->enough && rs->reported >= rs->commit &&
-        rs->type->enough(rs->strategy))
+    if (rs->type->enough && rs->type->enough(rs->strategy))
         rs->had_enough = 1;
     return !rs->had_enough;
-}
-
-void cutune__search_commit(void *more_ctx, size_t k)
-{
-    run_state *rs = more_ctx;
-    if (rs)
-        rs->commit = k;
 }
 
 void cutune__search_cost(void *more_ctx, size_t i, double seconds)
@@ -210,7 +200,6 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     rs->n_fresh = n_fresh;
     rs->reported = 0;
     rs->had_enough = 0;
-    rs->commit = 0;
     for (size_t i = 0; i < n_fresh; i++)
         rs->costs[i] = NAN;
     rc = eval(user, rs->fresh, n_fresh, rs->results, &done, on_result, rs);
@@ -249,11 +238,76 @@ size_t cutune__search_batch(const cutune__strategy_type *type, int threads,
     return batch;
 }
 
-int cutune__search_run(const cutune__strategy_type *type,
-                       const cutune__space *space,
-                       const cutune__search_options *options,
-                       cutune__eval_fn eval, void *user,
-                       cutune__search_result *result)
+/* A proposal still in flight when the evaluator stopped goes back. */
+static void withdraw_pending(run_state *rs, size_t *n_pending)
+{
+    for (size_t i = 0; i < *n_pending; i++)
+        withdraw(rs, rs->fresh[i]);
+    *n_pending = 0;
+}
+
+/* Proposals one at a time, up to the evaluator's window in flight,
+ * results taken in the order they come. rs->fresh holds those in flight.
+ * Returns 0, or -2 when the evaluator aborted. */
+static int run_async(run_state *rs, size_t budget,
+                     const cutune__async_eval *ev, void *user)
+{
+    size_t n_pending = 0, stale = 0;
+    cutune__search_result *r = rs->result;
+    while (r->evaluations < rs->n && r->evaluations < budget) {
+        size_t window = ev->window(user);
+        if (window > rs->batch)
+            window = rs->batch;
+        int dry = 0;
+        while (!dry && n_pending < (window ? window : 1) &&
+               r->evaluations + n_pending < budget) {
+            if (rs->type->next(rs->strategy, rs->proposals, 1) == 0) {
+                dry = 1;
+                break;
+            }
+            size_t idx = rs->proposals[0];
+            if (idx < rs->n && rs->seen[idx] == SEEN_NEVER) {
+                stale = 0;
+                rs->seen[idx] = SEEN_PENDING;
+                rs->fresh[n_pending++] = idx;
+                if (ev->submit(user, idx) != 0) {
+                    withdraw_pending(rs, &n_pending);
+                    return -2;
+                }
+                continue;
+            }
+            if (idx < rs->n && rs->seen[idx] == SEEN_DONE)
+                rs->type->report(rs->strategy, idx, rs->objective[idx]);
+            if (++stale >= STALE_LIMIT)
+                dry = 1;
+        }
+        if (n_pending == 0)
+            break;
+        size_t idx;
+        double objective, cost;
+        int rc = ev->result(user, &idx, &objective, &cost);
+        if (rc != 0) {
+            withdraw_pending(rs, &n_pending);
+            return rc < 0 ? -2 : 0;
+        }
+        for (size_t i = 0; i < n_pending; i++)
+            if (rs->fresh[i] == idx) {
+                rs->fresh[i] = rs->fresh[--n_pending];
+                remember(rs, idx, objective, cost);
+                break;
+            }
+    }
+    withdraw_pending(rs, &n_pending);
+    return 0;
+}
+
+/* cutune__search_run and cutune__search_run_async: `ev` NULL for the
+ * former. */
+static int search_run(const cutune__strategy_type *type,
+                      const cutune__space *space,
+                      const cutune__search_options *options,
+                      cutune__eval_fn eval, const cutune__async_eval *ev,
+                      void *user, cutune__search_result *result)
 {
     cutune__search_result local_result;
     cutune__search_options defaults;
@@ -309,7 +363,9 @@ int cutune__search_run(const cutune__strategy_type *type,
     initialised = 1;
 
     rc = 0;
-    while (result->evaluations < rs.n && result->evaluations < budget) {
+    if (ev)
+        rc = run_async(&rs, budget, ev, user);
+    while (!ev && result->evaluations < rs.n && result->evaluations < budget) {
         int more = run_round(&rs, budget, &stale, eval, user);
         if (more == -2) {
             rc = -2;
@@ -332,4 +388,22 @@ out:
     free(rs.seen);
     free(rs.strategy);
     return rc;
+}
+
+int cutune__search_run(const cutune__strategy_type *type,
+                       const cutune__space *space,
+                       const cutune__search_options *options,
+                       cutune__eval_fn eval, void *user,
+                       cutune__search_result *result)
+{
+    return search_run(type, space, options, eval, NULL, user, result);
+}
+
+int cutune__search_run_async(const cutune__strategy_type *type,
+                             const cutune__space *space,
+                             const cutune__search_options *options,
+                             const cutune__async_eval *ev, void *user,
+                             cutune__search_result *result)
+{
+    return search_run(type, space, options, NULL, ev, user, result);
 }

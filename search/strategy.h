@@ -81,6 +81,11 @@ typedef struct cutune__strategy_type {
      * budget, against the clock, can weigh what it proposes by what it is
      * likely to cost. */
     void (*cost)(void *state, size_t index, double seconds);
+    /* Nonzero when the strategy may propose while earlier proposals have
+     * no result yet, each taken as proposed, and takes results in any
+     * order: a tune on the clock then keeps a window of proposals in
+     * flight (cutune__search_run_async) instead of waiting for each. */
+    int async;
 } cutune__strategy_type;
 
 /* What a strategy that remembers its proposals starts from; its state
@@ -138,15 +143,6 @@ typedef int (*cutune__eval_more_fn)(void *ctx, size_t i, double objective);
  * strategy has none). Configurations already proposed are left out. */
 size_t cutune__search_ahead(void *more_ctx, size_t index, size_t *out,
                             size_t cap);
-
-/* For an evaluator, with the `more_ctx` it was given, at the start of a
- * batch: its first k results are measured whatever the strategy's
- * `enough` would say. On the clock, steering after every result makes
- * the GPU wait for a fresh compile at every turn; where that wait is
- * longer than measuring the proposals already made, measuring them is the
- * cheaper way on (cutune__clock_commit). 0 or 1: ask after every
- * result. */
-void cutune__search_commit(void *more_ctx, size_t k);
 
 /* Launches every measured candidate gets before the tuner may drop it as
  * clearly slower than the best (warm-up and early launches): what a
@@ -219,5 +215,33 @@ int cutune__search_run(const cutune__strategy_type *type,
                        const cutune__search_options *options,
                        cutune__eval_fn eval, void *user,
                        cutune__search_result *result);
+
+/* An evaluator that takes proposals one at a time and gives results in
+ * the order they are in, not the order proposed: on the clock a slow
+ * compile then holds up only its own result. */
+typedef struct cutune__async_eval {
+    /* Starts on configuration `index` (new, never evaluated). 0, or -1 to
+     * abort the search. */
+    int (*submit)(void *user, size_t index);
+    /* Waits for the next result of a submitted configuration: 0 with
+     * *index, *objective (INFINITY: failed) and *cost (what trying it
+     * cost, seconds, or NaN: cutune__search_cost) set; 1 when the
+     * evaluator stops (its time is up); -1 to abort the search. */
+    int (*result)(void *user, size_t *index, double *objective,
+                  double *cost);
+    /* Proposals to keep in flight now, at least 1 (cutune__clock_window);
+     * asked before each proposal. */
+    size_t (*window)(void *user);
+} cutune__async_eval;
+
+/* cutune__search_run with proposals made one at a time, up to the
+ * evaluator's window in flight (at most options->batch), each answered
+ * whenever its result is in. Proposals in flight when the evaluator stops
+ * are withdrawn. Returns as cutune__search_run does. */
+int cutune__search_run_async(const cutune__strategy_type *type,
+                             const cutune__space *space,
+                             const cutune__search_options *options,
+                             const cutune__async_eval *ev, void *user,
+                             cutune__search_result *result);
 
 #endif
