@@ -109,8 +109,7 @@ int main(int argc, char **argv)
         for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
             double t0 = cpu_now();
             for (size_t seed = 1; seed <= seeds; seed++) {
-                cutune__replay_options o = {budgets[b], 0,    1,   seed,
-                                            SIZE_MAX,   NULL, NULL};
+                cutune__replay_options o = {.max_evals = budgets[b], .max_seconds = 0, .batch = 1, .seed = seed, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
                 if (cutune__replay_run(type, s, t, NULL, &o, NULL, NULL, 0) !=
                     0) {
                     fputs("bench-proposal-cost: out of memory\n", stderr);

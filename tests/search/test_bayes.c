@@ -170,9 +170,7 @@ static void test_against_clock(const cutune__space *s)
     double evals[2] = {0, 0}, ratio[2][SEEDS], same = 0;
     for (int k = 0; k < 2; k++)
         for (size_t seed = 0; seed < SEEDS; seed++) {
-            cutune__replay_options o = {
-                0,        CLOCK_SECONDS,     1,   seed + 1,
-                SIZE_MAX, k ? &blind : NULL, NULL};
+            cutune__replay_options o = {.max_evals = 0, .max_seconds = CLOCK_SECONDS, .batch = 1, .seed = seed + 1, .start = SIZE_MAX, .params = k ? &blind : NULL, .try_cost = NULL};
             cutune__replay_result r;
             CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost,
                                          &o, &r, NULL, 0),
@@ -182,7 +180,7 @@ static void test_against_clock(const cutune__space *s)
         }
     /* An evaluation budget: the same run whether costs are known or not. */
     for (size_t seed = 0; seed < 3; seed++) {
-        cutune__replay_options o = {40, 0, 1, seed + 1, SIZE_MAX, NULL, NULL};
+        cutune__replay_options o = {.max_evals = 40, .max_seconds = 0, .batch = 1, .seed = seed + 1, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
         cutune__replay_result with, without;
         CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost, &o,
                                      &with, NULL, 0),

@@ -72,7 +72,7 @@ static void test_run(void)
     const double obj[10] = {2.0, INFINITY, 1.5, NAN, 1.03, 1.015, 9.0,
                             1.0, 1.2, 1.1};
     const double cost[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX, NULL, NULL};
+    cutune__replay_options o = {.max_evals = 0, .max_seconds = 0, .batch = 1, .seed = 1, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
     cutune__replay_result r;
     double trace[12];
     CHECK_INT(cutune__replay_run(cutune__strategy_brute_force, s, obj, cost,
@@ -118,7 +118,7 @@ static void test_run(void)
     /* Every strategy, reproducibly, with failures in the record. */
     for (size_t i = 0; cutune__strategies[i]; i++) {
         cutune__replay_result a, b;
-        cutune__replay_options ro = {6, 0, 2, 42, SIZE_MAX, NULL, NULL};
+        cutune__replay_options ro = {.max_evals = 6, .max_seconds = 0, .batch = 2, .seed = 42, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
         CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL,
                                      &ro, &a, NULL, 0),
                   0);
@@ -209,7 +209,7 @@ static void test_costs_told(void)
     const double obj[4] = {3, 2, INFINITY, 1};
     const double cost[4] = {1.0, 2.0, 0.5, NAN};
     const double try_cost[4] = {0.25, 0.5, 0.125, 0.75};
-    cutune__replay_options o = {0, 0, 1, 1, SIZE_MAX, NULL, try_cost};
+    cutune__replay_options o = {.max_evals = 0, .max_seconds = 0, .batch = 1, .seed = 1, .start = SIZE_MAX, .params = NULL, .try_cost = try_cost};
     cutune__replay_result r;
     CHECK_INT(
         cutune__replay_run(&listener_type, s, obj, cost, &o, &r, NULL, 0), 0);

@@ -20,8 +20,8 @@
  * geometry and an outcome measuring again would repeat. A failed launch or
  * a time-out may have been the machine's fault rather than the
  * configuration's, so those are measured again. */
-static const cutune__measured *earlier(const cutune_session *s,
-                                       size_t config, const char *cfg)
+const cutune__measured *cutune__session_earlier(const cutune_session *s,
+                                                size_t config, const char *cfg)
 {
     const cutune__measured *m = cutune__measure_log_find(s->measured, cfg);
     if (!m || m->outcome == CUTUNE_OUTCOME_RUNTIME ||
@@ -38,7 +38,7 @@ static const cutune__measured *earlier(const cutune_session *s,
 }
 
 /* Fills `e` from an earlier measurement. -1 when memory ran out. */
-static int take_earlier(eval_record *e, const cutune__measured *m)
+int cutune__session_take_earlier(eval_record *e, const cutune__measured *m)
 {
     e->pub.outcome = m->outcome;
     cutune__session_set_message(e, m->message);
@@ -200,7 +200,7 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
         if (s->opt.reuse_measurements && s->measured &&
             cutune__session_describe(s->problem, b->indices[i], cfg,
                                      sizeof cfg))
-            b->prior[i] = earlier(s, b->indices[i], cfg);
+            b->prior[i] = cutune__session_earlier(s, b->indices[i], cfg);
         skip[i] = b->prior[i] != NULL;
     }
     if (allocated && s->replay) {
@@ -242,24 +242,15 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     return 0;
 }
 
-/* Proposal i of the batch, not measured before, into `e` on `slot`: its
- * compile waited for (the session let go of meanwhile), then measured and
- * logged. */
-void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
-                                      batch *b, size_t i, eval_record *e)
+/* Configuration e->pub.config_index, compiled as `job` (NULL on a
+ * replayed device), measured into `e` on `slot` and logged. */
+void cutune__session_measure_job(cutune_session *s, cutune__mslot *slot,
+                                 cutune__compile_job *job, eval_record *e)
 {
     char cfg[512];
-    int whole =
-        cutune__session_describe(s->problem, b->indices[i], cfg, sizeof cfg);
+    int whole = cutune__session_describe(s->problem, e->pub.config_index, cfg,
+                                         sizeof cfg);
     e->pub.worker = slot->index;
-    if (b->pool) {
-        double t0 = cutune__now();
-        cutune__session_unlock(s);
-        cutune__compile_wait(b->pool, b->job_of[i]);
-        cutune__session_lock(s);
-        s->tel.wait_compile_s += cutune__now() - t0;
-    }
-    cutune__compile_job *job = s->replay ? NULL : &b->js.jobs[b->job_of[i]];
     if (job) {
         s->tel.shared_compiles += job->waited;
         e->pub.compile_ms = job->seconds * 1e3;
@@ -282,6 +273,23 @@ void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
      * configuration; a cut text cannot name it. */
     if (!s->fatal && whole)
         cutune__session_log_measurement(s, e, cfg);
+}
+
+/* Proposal i of the batch, not measured before, into `e` on `slot`: its
+ * compile waited for (the session let go of meanwhile), then measured and
+ * logged. */
+void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
+                                      batch *b, size_t i, eval_record *e)
+{
+    if (b->pool) {
+        double t0 = cutune__now();
+        cutune__session_unlock(s);
+        cutune__compile_wait(b->pool, b->job_of[i]);
+        cutune__session_lock(s);
+        s->tel.wait_compile_s += cutune__now() - t0;
+    }
+    cutune__session_measure_job(
+        s, slot, s->replay ? NULL : &b->js.jobs[b->job_of[i]], e);
 }
 
 /* Result i of the batch (`e`, taken from the log when `reused`) as the
@@ -364,7 +372,7 @@ static eval_record *next_result(cutune_session *s, batch *b, size_t i,
     if (crew && !b->prior[i] && cutune__crew_take(crew, i, &got) != 0)
         return NULL;
     eval_record *e = cutune__session_add_eval(s, b->indices[i]);
-    if (!e || (b->prior[i] && take_earlier(e, b->prior[i]) != 0)) {
+    if (!e || (b->prior[i] && cutune__session_take_earlier(e, b->prior[i]) != 0)) {
         if (crew && !b->prior[i]) {
             free((char *)got.pub.message);
             free(got.runtimes);

@@ -181,8 +181,8 @@ static void log_finalists(cutune_session *s, eval_record **fin,
  * session_internal.h). A finalist that already has final-round launches
  * (from the measurement log, with reuse_measurements) is not measured
  * again, so a resumed tune that had finished costs no GPU time. The
- * binaries come from the binary cache, or are compiled again without
- * one. */
+ * binaries come from the search in flight's compile queue, else the
+ * binary cache, or are compiled again. */
 cutune_status cutune__session_final_round(cutune_session *s)
 {
     size_t n_fin, n_todo;
@@ -212,7 +212,16 @@ cutune_status cutune__session_final_round(cutune_session *s)
                         "within %.0f%% of the fastest, %zu to measure",
                         n_fin, n_fin == 1 ? "" : "s", 100.0 * FINAL_MARGIN,
                         n_todo);
-    if (n_todo && !s->replay)
+    /* A search in flight kept its binaries: only what it lacks (a
+     * finalist from the log) is compiled. */
+    int whole = 1;
+    for (size_t k = 0; k < n_todo && !s->replay; k++)
+        if (cutune__cq_take(s->cq, configs[k], &js.jobs[k]) != 0) {
+            whole = 0;
+            cutune__compile_with(&js.jobs[k], cutune__session_compilers(s),
+                                 0);
+        }
+    if (whole && !s->cq && n_todo && !s->replay)
         cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
                               cutune__session_compilers(s));
     cutune_status st = CUTUNE_OK;

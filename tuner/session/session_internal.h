@@ -32,6 +32,7 @@
 
 #include "binary_cache.h"
 #include "budget.h"
+#include "compile_order.h"
 #include "compile.h"
 #include "compile_remote.h"
 #include "cutune/cutune.h"
@@ -152,6 +153,8 @@ typedef struct job_set {
     size_t n;
 } job_set;
 
+typedef struct cutune__cq cutune__cq;
+
 struct cutune_session {
     /* What the caller asked for; the strings are the session's copies. */
     cutune_session_options opt;
@@ -172,6 +175,8 @@ struct cutune_session {
     cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
     cutune__compile_drain *drain;   /* batches ended early, still compiling */
+    cutune__cq *cq;                 /* a search in flight's compiles, kept
+                                       for the final round; NULL: none */
 
     /* What a worker is brought up with, kept for the whole tune so that a
      * worker a candidate killed can be started again. */
@@ -245,6 +250,7 @@ struct cutune_session {
         size_t compiled_ahead;      /* configurations compiled ahead of
                                        their proposal (AHEAD_EACH) */
         size_t restarts;            /* workers started again */
+        size_t compiles;            /* compiles started in flight (async) */
     } tel;
 
     /* The published result; its pointers point into the arrays here. */
@@ -310,6 +316,28 @@ int cutune__session_job_set_init(job_set *js, cutune_session *s,
 cutune_status cutune__session_compile_reference(cutune_session *s,
                                                 size_t config, int refresh);
 
+/* compile_queue.c: the compile queue of a search in flight. */
+/* NULL when no thread could start or memory ran out. */
+cutune__cq *cutune__cq_create(cutune_session *s);
+/* Queues `config` after those wanted already. 0, or -1 when memory ran
+ * out. */
+int cutune__cq_submit(cutune__cq *q, size_t config);
+/* Waits until one of configs[0..n) is compiled; returns its position. */
+size_t cutune__cq_wait_any(cutune__cq *q, const size_t *configs, size_t n);
+/* The compiled job of `config`, owned by the queue; NULL when none. */
+cutune__compile_job *cutune__cq_job(cutune__cq *q, size_t config);
+void cutune__cq_stats(cutune__cq *q, cutune__order_stats *st);
+/* Moves the compiled result of `config` into `job` (its inputs kept):
+ * 0, or -1 when the queue (NULL: none) has none that compiled. */
+int cutune__cq_take(cutune__cq *q, size_t config, cutune__compile_job *job);
+/* Stops the threads (running compiles finish) and frees everything. */
+void cutune__cq_destroy(cutune__cq *q);
+/* evaluate_async.c: the search in flight on one slot. */
+int cutune__session_search_async(cutune_session *s,
+                                 const cutune__strategy_type *type,
+                                 const cutune__search_options *so,
+                                 cutune__search_result *sr);
+
 /* measure.c: evaluation records and measuring one of them. */
 eval_record *cutune__session_add_eval(cutune_session *s, size_t config);
 void cutune__session_set_message(eval_record *e, const char *msg);
@@ -363,6 +391,14 @@ typedef struct cutune__batch {
 
 /* evaluate.c, for dispatch.c: proposal i of the batch measured on `slot`
  * into `e` and logged, and its result handed on (see evaluate.c). */
+/* A record of the measurement log that configuration `config` (text
+ * `cfg`) may take instead of being measured (NULL: none), and taking
+ * it (-1 when memory ran out). */
+const cutune__measured *cutune__session_earlier(const cutune_session *s,
+                                                size_t config, const char *cfg);
+int cutune__session_take_earlier(eval_record *e, const cutune__measured *m);
+void cutune__session_measure_job(cutune_session *s, cutune__mslot *slot,
+                                 cutune__compile_job *job, eval_record *e);
 void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
                                       cutune__batch *b, size_t i,
                                       eval_record *e);

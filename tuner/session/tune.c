@@ -246,7 +246,16 @@ static cutune_status search(cutune_session *s,
                                     s->n_slots);
     s->batch_end = cutune__now();
     double t_search = s->batch_end;
-    int rc = cutune__search_run(type, s->problem->space, &so,
+    /* A strategy that can have proposals in flight keeps a window of them
+     * compiling on a GPU (evaluate_async.c). On several slots, where no
+     * compile thread could start, and on replayed devices, which compile
+     * nothing and have no clock to win on (they stay the deterministic
+     * harness of the batch path), it goes batch by batch. */
+    int rc = type->async && s->n_slots == 1 && !s->replay
+                 ? cutune__session_search_async(s, type, &so, sr)
+                 : -3;
+    if (rc == -3)
+        rc = cutune__search_run(type, s->problem->space, &so,
                                 cutune__session_evaluate_batch, s, sr);
     double t_final = cutune__now();
     if (rc == -1)
@@ -258,8 +267,11 @@ static cutune_status search(cutune_session *s,
         s->check.mode == CUTUNE__CHECK_PROBE &&
         cutune__outputs_vary(s->check.agreed, s->check.differed);
     cutune__session_settle_check(s, 0, NULL, 0);
-    if ((sr->best != SIZE_MAX || settled_late) &&
-        (st = cutune__session_final_round(s)))
+    st = sr->best != SIZE_MAX || settled_late ? cutune__session_final_round(s)
+                                               : CUTUNE_OK;
+    cutune__cq_destroy(s->cq);
+    s->cq = NULL;
+    if (st)
         return st;
     if (s->tel.recompiled > 1)
         cutune__session_log(
@@ -271,14 +283,15 @@ static cutune_status search(cutune_session *s,
     cutune__session_log(
         s, CUTUNE_LOG_DEBUG,
         "wall time: %.3f s to start (devices, the "
-        "reference, bandwidth, occupancy), %.3f s searching (%zu batches; "
-        "%.3f s waiting for a compile to measure, %.3f s for the "
-        "compiles of batches that ended early; %zu compiles shared with "
-        "an earlier batch's, %zu configurations queued to compile "
-        "ahead), %.3f s in the final round",
+        "reference, bandwidth, occupancy), %.3f s searching (%zu batches, "
+        "%zu compiles in flight; %.3f s waiting for a compile to measure, "
+        "%.3f s for the compiles of batches that ended early; %zu compiles "
+        "shared with an earlier batch's, %zu configurations queued to "
+        "compile ahead), %.3f s in the final round",
         t_search - s->started, t_final - t_search, s->tel.batches,
-        s->tel.wait_compile_s, s->tel.wait_finish_s, s->tel.shared_compiles,
-        s->tel.compiled_ahead, cutune__now() - t_final);
+        s->tel.compiles, s->tel.wait_compile_s, s->tel.wait_finish_s,
+        s->tel.shared_compiles, s->tel.compiled_ahead,
+        cutune__now() - t_final);
     return CUTUNE_OK;
 }
 
@@ -288,6 +301,8 @@ static cutune_status search(cutune_session *s,
  * where there are no processes, are waited for). The worker stops. */
 static void end_tune(cutune_session *s)
 {
+    cutune__cq_destroy(s->cq);
+    s->cq = NULL;
     if (cutune__compile_drain_pending(s->drain) > 0) {
         double t0 = cutune__now();
         cutune__compile_procs_cancel(s->compilers);
