@@ -6,6 +6,8 @@
  *                         [--strategies NAME,NAME,...] [--shares]
  *                         [--batch B] [--spaces LIST] [--plant]
  *                         [--variant NAME=V,...]... [--loo]
+ *                         [--clock-threads N,...] [--clock-evals N]
+ *                         [--no-clock]
  *                         PROBLEM[@SIZE]:T4.json.gz ...
  *
  * PROBLEM is a T1 file (only its space is read) or a built-in template,
@@ -46,6 +48,17 @@
  * held-out one (leave one kernel out, every device and size of it held out
  * together): for the default its worst median, for bayes its worst margin
  * over random search's median (--strategies must include random).
+ *
+ * The clock (search/replay.h): each strategy also runs a tune of
+ * --clock-evals evaluations (default 200) per seed on a host modelled
+ * with N compile threads, for each N of --clock-threads (default 16,32;
+ * --threads is this program's own), asking for proposals as a tune with
+ * N threads asks (cutune__search_batch, whatever --batch says), and
+ * prints the medians over the seeds of the modelled seconds until the
+ * best came within 0.95 and 0.98 of the optimum (opt/found; a seed that
+ * never did counts as infinite) and of the tune's modelled wall time:
+ * per space after its tables, and per strategy the worst and the median
+ * over the spaces. --no-clock leaves it out.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -63,13 +76,16 @@
 #include "replay.h"
 #include "strategies.h"
 
+_Static_assert(CLOCK_RATIOS <= CUTUNE__REPLAY_N_RATIOS,
+               "the clock reports the first of cutune__replay_ratios");
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, size_t n)
+double bench_median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, by_value);
     if (n % 2)
@@ -103,17 +119,28 @@ typedef struct seed_figures {
     double *ratio, *score, *w5, *evals;
 } seed_figures;
 
+/* A replay of job j with `seed`, `batch` proposals at a time, no budget
+ * yet. */
+static cutune__replay_options seed_options(const job *j, uint64_t seed,
+                                           size_t batch)
+{
+    cutune__replay_options o = {.batch = batch,
+                                .seed = seed,
+                                .start = j->data->start,
+                                .try_cost = j->data->try_cost};
+    o.params = !j->var->has_params ? NULL
+               : j->var->type == cutune__strategy_bayes
+                   ? (const void *)&j->var->bayes_params
+                   : (const void *)&j->var->params;
+    return o;
+}
+
 /* Seed first + s of job j at budget b into slot s of `sf`. */
 static void run_seed(const job *j, size_t b, size_t s, uint64_t first,
                      size_t batch, seed_figures *sf)
 {
     const dataset *d = j->data;
-    cutune__replay_options o = {0,        0,    batch,      first + s,
-                                d->start, NULL, d->try_cost};
-    o.params = !j->var->has_params ? NULL
-               : j->var->type == cutune__strategy_bayes
-                   ? (const void *)&j->var->bayes_params
-                   : (const void *)&j->var->params;
+    cutune__replay_options o = seed_options(j, first + s, batch);
     if (b == TIME_BUDGET)
         o.max_seconds = d->time_budget;
     else
@@ -148,10 +175,60 @@ static void summarise(figures *fig, seed_figures *sf, size_t seeds)
     fig->ratio_q1 = quantile(sf->ratio, seeds, 0.25);
     fig->ratio_q3 = quantile(sf->ratio, seeds, 0.75);
     fig->ratio_min = sf->ratio[0];
-    fig->ratio = median(sf->ratio, seeds);
-    fig->score = median(sf->score, seeds);
-    fig->within5 = median(sf->w5, seeds);
-    fig->evals = median(sf->evals, seeds);
+    fig->ratio = bench_median(sf->ratio, seeds);
+    fig->score = bench_median(sf->score, seeds);
+    fig->within5 = bench_median(sf->w5, seeds);
+    fig->evals = bench_median(sf->evals, seeds);
+}
+
+/* Seed first + s of job j on the clock with `threads` compile threads,
+ * asking for proposals as a tune with them asks (cutune__search_batch),
+ * into slot s of to[] and wall. */
+static void run_clock_seed(const job *j, int threads, size_t evals, size_t s,
+                           uint64_t first, double *to[CLOCK_RATIOS],
+                           double *wall)
+{
+    const dataset *d = j->data;
+    cutune__replay_options o = seed_options(
+        j, first + s, cutune__search_batch(j->var->type, threads, 1));
+    o.max_evals = evals;
+    o.threads = threads;
+    o.compile_s = d->compile_s;
+    o.measure_s = d->measure_s;
+    o.setup_s = d->setup_s;
+    cutune__replay_result r;
+    int ok = cutune__replay_run(j->var->type, d->problem->space, d->objective,
+                                d->cost, &o, &r, NULL, 0) == 0;
+    for (size_t q = 0; q < CLOCK_RATIOS; q++)
+        to[q][s] = ok ? r.seconds_to[q] : NAN;
+    wall[s] = ok ? r.wall_s : NAN;
+}
+
+/* The medians over the seeds of job j on the clock, per thread count;
+ * -1 when memory ran out. */
+static int run_clock(job *j, const pool *p)
+{
+    double *v = malloc((CLOCK_RATIOS + 1) * p->seeds * sizeof *v);
+    double *to[CLOCK_RATIOS], *wall = v + CLOCK_RATIOS * p->seeds;
+    if (!v)
+        return -1;
+    for (size_t q = 0; q < CLOCK_RATIOS; q++)
+        to[q] = v + q * p->seeds;
+    for (size_t c = 0; c < p->n_clock; c++) {
+        clock_figures *cf = &j->clock[c];
+        for (size_t s = 0; s < p->seeds; s++)
+            run_clock_seed(j, p->clock_threads[c], p->clock_evals, s,
+                           p->first_seed, to, wall);
+        for (size_t q = 0; q < CLOCK_RATIOS; q++) {
+            cf->reached[q] = 0;
+            for (size_t s = 0; s < p->seeds; s++)
+                cf->reached[q] += isfinite(to[q][s]) != 0;
+            cf->to[q] = bench_median(to[q], p->seeds);
+        }
+        cf->wall = bench_median(wall, p->seeds);
+    }
+    free(v);
+    return 0;
 }
 
 static void run_job(job *j, size_t seeds, uint64_t first, size_t batch)
@@ -190,6 +267,9 @@ static void *worker(void *arg)
         if (i >= p->n_jobs)
             return NULL;
         run_job(&p->jobs[i], p->seeds, p->first_seed, p->batch);
+        if (run_clock(&p->jobs[i], p) != 0)
+            for (size_t c = 0; c < p->n_clock; c++)
+                p->jobs[i].clock[c].wall = NAN;
     }
 }
 
@@ -256,10 +336,34 @@ static const char usage[] =
     "[--out FILE] "
     "[--strategies NAME,...] [--shares] [--batch B] [--spaces LIST] "
     "[--plant] [--variant NAME=V,...]... [--loo] [--no-start] "
+    "[--clock-threads N,...] [--clock-evals N] [--no-clock] "
     "PROBLEM[@SIZE]:T4.json.gz ...\n";
 
+/* The compile threads of --clock-threads "N,N,...": 0, or 1 when the
+ * list is not of 1 to MAX_CLOCK_THREADS positive integers. */
+static int parse_clock_threads(bench_args *a, const char *list)
+{
+    a->n_clock = 0;
+    for (const char *q = list;;) {
+        char *end = NULL;
+        long t = strtol(q, &end, 10);
+        if (end == q || t <= 0 || t > 4096 ||
+            a->n_clock >= MAX_CLOCK_THREADS || (*end && *end != ',')) {
+            fprintf(stderr,
+                    "bench-strategies: --clock-threads '%s' is not "
+                    "1 to %d thread counts N,N,...\n",
+                    list, MAX_CLOCK_THREADS);
+            return 1;
+        }
+        a->clock_threads[a->n_clock++] = (int)t;
+        if (!*end)
+            return 0;
+        q = end + 1;
+    }
+}
+
 /* One option at argv[*i]; 0, 1 on a usage error, 2 when a space did not
- * load. */
+ * load, 3 after --help. */
 static int parse_one(bench_args *a, int argc, char **argv, int *i)
 {
     const char *o = argv[*i];
@@ -294,13 +398,23 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
         a->loo = 1;
     else if (strcmp(o, "--no-start") == 0)
         a->no_start = 1;
+    else if (strcmp(o, "--clock-threads") == 0 && has)
+        return parse_clock_threads(a, argv[++*i]);
+    else if (strcmp(o, "--clock-evals") == 0 && has)
+        a->clock_evals = (size_t)strtoul(argv[++*i], NULL, 10);
+    else if (strcmp(o, "--no-clock") == 0)
+        a->n_clock = 0;
+    else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+        fputs(usage, stdout);
+        return 3;
+    }
     else if (strcmp(o, "--spaces") == 0 && has) {
         long k = bench_load_list(a->data, a->n_data, argv[++*i]);
         if (k < 0)
             return 2;
         a->n_data = (size_t)k;
     } else if (o[0] == '-') {
-        fprintf(stderr, "bench-strategies: unknown option '%s'\n", o);
+        fprintf(stderr, "bench-strategies: unknown option '%s'\n%s", o, usage);
         return 1;
     } else if (a->n_data < MAX_FILES) {
         if (bench_load(&a->data[a->n_data], o, NULL))
@@ -310,18 +424,24 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
     return 0;
 }
 
-/* Returns 0, 1 on a usage error, 2 when a space did not load. */
+/* Returns 0, 1 on a usage error, 2 when a space did not load, 3 after
+ * --help. */
 static int parse_args(bench_args *a, int argc, char **argv)
 {
     a->seeds = 100;
     a->first_seed = 1;
     a->batch = 1;
+    a->clock_threads[0] = 16;
+    a->clock_threads[1] = 32;
+    a->n_clock = 2;
+    a->clock_evals = 200;
     for (int i = 1; i < argc; i++) {
         int rc = parse_one(a, argc, argv, &i);
         if (rc)
             return rc;
     }
-    if (a->n_data == 0 || a->seeds == 0 || a->batch == 0) {
+    if (a->n_data == 0 || a->seeds == 0 || a->batch == 0 ||
+        a->clock_evals == 0) {
         fputs(usage, stderr);
         return 1;
     }
@@ -367,6 +487,9 @@ static double run_all(pool *p, const bench_args *a)
     p->seeds = a->seeds;
     p->first_seed = a->first_seed;
     p->batch = a->batch;
+    p->clock_threads = a->clock_threads;
+    p->n_clock = a->n_clock;
+    p->clock_evals = a->clock_evals;
     pthread_mutex_init(&p->lock, NULL);
     pthread_t tid[64];
     struct timespec w0, w1;
@@ -388,7 +511,7 @@ int main(int argc, char **argv)
     gsl_set_error_handler_off();
     int rc = parse_args(&a, argc, argv);
     if (rc)
-        return rc;
+        return rc == 3 ? 0 : rc;
     double wall = run_all(&p, &a);
     if (wall < 0)
         return 2;
@@ -403,8 +526,11 @@ int main(int argc, char **argv)
         bench_print_loo(out, &p, &a, cutune__strategy_default);
         bench_print_loo(out, &p, &a, cutune__strategy_bayes);
     }
-    for (size_t f = 0; f < a.n_data; f++)
+    bench_print_clock(out, &p, &a);
+    for (size_t f = 0; f < a.n_data; f++) {
         bench_print_space(out, &p, &a.data[f], a.shares);
+        bench_print_space_clock(out, &p, &a.data[f]);
+    }
     if (out != stdout)
         fclose(out);
     /* Planted copies borrow their problem: freed first. */

@@ -27,6 +27,13 @@ extern const size_t bench_budgets[N_EVAL_BUDGETS];
 #define MAX_FILES    128
 #define MAX_VARIANTS 32
 
+/* The clock (search/replay.h): each strategy's tune at clock_evals
+ * evaluations modelled on a host with N compile threads for each N of
+ * --clock-threads; of cutune__replay_ratios, the first CLOCK_RATIOS
+ * (0.95, 0.98) are reported. */
+#define MAX_CLOCK_THREADS 4
+#define CLOCK_RATIOS      2
+
 /* opt/found thresholds of --shares. */
 #define N_LEVELS 3
 extern const double bench_share_levels[N_LEVELS];
@@ -38,6 +45,15 @@ typedef struct figures {
     double seconds;         /* CPU time of the strategy, per run */
 } figures;
 
+/* Medians over the seeds of a tune on the clock: modelled seconds until
+ * the best reached each ratio (INFINITY when the median seed never did),
+ * with the count of seeds that did, and the modelled wall of the tune. */
+typedef struct clock_figures {
+    double to[CLOCK_RATIOS];
+    size_t reached[CLOCK_RATIOS];
+    double wall;
+} clock_figures;
+
 typedef struct dataset {
     char name[256];
     char group[256]; /* the problem: spaces of one kernel, any device or
@@ -48,6 +64,9 @@ typedef struct dataset {
     double *cost;       /* seconds per configuration, as recorded */
     double *try_cost;   /* what trying each costs (cutune__search_cost) */
     double time_budget; /* seconds; 0 when the record has no times */
+    double *compile_s;  /* the clock's seconds: compiling, as recorded */
+    double *measure_s;  /* measuring (cutune__t4_entry_measure_seconds) */
+    double setup_s;     /* before the search (as cutune simulate sets it) */
     size_t n;
     size_t start;        /* where a tune starts (search/seed.h: the
                             default configuration, no occupancy answer
@@ -70,6 +89,7 @@ typedef struct job {
     const dataset *data;
     const variant *var;
     figures fig[N_BUDGETS];
+    clock_figures clock[MAX_CLOCK_THREADS]; /* by --clock-threads */
 } job;
 
 typedef struct pool {
@@ -79,6 +99,8 @@ typedef struct pool {
     size_t seeds;
     uint64_t first_seed;
     size_t batch;
+    const int *clock_threads;
+    size_t n_clock, clock_evals;
     pthread_mutex_t lock;
 } pool;
 
@@ -87,9 +109,14 @@ typedef struct bench_args {
     uint64_t first_seed; /* runs use seeds first_seed .. + seeds - 1 */
     const char *out_path, *only;
     int shares, plant, loo, no_start;
+    int clock_threads[MAX_CLOCK_THREADS]; /* none: no clock */
+    size_t n_clock, clock_evals;
     dataset data[MAX_FILES];
     variant variants[MAX_VARIANTS + 16];
 } bench_args;
+
+/* strategies.c: the median of v[0..n) (sorts v; INFINITY counts). */
+double bench_median(double *v, size_t n);
 
 /* strategies_load.c */
 int bench_load(dataset *d, const char *spec, const char *dir);
@@ -107,5 +134,9 @@ void bench_print_worst(FILE *out, const pool *p, const bench_args *a);
 void bench_print_loo(FILE *out, const pool *p, const bench_args *a,
                      const cutune__strategy_type *type);
 void bench_print_space(FILE *out, const pool *p, const dataset *d, int shares);
+/* The clock: per strategy and thread count, the worst and the median over
+ * the spaces; per space, each strategy's figures. Nothing without it. */
+void bench_print_clock(FILE *out, const pool *p, const bench_args *a);
+void bench_print_space_clock(FILE *out, const pool *p, const dataset *d);
 
 #endif

@@ -1,5 +1,6 @@
 /* bench-strategies: the spaces, as records of objectives and costs by
- * space index, and their planted copies (search/plant.h). */
+ * space index (and the clock's compile and measuring seconds), and their
+ * planted copies (search/plant.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -41,7 +42,10 @@ static int fill(dataset *d, const cutune__t4 *t4)
     d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
     d->cost = calloc(d->n ? d->n : 1, sizeof *d->cost);
     d->try_cost = calloc(d->n ? d->n : 1, sizeof *d->try_cost);
-    if (!d->objective || !d->cost || !d->try_cost)
+    d->compile_s = calloc(d->n ? d->n : 1, sizeof *d->compile_s);
+    d->measure_s = calloc(d->n ? d->n : 1, sizeof *d->measure_s);
+    if (!d->objective || !d->cost || !d->try_cost || !d->compile_s ||
+        !d->measure_s)
         return -1;
     for (size_t i = 0; i < d->n; i++)
         d->objective[i] = NAN;
@@ -56,7 +60,15 @@ static int fill(dataset *d, const cutune__t4 *t4)
             d->objective[en->config_index] = o;
         d->cost[en->config_index] = cutune__t4_entry_seconds(en);
         d->try_cost[en->config_index] = cutune__t4_entry_try_seconds(en);
+        d->compile_s[en->config_index] = en->compile_ms / 1000.0;
+        d->measure_s[en->config_index] = cutune__t4_entry_measure_seconds(en);
     }
+    /* As `cutune simulate --threads` sets a tune's clock up: the setup,
+     * then the reference (the default configuration) compiled and
+     * measured before the search. */
+    size_t ref = cutune__problem_default_config(d->problem);
+    d->setup_s = CUTUNE__CLOCK_SETUP_S +
+                 (ref < d->n ? d->compile_s[ref] + d->measure_s[ref] : 0);
     describe(d);
     return 0;
 }
@@ -175,13 +187,19 @@ static int derive(dataset *d, const dataset *src, const char *what,
     d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
     d->cost = malloc((d->n ? d->n : 1) * sizeof *d->cost);
     d->try_cost = malloc((d->n ? d->n : 1) * sizeof *d->try_cost);
-    if (!d->objective || !d->cost || !d->try_cost ||
+    d->compile_s = malloc((d->n ? d->n : 1) * sizeof *d->compile_s);
+    d->measure_s = malloc((d->n ? d->n : 1) * sizeof *d->measure_s);
+    if (!d->objective || !d->cost || !d->try_cost || !d->compile_s ||
+        !d->measure_s ||
         plant(src->problem->space, src->objective, d->objective) == SIZE_MAX) {
         bench_dataset_free(d);
         return -1;
     }
     memcpy(d->cost, src->cost, d->n * sizeof *d->cost);
     memcpy(d->try_cost, src->try_cost, d->n * sizeof *d->try_cost);
+    memcpy(d->compile_s, src->compile_s, d->n * sizeof *d->compile_s);
+    memcpy(d->measure_s, src->measure_s, d->n * sizeof *d->measure_s);
+    d->setup_s = src->setup_s;
     d->problem = src->problem;
     d->start = src->start;
     d->derived = 1;
@@ -204,6 +222,8 @@ size_t bench_plant(dataset *data, size_t n)
 void bench_dataset_free(dataset *d)
 {
     free(d->objective);
+    free(d->measure_s);
+    free(d->compile_s);
     free(d->try_cost);
     free(d->cost);
     if (!d->derived)

@@ -1,7 +1,9 @@
-/* bench-strategies: the markdown it prints. */
+/* bench-strategies: the markdown it prints, the clock's last. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "replay.h"
 #include "strategies.h"
 
 const double bench_share_levels[N_LEVELS] = {0.90, 0.95, 0.98};
@@ -343,4 +345,141 @@ void bench_print_space(FILE *out, const pool *p, const dataset *d, int shares)
     }
     if (shares)
         print_shares(out, p, d);
+}
+
+/* Modelled seconds, "-" where never reached (or not run). */
+static void fmt_seconds(char *buf, size_t len, double v)
+{
+    if (isinf(v) || isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1f", v);
+}
+
+/* What every clock table measures, after "## On the clock" or a space. */
+static void print_clock_what(FILE *out, const pool *p)
+{
+    fprintf(out,
+            "a tune of %zu evaluations per seed modelled on a host with N "
+            "compile threads and one GPU (search/replay.h: each "
+            "configuration's recorded compile and measuring seconds, "
+            "scheduled as the tuner schedules them, proposals asked for as "
+            "a tune with N threads asks; the setup and the reference "
+            "compiled and measured first, the final round last). Medians "
+            "over the %zu seeds of: **to %.2f**, **to %.2f**, modelled "
+            "seconds until the best found first came within that fraction "
+            "of the optimum (opt/found; a seed that never did counts as "
+            "infinite, - when the median is), with the seeds that got "
+            "there in brackets; **wall**, modelled seconds of the whole "
+            "tune.",
+            p->clock_evals, p->seeds, cutune__replay_ratios[0],
+            cutune__replay_ratios[CLOCK_RATIOS - 1]);
+}
+
+/* One cell per ratio and the wall of `cf`, for N compile threads. */
+static void print_clock_cells(FILE *out, const clock_figures *cf, size_t seeds)
+{
+    char b[32];
+    for (size_t q = 0; q < CLOCK_RATIOS; q++) {
+        fmt_seconds(b, sizeof b, cf->to[q]);
+        fprintf(out, " %s (%zu/%zu) |", b, cf->reached[q], seeds);
+    }
+    fmt_seconds(b, sizeof b, cf->wall);
+    fprintf(out, " %s |", b);
+}
+
+void bench_print_space_clock(FILE *out, const pool *p, const dataset *d)
+{
+    if (p->n_clock == 0)
+        return;
+    fprintf(out,
+            "\nOn the clock (a tune of %zu evaluations with N compile "
+            "threads, modelled; medians over the seeds, as in \"On the "
+            "clock\" above; setup and reference %.1f s):\n\n| strategy |",
+            p->clock_evals, d->setup_s);
+    for (size_t c = 0; c < p->n_clock; c++) {
+        for (size_t q = 0; q < CLOCK_RATIOS; q++)
+            fprintf(out, " %d threads: to %.2f |", p->clock_threads[c],
+                    cutune__replay_ratios[q]);
+        fprintf(out, " %d threads: wall |", p->clock_threads[c]);
+    }
+    fprintf(out, "\n|---|");
+    for (size_t c = 0; c < p->n_clock; c++)
+        for (size_t q = 0; q <= CLOCK_RATIOS; q++)
+            fprintf(out, "---:|");
+    fprintf(out, "\n");
+    for (size_t j = 0; j < p->n_jobs; j++) {
+        const job *jb = &p->jobs[j];
+        if (jb->data != d)
+            continue;
+        fprintf(out, "| %s |", jb->var->label);
+        for (size_t c = 0; c < p->n_clock; c++)
+            print_clock_cells(out, &jb->clock[c], p->seeds);
+        fprintf(out, "\n");
+    }
+}
+
+/* Over the spaces, for variant v with thread count c: the worst (highest)
+ * median seconds to the last ratio and its space, the median over the
+ * spaces of each ratio's median and of the wall, and the spaces whose
+ * median never got to the last ratio. */
+static void print_clock_row(FILE *out, const pool *p, const variant *v,
+                            size_t c, double *scratch)
+{
+    double worst = -INFINITY, med[CLOCK_RATIOS + 1];
+    const char *where = "-";
+    size_t never = 0;
+    for (size_t k = 0; k <= CLOCK_RATIOS; k++) {
+        size_t n = 0;
+        for (size_t j = 0; j < p->n_jobs; j++) {
+            const clock_figures *cf = &p->jobs[j].clock[c];
+            double x = k < CLOCK_RATIOS ? cf->to[k] : cf->wall;
+            if (p->jobs[j].var != v || isnan(x) || isnan(cf->wall))
+                continue;
+            scratch[n++] = x;
+            if (k + 1 != CLOCK_RATIOS)
+                continue;
+            never += isinf(x) != 0;
+            if (x > worst) {
+                worst = x;
+                where = p->jobs[j].data->name;
+            }
+        }
+        med[k] = n ? bench_median(scratch, n) : NAN;
+    }
+    char w[32], m[CLOCK_RATIOS + 1][32];
+    fmt_seconds(w, sizeof w, worst);
+    for (size_t k = 0; k <= CLOCK_RATIOS; k++)
+        fmt_seconds(m[k], sizeof m[k], med[k]);
+    fprintf(out, "| %s | %d | %s | %s |", c ? "" : v->label,
+            p->clock_threads[c], w, where);
+    for (size_t k = CLOCK_RATIOS; k-- > 0;)
+        fprintf(out, " %s |", m[k]);
+    fprintf(out, " %s | %zu |\n", m[CLOCK_RATIOS], never);
+}
+
+void bench_print_clock(FILE *out, const pool *p, const bench_args *a)
+{
+    if (p->n_clock == 0)
+        return;
+    double *scratch = malloc((a->n_data ? a->n_data : 1) * sizeof *scratch);
+    if (!scratch)
+        return;
+    double last = cutune__replay_ratios[CLOCK_RATIOS - 1];
+    fprintf(out, "\n## On the clock\n\nPer space, ");
+    print_clock_what(out, p);
+    fprintf(out,
+            " Here, per strategy and N, over the %zu spaces: the highest "
+            "median seconds to %.2f (and its space), the median over the "
+            "spaces of the medians to %.2f, to %.2f and of the wall, and "
+            "the spaces where the median seed never got to %.2f.\n\n"
+            "| strategy | threads | worst to %.2f | space | median to "
+            "%.2f | median to %.2f | median wall | never |\n"
+            "|---|---:|---:|---|---:|---:|---:|---:|\n",
+            a->n_data, last, last, cutune__replay_ratios[0], last, last, last,
+            cutune__replay_ratios[0]);
+    for (size_t v = 0; v < a->n_variants; v++)
+        for (size_t c = 0; c < p->n_clock; c++)
+            print_clock_row(out, p, &a->variants[v], c, scratch);
+    free(scratch);
 }
