@@ -63,12 +63,10 @@ static int fill(dataset *d, const cutune__t4 *t4)
         d->compile_s[en->config_index] = en->compile_ms / 1000.0;
         d->measure_s[en->config_index] = cutune__t4_entry_measure_seconds(en);
     }
-    /* As `cutune simulate --threads` sets a tune's clock up: the setup,
-     * then the reference (the default configuration) compiled and
-     * measured before the search. */
-    size_t ref = cutune__problem_default_config(d->problem);
-    d->setup_s = CUTUNE__CLOCK_SETUP_S +
-                 (ref < d->n ? d->compile_s[ref] + d->measure_s[ref] : 0);
+    /* As `cutune simulate --threads` sets a tune's clock up. */
+    d->setup_s = cutune__replay_setup_s(
+        d->compile_s, d->measure_s, d->n,
+        cutune__problem_default_config(d->problem));
     describe(d);
     return 0;
 }

@@ -31,8 +31,21 @@
 /* What a tune spends before its search besides compiling and measuring
  * its reference (the default configuration): starting the GPU worker,
  * filling the arguments, the bandwidth and occupancy queries. Measured
- * on an H100 (docs/strategies.md#the-clock). */
-#define CUTUNE__CLOCK_SETUP_S 1.5
+ * on an H200 host with 16 cores: 0.29-0.62 s "to start" in cold tunes of
+ * the hub convolution, hotspot and matmul 4096^3 (bench/results/
+ * 2026-11-28-clock-s16.md). */
+#define CUTUNE__CLOCK_SETUP_S 0.4
+
+/* The clock's setup_s for a space whose reference is configuration `ref`
+ * (SIZE_MAX or beyond n: none): the fixed part and the reference's
+ * recorded compile and measurement. */
+static inline double cutune__replay_setup_s(const double *compile_s,
+                                            const double *measure_s,
+                                            size_t n, size_t ref)
+{
+    return CUTUNE__CLOCK_SETUP_S +
+           (ref < n ? compile_s[ref] + measure_s[ref] : 0.0);
+}
 
 /* Fractions of the optimum (optimum / best) whose time the clock reports. */
 #define CUTUNE__REPLAY_N_RATIOS 3

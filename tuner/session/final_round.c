@@ -214,14 +214,11 @@ cutune_status cutune__session_final_round(cutune_session *s)
                         n_todo);
     /* A search in flight kept its binaries: only what it lacks (a
      * finalist from the log) is compiled. */
-    int whole = 1;
-    for (size_t k = 0; k < n_todo && !s->replay; k++)
-        if (cutune__cq_take(s->cq, configs[k], &js.jobs[k]) != 0) {
-            whole = 0;
+    for (size_t k = 0; s->cq && k < n_todo && !s->replay; k++)
+        if (cutune__cq_take(s->cq, configs[k], &js.jobs[k]) != 0)
             cutune__compile_with(&js.jobs[k], cutune__session_compilers(s),
                                  0);
-        }
-    if (whole && !s->cq && n_todo && !s->replay)
+    if (!s->cq && n_todo && !s->replay)
         cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
                               cutune__session_compilers(s));
     cutune_status st = CUTUNE_OK;

@@ -313,8 +313,8 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
         ro.threads = o->threads;
         ro.compile_s = rec->compile_s;
         ro.measure_s = rec->measure_s;
-        ro.setup_s = CUTUNE__CLOCK_SETUP_S +
-                     (ref < n ? rec->compile_s[ref] + rec->measure_s[ref] : 0);
+        ro.setup_s = cutune__replay_setup_s(rec->compile_s, rec->measure_s,
+                                            n, ref);
     }
     cutune__replay_result rr;
     if (cutune__replay_run(type, problem->space, objective, rec->cost, &ro,

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Cold tunes on the clock (issue 34): for each case, in one run on one
+# GPU, brute force over the first 200 configurations, then `random` and
+# the default strategy for 200 evaluations at each seed, every tune
+# `--no-cache --no-binary-cache`. Each tune's progress lines are stamped
+# with the wall clock, so that the time at which its best first came
+# within 0.95 / 0.98 / 0.99 of a reference time can be read off; then
+# `cutune simulate --threads` models the same tune from a recording where
+# one is given, for the model's error. A benchmark: it prints figures.
+#
+#   bench/cold_clock.sh CUTUNE OUT CASE...
+# CASE is NAME:T1[@SIZE]:REF_MS[:RECORDING]: T1 a file or a template,
+# SIZE its problem size, REF_MS the optimum the fractions are of (a brute
+# force's on that GPU model), RECORDING a T4 of the space for the model.
+# SEEDS (default "1 2 3"), STRATEGIES (default "brute_force random
+# default") and THREADS (the compile threads; default: the cores) may be
+# set in the environment; THREADS is the model's, the tune compiles on
+# one thread per core.
+set -u
+cutune=$1
+out=$2
+shift 2
+seeds=${SEEDS:-1 2 3}
+strategies=${STRATEGIES:-brute_force random default}
+threads=${THREADS:-$(nproc)}
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+
+# Stamps each line of standard input with the seconds since $1.
+stamp() {
+    python3 -u -c '
+import sys, time
+t0 = float(sys.argv[1])
+for line in sys.stdin:
+    sys.stdout.write("%.3f %s" % (time.time() - t0, line))
+' "$1"
+}
+
+for case in "$@"; do
+    name=${case%%:*}
+    rest=${case#*:}
+    t1=${rest%%:*}
+    rest=${rest#*:}
+    ref=${rest%%:*}
+    recording=""
+    [ "$rest" != "$ref" ] && recording=${rest#*:}
+    size=""
+    case $t1 in *@*) size="--size ${t1#*@}"; t1=${t1%@*} ;; esac
+    for st in $strategies; do
+        for seed in $seeds; do
+            [ "$st" = brute_force ] && [ "$seed" != "${seeds%% *}" ] && continue
+            log="$out/$name-$st-$seed.log"
+            t0=$(python3 -c 'import time; print(time.time())')
+            # shellcheck disable=SC2086
+            timeout "${TUNE_TIMEOUT:-150}" "$cutune" tune "$t1" $size \
+                --strategy "$st" --budget-evals 200 \
+                --seed "$seed" --no-cache --no-binary-cache \
+                --verbose 2>&1 >"$log.out" |
+                stamp "$t0" >"$log"
+            t1end=$(python3 -c 'import time; print(time.time())')
+            python3 "$here/cold_clock_read.py" "$name" "$st" "$seed" "$ref" \
+                "$t0" "$t1end" "$log" "$log.out"
+            if [ -n "$recording" ] && [ "$st" != brute_force ]; then
+                # shellcheck disable=SC2086
+                "$cutune" simulate "$t1" $size --results "$recording" \
+                    --strategy "$st" --budget-evals 200 --seed "$seed" \
+                    --threads "$threads" --json >"$log.model.json" 2>/dev/null
+                python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"][0]
+print("  model (%s threads): wall %.1f s, to 0.98 %s s" % (d["threads"],
+      r["wall_s"], r["seconds_to"]["0.98"]))' "$log.model.json"
+            fi
+        done
+    done
+done
