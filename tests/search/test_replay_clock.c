@@ -11,6 +11,7 @@
 
 #include "../check.h"
 #include "replay.h"
+#include "batch_jobs.h"
 #include "replay_clock.h"
 #include "strategy.h"
 
@@ -113,11 +114,128 @@ static void test_replay_wall(void)
     cutune__space_free(sp);
 }
 
+/* The window: compiles as long as k measurements keep k in flight, at
+ * most the threads; every thread's worth without figures. */
+static void test_window(void)
+{
+    CHECK_INT(cutune__clock_window(16, 2.0, 0.01), 16);
+    CHECK_INT(cutune__clock_window(16, 0.1, 0.05), 2);
+    CHECK_INT(cutune__clock_window(16, 0.01, 0.05), 1);
+    CHECK_INT(cutune__clock_window(16, 0, 0), 16);
+    CHECK_INT(cutune__clock_window(0, 2.0, 0.01), 1);
+}
+
+/* An evaluator that answers the newest proposal in flight first (out of
+ * order), keeps `window` in flight and may stop after `stop_after`. */
+typedef struct lifo {
+    size_t flight[64], n, max_n, window, results, stop_after, submitted;
+    unsigned char seen[400];
+    int twice;
+} lifo;
+
+static int lifo_submit(void *user, size_t index)
+{
+    lifo *l = user;
+    if (l->n == 64 || index >= 400)
+        return -1;
+    l->twice += l->seen[index];
+    l->seen[index] = 1;
+    l->flight[l->n++] = index;
+    l->submitted++;
+    if (l->n > l->max_n)
+        l->max_n = l->n;
+    return 0;
+}
+
+static int lifo_result(void *user, size_t *index, double *objective,
+                       double *cost)
+{
+    lifo *l = user;
+    if (l->stop_after && l->results == l->stop_after)
+        return 1;
+    *index = l->flight[--l->n];
+    /* A bowl with its floor at 17. */
+    *objective = 1.0 + fabs((double)*index - 17.0);
+    *cost = NAN;
+    l->results++;
+    return 0;
+}
+
+static size_t lifo_window(void *user)
+{
+    return ((lifo *)user)->window;
+}
+
+static void test_async_driver(void)
+{
+    cutune__value v[400];
+    cutune__space *sp = line_space(400, v);
+    CHECK(sp != NULL);
+    const cutune__async_eval ev = {lifo_submit, lifo_result, lifo_window};
+    cutune__search_options so = {.max_evals = 60, .batch = 32, .seed = 3,
+                                 .start = 0};
+    lifo l = {.window = 6};
+    cutune__search_result r;
+    CHECK(cutune__strategy_default->async);
+    CHECK_INT(cutune__search_run_async(cutune__strategy_default, sp, &so, &ev,
+                                       &l, &r),
+              0);
+    CHECK_INT(r.evaluations, 60);
+    CHECK_INT(l.results, 60);
+    CHECK_INT(l.submitted, 60);
+    CHECK_INT(l.twice, 0);
+    CHECK_INT(l.max_n, 6);
+    CHECK_INT(r.best, 17);
+    /* Stopped after 10 results: the rest in flight are withdrawn, and a
+     * window larger than the batch is held to the batch. */
+    lifo m = {.window = 100, .stop_after = 10};
+    CHECK_INT(cutune__search_run_async(cutune__strategy_default, sp, &so, &ev,
+                                       &m, &r),
+              0);
+    CHECK_INT(r.evaluations, 10);
+    CHECK_INT(m.max_n, 32);
+    cutune__space_free(sp);
+}
+
+/* On the clock an async strategy keeps the threads busy: 40 evaluations
+ * of compiles of 1 s on 8 threads take about five waves, not forty. */
+static void test_async_clock(void)
+{
+    cutune__value v[200];
+    cutune__space *sp = line_space(200, v);
+    CHECK(sp != NULL);
+    double obj[200], compile[200], measure[200];
+    for (int i = 0; i < 200; i++) {
+        obj[i] = 1.0 + fabs(i - 120.0) / 100.0;
+        compile[i] = 1;
+        measure[i] = 0.01;
+    }
+    cutune__replay_options ro = {
+        .max_evals = 40,
+        .batch = cutune__search_batch(cutune__strategy_default, 8, 1),
+        .seed = 1,
+        .start = 0,
+        .threads = 8,
+        .compile_s = compile,
+        .measure_s = measure};
+    cutune__replay_result r;
+    CHECK_INT(cutune__replay_run(cutune__strategy_default, sp, obj, NULL, &ro,
+                                 &r, NULL, 0),
+              0);
+    CHECK_INT(r.search.evaluations, 40);
+    CHECK_INT(r.compiles, 40);
+    CHECK(r.wall_s >= 5.0 && r.wall_s < 6.0);
+    cutune__space_free(sp);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
     test_waves();
     test_new_batch();
     test_replay_wall();
+    test_window();
+    test_async_driver();
+    test_async_clock();
     return check_finish();
 }
