@@ -22,6 +22,7 @@
 
 #include "inflate.h"
 #include "problem.h"
+#include "stats.h"
 #include "strategy.h"
 #include "util.h"
 
@@ -306,11 +307,12 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         }
     }
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
+        /* A tune ranks by the median, so every replay of the file does. */
         if (e->n_runtimes > 0) {
-            double sum = 0.0;
-            for (size_t k = 0; k < e->n_runtimes; k++)
-                sum += e->runtimes[k];
-            e->time_ms = sum / (double)e->n_runtimes;
+            e->time_ms = cutune__median(e->runtimes, e->n_runtimes);
+            if (isnan(e->time_ms))
+                return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                                    "out of memory");
         } else {
             double t = measured_time(res);
             if (!isnan(t) && (!(t > 0) || !isfinite(t * to_ms)))
@@ -319,8 +321,14 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
                     "%s: results[%zu].measurements: time %g is "
                     "not a time (a positive finite number)",
                     path, i, t);
-            if (isfinite(t))
-                e->time_ms = t * to_ms;
+            if (isnan(t))
+                return cutune__errf(
+                    err, errlen, CUTUNE_ERR_PARSE,
+                    "%s: results[%zu]: invalidity \"correct\" with no time "
+                    "(neither times.runtimes nor a measurements time); "
+                    "refused rather than guessed",
+                    path, i);
+            e->time_ms = t * to_ms;
         }
     }
     return CUTUNE_OK;
