@@ -341,8 +341,9 @@ cutune_status cutune_session_tune(cutune_session *session,
 
 /* Writes every evaluation of the session's most recent tune (also one
  * that ended without a valid result) as a T4 results file at `path`,
- * gzip-compressed when it ends in ".gz". The problem given to that tune
- * must still exist. Per configuration: `configuration`, `times`
+ * gzip-compressed when it ends in ".gz", written as every output is
+ * (cutune_output_path_check: "-" is standard output). The problem given
+ * to that tune must still exist. Per configuration: `configuration`, `times`
  * (`runtimes`: every timed launch, `compilation`, `framework`,
  * `search_algorithm`, `validation`, all ms), `invalidity` (the strings of
  * cutune_outcome_str), `correctness` and `objectives`. */
@@ -503,17 +504,20 @@ cutune_status cutune_cache_lookup_device(cutune_cache *cache,
 typedef struct cutune_cache_merge_stats {
     size_t records_read;
     size_t records_written;
-    size_t duplicates;      /* records dropped for a better-measured one */
+    size_t duplicates;      /* records dropped for a newer one */
 } cutune_cache_merge_stats;
 
 /* Joins the records of the cache files (or cache directories) `inputs`
- * into the one file `output`, written aside and renamed into place, so it
- * may be one of the inputs. Records with the same key (device UUID, or
- * name when the UUID is empty; problem name, source hash, size and
- * compiler options) are one: the better measured stays (more runs, then
- * the smaller relative standard deviation, then the newer). `cache` only
- * carries the error message and the warning; its directory is not used.
- * `stats` may be NULL. */
+ * into the one file `output`, written as every output is
+ * (cutune_output_path_check), so it may be one of the inputs. While it
+ * reads, appends to `output` wait (they take the lock cutune_cache_append
+ * takes), so merging into a file a tune appends to loses no record.
+ * Records with the same key (device UUID, or name when the UUID is empty;
+ * problem name, source hash, size and compiler options) are one: the
+ * newer stays (between equal timestamps, the one read later), as in a
+ * lookup, so a `--force` re-tune survives a merge. `cache` only carries
+ * the error message and the warning; its directory is not used. `stats`
+ * may be NULL. */
 cutune_status cutune_cache_merge(cutune_cache *cache,
                                  const char *const *inputs, size_t n_inputs,
                                  const char *output,
@@ -524,7 +528,8 @@ typedef enum cutune_export_format {
     CUTUNE_EXPORT_JSON = 1
 } cutune_export_format;
 
-/* Writes the winners of the cache to `path` (aside, then renamed). When
+/* Writes the winners of the cache to `path` (as every output is,
+ * cutune_output_path_check). When
  * the queries name a device (each one must), the export holds, per
  * problem, that device's answer through the chain (query.fallback) as one
  * #define per parameter. When none names a device, it holds every cached
@@ -545,6 +550,22 @@ cutune_status cutune_cache_export(cutune_cache *cache,
  * as for a lookup. */
 typedef int (*cutune_cache_visit_fn)(void *user,
                                      const cutune_cache_record *record);
+/* Whether `path` can take an output of cutune: a T4 file
+ * (cutune_session_write_t4), a report (cutune_report_write), an export, a
+ * merged cache. Every output is written one way: "-" is standard output;
+ * a symbolic link is written through to its target (the link stays); a
+ * FIFO or character device (/dev/null) is opened and written into, never
+ * replaced; a directory, socket or block device is refused; anything else
+ * is written to a new file beside its target (created O_EXCL|O_NOFOLLOW),
+ * fsynced and renamed over it, keeping a replaced file's permission bits
+ * (a new file: 0644 less the umask). Nothing is created here: a missing
+ * directory is an error. A command calls this before work that a bad
+ * path would waste (a tune), when no handle exists yet to carry the
+ * message; so the message, "cannot write PATH: REASON", goes to `message`
+ * (`size` bytes; may be NULL). CUTUNE_OK, or CUTUNE_ERR_IO. Thread-safe. */
+cutune_status cutune_output_path_check(const char *path, char *message,
+                                       size_t size);
+
 cutune_status cutune_cache_foreach(cutune_cache *cache,
                                    cutune_cache_visit_fn visit, void *user);
 

@@ -66,6 +66,12 @@ int cli_parse_problem(int argc, char **argv, const cli_opt *opts,
 int cli_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+/* Checks an output path given to `option` (cutune_output_path_check)
+ * before the command does work that a bad path would waste. 0 when `path` is
+ * NULL or can be written; else CLI_EXIT_INPUT after printing
+ * "cutune: OPTION: cannot write PATH: REASON". */
+int cli_check_output(const char *option, const char *path);
+
 /* Loads PROBLEM with an optional --size; prints the reason and returns an
  * exit code on failure. */
 /* CUTUNE_SPACE_LIMIT from the environment: the partial configurations

@@ -24,6 +24,16 @@ int cli_exit_code(cutune_status st)
     }
 }
 
+int cli_check_output(const char *option, const char *path)
+{
+    char why[1024];
+    if (!path ||
+        cutune_output_path_check(path, why, sizeof why) == CUTUNE_OK)
+        return 0;
+    fprintf(stderr, "cutune: %s: %s\n", option, why);
+    return CLI_EXIT_INPUT;
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
