@@ -61,6 +61,19 @@ typedef enum cutune_status {
 /* A fixed English string for a status; never NULL. */
 const char *cutune_status_str(cutune_status status);
 
+/* The one reader of cutune's numeric environment variables
+ * (CUTUNE_MAX_INPUT_MB, CUTUNE_SPACE_LIMIT, CUTUNE_REPLAY_TIME_SCALE):
+ * `name` as a number from `min` to `max`, a whole number written in
+ * digits only when `integer`, a finite one otherwise. Unset or empty:
+ * CUTUNE_OK with *value untouched (the caller's default). Anything else
+ * out of type or range: CUTUNE_ERR_INVALID_ARGUMENT and one line naming
+ * the variable and its value in `message` (`size` bytes, may be NULL),
+ * "CUTUNE_MAX_INPUT_MB: 'abc' is not a whole number from 1 to 1048576".
+ * Thread-safe as getenv() is. */
+cutune_status cutune_env_number(const char *name, double min, double max,
+                                int integer, double *value, char *message,
+                                size_t size);
+
 /* What became of one evaluated configuration. The strings of
  * cutune_outcome_str() are the T4 `invalidity` values. Stable values. */
 typedef enum cutune_outcome {

@@ -83,6 +83,9 @@ struct cutune_plan_backend {
     void *user;
     /* Load problems with cutune_problem_options.space_only. */
     int space_only;
+    /* cutune_problem_options.max_space_visits of every problem the plan
+     * loads (CUTUNE_SPACE_LIMIT in the command); 0: the default bound. */
+    unsigned long long max_space_visits;
 };
 
 /* Tunes on the GPUs through sessions made from `options` (copied; its

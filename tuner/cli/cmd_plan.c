@@ -195,10 +195,13 @@ static int run_plan(const plan_args *a)
     cli_progress_init(&pr, a->quiet || (mpi && !rank_zero()));
     pr.verbose = a->verbose;
     cutune_plan_backend *backend = NULL;
-    if ((st = make_backend(a, &so, &backend)) != CUTUNE_OK) {
+    unsigned long long limit = 0;
+    if ((rc = cli_space_limit(&limit)) ||
+        (st = make_backend(a, &so, &backend)) != CUTUNE_OK) {
         cutune_plan_destroy(plan);
-        return cli_exit_code(st);
+        return rc ? rc : cli_exit_code(st);
     }
+    backend->max_space_visits = limit;
     cutune_plan_run_options o;
     cutune_plan_run_options_init(&o);
     o.cache_dir = a->cache_dir;

@@ -43,7 +43,10 @@ static int load_problem(const char *name, const cli_sizes *size,
     cutune_problem_options_init(&po);
     po.problem_size = size->n ? size->v : NULL;
     po.n_problem_size = size->n;
-    po.max_space_visits = cli_space_limit();
+    *p = NULL;
+    int rc = cli_space_limit(&po.max_space_visits);
+    if (rc)
+        return rc;
     if (cutune_problem_load(name, &po, p) == CUTUNE_OK) {
         cli_print_warnings(name, *p);
         return 0;

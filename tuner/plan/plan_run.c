@@ -99,6 +99,7 @@ cutune_status cutune__plan_load_problem(const cutune_plan_task *task,
     po.problem_size = task->size;
     po.n_problem_size = task->n_size;
     po.space_only = backend->space_only;
+    po.max_space_visits = backend->max_space_visits;
     cutune_status st = cutune_problem_load(task->problem, &po, problem);
     if (st != CUTUNE_OK) {
         snprintf(why, why_size, "%s", cutune_problem_errmsg(*problem));
