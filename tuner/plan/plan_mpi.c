@@ -384,6 +384,9 @@ static cutune_status run_rank0(dispatcher *d, int ranks, int tune_here,
                  cutune_cache_errmsg(d->cache) : cutune_status_str(st));
         /* The other ranks still ask: stop them, then report. */
         d->plan->n_tasks = 0;
+    } else {
+        /* Every task looks the cache up: decode it once, not per task. */
+        (void)cutune_cache_preload(d->cache);
     }
     cutune__plan_progress_start(&d->progress, d->options, d->plan->n_tasks);
     /* Without thread support from MPI, rank 0 only dispatches. */

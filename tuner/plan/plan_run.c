@@ -201,6 +201,9 @@ cutune_status cutune_plan_run(cutune_plan *plan,
         cutune_cache_close(cache);
         return st;
     }
+    /* Every task looks the cache up: decode it once, not once a task. A
+     * cache that cannot be read whole is read again at each lookup. */
+    (void)cutune_cache_preload(cache);
     cutune__plan_progress pr;
     cutune__plan_progress_start(&pr, options, plan->n_tasks);
     for (size_t t = 0; t < plan->n_tasks; t++) {
