@@ -134,6 +134,18 @@ static int rank_zero(void)
     return 1;
 }
 
+/* How long rank 0 waits for a silent rank (docs/plans.md). */
+static int rank_timeout(cutune_plan_run_options *o)
+{
+    char why[256];
+    if (cutune_env_number("CUTUNE_PLAN_RANK_TIMEOUT", 1, 1e7, 0,
+                          &o->rank_timeout_s, why, sizeof why)) {
+        fprintf(stderr, "cutune: %s\n", why);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int finish(const cutune_plan *plan, const cutune_plan_report *r)
 {
     /* Rank 0 reports every failure; another rank's exit status would
@@ -206,6 +218,11 @@ static int run_plan(const plan_args *a)
     cutune_plan_run_options_init(&o);
     o.cache_dir = a->cache_dir;
     o.force = a->force;
+    if ((rc = rank_timeout(&o))) {
+        cutune_plan_backend_destroy(backend);
+        cutune_plan_destroy(plan);
+        return rc;
+    }
     o.log = cli_on_log;
     o.log_user = &pr;
     cutune_plan_report report;
@@ -213,7 +230,9 @@ static int run_plan(const plan_args *a)
              : cutune_plan_run(plan, backend, &o, &report);
     cli_progress_end(&pr);
     if (st != CUTUNE_OK) {
-        fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
+        /* Empty on the ranks that leave the telling to rank 0. */
+        if (cutune_plan_errmsg(plan)[0])
+            fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
         rc = cli_exit_code(st);
     } else {
         rc = finish(plan, &report);
