@@ -134,6 +134,21 @@ static int rank_zero(void)
     return 1;
 }
 
+/* The run's log, keeping its last error: an error the run logged (over
+ * MPI, before the other ranks end) is not printed again. */
+typedef struct plan_log {
+    cli_progress *pr;
+    char said[512];
+} plan_log;
+
+static void on_plan_log(void *user, cutune_log_level level, const char *msg)
+{
+    plan_log *l = user;
+    if (level == CUTUNE_LOG_ERROR)
+        snprintf(l->said, sizeof l->said, "%s", msg);
+    cli_on_log(l->pr, level, msg);
+}
+
 /* How long rank 0 waits for a silent rank (docs/plans.md). */
 static int rank_timeout(cutune_plan_run_options *o)
 {
@@ -223,15 +238,17 @@ static int run_plan(const plan_args *a)
         cutune_plan_destroy(plan);
         return rc;
     }
-    o.log = cli_on_log;
-    o.log_user = &pr;
+    plan_log plog = {&pr, ""};
+    o.log = on_plan_log;
+    o.log_user = &plog;
     cutune_plan_report report;
     st = mpi ? cutune_plan_run_mpi(plan, backend, &o, &report)
              : cutune_plan_run(plan, backend, &o, &report);
     cli_progress_end(&pr);
     if (st != CUTUNE_OK) {
         /* Empty on the ranks that leave the telling to rank 0. */
-        if (cutune_plan_errmsg(plan)[0])
+        if (cutune_plan_errmsg(plan)[0] &&
+            strcmp(cutune_plan_errmsg(plan), plog.said))
             fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
         rc = cli_exit_code(st);
     } else {

@@ -22,7 +22,6 @@
 #include <time.h>
 
 #include "plan_mpi.h"
-#include "util.h"
 
 int cutune_plan_mpi_available(void)
 {
@@ -89,23 +88,6 @@ int cutune__mpi_recv(int source, double deadline, int *got, int *from,
                            0, NULL);
     free(text);
     return rc;
-}
-
-uint64_t cutune__plan_hash(const cutune_plan *plan)
-{
-    uint64_t h = cutune__fnv1a64(&plan->n_tasks, sizeof plan->n_tasks);
-    for (size_t t = 0; t < plan->n_tasks; t++) {
-        const cutune_plan_task *task = &plan->tasks[t];
-        long long fixed[3] = {(long long)task->item, task->device,
-                              (long long)task->n_size};
-        h = cutune__fnv1a64_continue(h, fixed, sizeof fixed);
-        h = cutune__fnv1a64_continue(h, task->problem,
-                                     strlen(task->problem) + 1);
-        if (task->n_size)
-            h = cutune__fnv1a64_continue(h, task->size,
-                                         task->n_size * sizeof *task->size);
-    }
-    return h;
 }
 
 /* ---- the ranks that tune --------------------------------------------- */

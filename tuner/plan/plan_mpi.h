@@ -36,10 +36,6 @@ int cutune__mpi_send_empty(int dest, int tag);
 int cutune__mpi_recv(int source, double deadline, int *got, int *from,
                      int *tag, json_t **json, long long *number);
 
-/* The plan a rank read, as its tasks (problem, size, device, item): equal
- * on two ranks when they will tune the same tasks. */
-uint64_t cutune__plan_hash(const cutune_plan *plan);
-
 /* Rank 0: dispatches to the other `ranks` - 1 ranks and, when
  * `tune_here`, tunes in a thread of its own. */
 cutune_status cutune__plan_mpi_rank0(cutune_plan *plan,

@@ -88,11 +88,10 @@ static int take_task(dispatcher *d, size_t *index)
 
 static cutune_plan_task *task_of(dispatcher *d, json_t *j)
 {
-    json_int_t index = json_integer_value(json_object_get(j, "task"));
-    if (!json_is_integer(json_object_get(j, "task")) || index < 0 ||
-        (size_t)index >= d->plan->n_tasks)
-        return NULL;
-    return &d->plan->tasks[index];
+    size_t index;
+    return cutune__plan_message_task(j, d->plan->n_tasks, &index)
+               ? &d->plan->tasks[index]
+               : NULL;
 }
 
 static void finish(dispatcher *d, cutune_plan_task *task,
@@ -184,14 +183,13 @@ static int on_result(dispatcher *d, int from, json_t *j)
 static int on_fail(dispatcher *d, int from, json_t *j)
 {
     cutune_plan_task *task = task_of(d, j);
-    if (!task)
+    cutune_status status;
+    const char *why;
+    if (!task || !cutune__plan_message_fail(j, &status, &why))
         return MPI_ERR_OTHER;
     char message[1200];
-    snprintf(message, sizeof message, "rank %d: %s", from,
-             json_string_value(json_object_get(j, "message")) ?
-             json_string_value(json_object_get(j, "message")) : "");
-    cutune__plan_fail(task, (cutune_status)json_integer_value(
-                                json_object_get(j, "status")), message);
+    snprintf(message, sizeof message, "rank %d: %s", from, why);
+    cutune__plan_fail(task, status, message);
     release(d, from);
     finish(d, task, CUTUNE_PLAN_FAILED);
     return MPI_SUCCESS;
@@ -382,12 +380,13 @@ static void *local_tuner(void *arg)
 
 static int on_hello(dispatcher *d, int from, int tag, json_t *j)
 {
-    const char *hash = json_string_value(json_object_get(j, "hash"));
-    if (tag != TAG_HELLO || from <= 0 || from >= d->n_ranks || !hash)
+    /* A rank shows its plan once, before anything else. */
+    if (tag != TAG_HELLO || from <= 0 || from >= d->n_ranks ||
+        d->ranks[from].hash[0])
         return MPI_ERR_TAG;
     rank_info *r = &d->ranks[from];
-    snprintf(r->hash, sizeof r->hash, "%s", hash);
-    r->beats = json_is_true(json_object_get(j, "beats"));
+    if (!cutune__plan_message_hello(j, r->hash, sizeof r->hash, &r->beats))
+        return MPI_ERR_OTHER;
     r->state = RANK_TALKING;
     r->seen = cutune__plan_now();
     return MPI_SUCCESS;
@@ -440,18 +439,23 @@ static cutune_status agree(dispatcher *d, int *rc)
     snprintf(own, sizeof own, "%016llx",
              (unsigned long long)cutune__plan_hash(d->plan));
     int n = differing(d, own, which, sizeof which);
+    if (*rc == MPI_SUCCESS && n > 0) {
+        snprintf(d->plan->errmsg, sizeof d->plan->errmsg,
+                 "MPI: rank%s %s read another plan than rank 0 (other "
+                 "tasks than its %zu); give every rank the same plan file, "
+                 "and the T1 files it names at the same paths; nothing was "
+                 "tuned",
+                 n == 1 ? "" : "s", which, d->plan->n_tasks);
+        /* Said now: once told, the other ranks end, and mpirun may end
+         * this rank with them before its caller prints the message. */
+        logf_(d, CUTUNE_LOG_ERROR, "%s", d->plan->errmsg);
+    }
     for (int k = 1; k < d->n_ranks && *rc == MPI_SUCCESS; k++)
         if (d->ranks[k].state == RANK_TALKING)
             *rc = cutune__mpi_send_json(json_pack("{s:b}", "ok", n == 0), k,
                                         TAG_VERDICT);
-    if (*rc != MPI_SUCCESS || n == 0)
-        return CUTUNE_OK;
-    snprintf(d->plan->errmsg, sizeof d->plan->errmsg,
-             "MPI: rank%s %s read another plan than rank 0 (other tasks "
-             "than its %zu); give every rank the same plan file, and the T1 "
-             "files it names at the same paths; nothing was tuned",
-             n == 1 ? "" : "s", which, d->plan->n_tasks);
-    return CUTUNE_ERR_INVALID_ARGUMENT;
+    return *rc == MPI_SUCCESS && n > 0 ? CUTUNE_ERR_INVALID_ARGUMENT
+                                       : CUTUNE_OK;
 }
 
 static void fill_report(const dispatcher *d, cutune_plan_report *report)
