@@ -31,10 +31,23 @@
  *
  * which selects by device name (case-insensitive), then the same compute
  * capability with the nearest SM count, then the default, and stores the
- * level (cutune_match's values) in *level when level is not NULL. Values
- * are integers (long long) where every device's value is one, else
- * strings. Identifiers are the names upper-cased (macros) or as they are
- * (members), with every character other than a letter or digit made '_'.
+ * level (cutune_match's values) in *level when level is not NULL.
+ *
+ * Values are written exactly. A value is an integer (a macro's number,
+ * parenthesized when negative; a long long member where every device's
+ * value is one) only when its text is the decimal literal of that number
+ * with no sign but '-', no leading zero and at most 18 digits, so "08",
+ * "010", "+1" and "-0" stay strings and nothing is read as octal. Strings
+ * are written whole, however long.
+ *
+ * Identifiers are the names upper-cased (macros) or as they are (members),
+ * with every character other than an ASCII letter or digit made '_' and a
+ * leading digit prefixed with '_'; a member named as a C or C++ keyword
+ * ("int", "class") gets a trailing '_'. Two names that become one
+ * identifier (parameters "a_b" and "A_B", problems "x-y" and "x_y", a
+ * parameter named "level" beside the member of that name) are refused
+ * with one error naming both: a header never defines a name twice. JSON
+ * keeps every name as it is.
  */
 #include "store.h"
 
@@ -292,24 +305,58 @@ static void emit(out *o, const char *fmt, ...)
     }
 }
 
-/* An identifier from a name: letters and digits kept (upper-cased for
- * macros), everything else '_', a leading digit prefixed with '_'. */
-static void ident(const char *s, int upper, char *buf, size_t size)
+/* How a name becomes (part of) an identifier. */
+enum ident_kind {
+    IDENT_MACRO,  /* upper-cased */
+    IDENT_PART,   /* as it is, inside a longer identifier */
+    IDENT_MEMBER  /* as it is, a whole identifier: keywords get a '_' */
+};
+
+static int is_keyword(const char *s)
 {
-    size_t n = 0;
-    if (*s >= '0' && *s <= '9' && n + 1 < size)
-        buf[n++] = '_';
-    for (; *s && n + 1 < size; s++) {
-        char c = *s;
+    static const char *const words[] = {
+        "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex",
+        "_Decimal128", "_Decimal32", "_Decimal64", "_Generic", "_Imaginary",
+        "_Noreturn", "_Static_assert", "_Thread_local", "alignas",
+        "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
+        "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t",
+        "class", "co_await", "co_return", "co_yield", "compl", "concept",
+        "const", "const_cast", "consteval", "constexpr", "constinit",
+        "continue", "decltype", "default", "delete", "do", "double",
+        "dynamic_cast", "else", "enum", "explicit", "export", "extern",
+        "false", "float", "for", "friend", "goto", "if", "inline", "int",
+        "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+        "nullptr", "operator", "or", "or_eq", "private", "protected",
+        "public", "register", "reinterpret_cast", "requires", "restrict",
+        "return", "short", "signed", "sizeof", "static", "static_assert",
+        "static_cast", "struct", "switch", "template", "this",
+        "thread_local", "throw", "true", "try", "typedef", "typeid",
+        "typename", "typeof", "typeof_unqual", "union", "unsigned", "using",
+        "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcmp(s, words[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* An identifier from a name: ASCII letters and digits kept (upper-cased
+ * for macros), everything else '_', a leading digit prefixed with '_'. */
+static void emit_ident(out *o, const char *s, enum ident_kind kind)
+{
+    if (*s >= '0' && *s <= '9')
+        emit(o, "_");
+    for (const char *p = s; *p; p++) {
+        char c = *p;
         int alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
                     (c >= 'A' && c <= 'Z');
         if (!alnum)
             c = '_';
-        else if (upper && c >= 'a' && c <= 'z')
+        else if (kind == IDENT_MACRO && c >= 'a' && c <= 'z')
             c = (char)(c - 'a' + 'A');
-        buf[n++] = c;
+        emit(o, "%c", c);
     }
-    buf[n] = '\0';
+    if (kind == IDENT_MEMBER && is_keyword(s))
+        emit(o, "_");
 }
 
 /* A C string literal; anything but printable ASCII is escaped in octal. */
@@ -328,12 +375,14 @@ static void emit_string(out *o, const char *s)
     emit(o, "\"");
 }
 
-/* A decimal integer that fits a long long. */
+/* The decimal literal of a number that fits a long long, spelled as C
+ * spells it back: "0", or digits without a leading zero after an optional
+ * '-'. "08" (not a C literal), "010" (octal 8), "-0" and "+1" are not. */
 static int is_integer(const char *s)
 {
     size_t i = s[0] == '-';
     size_t digits = strlen(s + i);
-    if (digits == 0 || digits > 18)
+    if (digits == 0 || digits > 18 || (s[i] == '0' && (digits > 1 || i)))
         return 0;
     for (; s[i]; i++)
         if (s[i] < '0' || s[i] > '9')
@@ -341,12 +390,13 @@ static int is_integer(const char *s)
     return 1;
 }
 
-/* A comment line cannot be ended early by a name. */
+/* A name can neither end a comment early nor open one inside it
+ * (-Wcomment). */
 static void emit_comment_text(out *o, const char *s)
 {
     for (; *s; s++) {
-        if (s[0] == '*' && s[1] == '/')
-            emit(o, "* /");
+        if ((s[0] == '*' && s[1] == '/') || (s[0] == '/' && s[1] == '*'))
+            emit(o, "%c ", s[0]);
         else if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
             emit(o, "%c", *s);
         else
@@ -374,38 +424,48 @@ static void emit_entry_comment(out *o, json_t *e)
                       json_string_value(json_object_get(e, "source_hash")));
 }
 
+/* "#define CUTUNE_<prefix><NAME>[_<PARAM>] " */
+static void emit_define(out *o, const char *prefix, const char *name,
+                        const char *param)
+{
+    emit(o, "#define CUTUNE_%s", prefix);
+    emit_ident(o, name, IDENT_MACRO);
+    if (param) {
+        emit(o, "_");
+        emit_ident(o, param, IDENT_MACRO);
+    }
+    emit(o, " ");
+}
+
 static void header_one_device(out *o, json_t *p)
 {
-    char pm[128], pp[128], pv[256];
     const char *name = json_string_value(json_object_get(p, "name"));
-    ident(name, 1, pm, sizeof pm);
     json_t *e = json_array_get(json_object_get(p, "entries"), 0);
     const char *match = json_string_value(json_object_get(p, "match"));
     emit(o, "\n/* ");
     emit_comment_text(o, name);
     emit(o, ": ");
-    if (!e) {
+    if (!e)
         emit(o, "no record; use the occupancy suggestion */\n");
-        emit(o, "#define CUTUNE_TUNED_%s 0\n", pm);
-        emit(o, "#define CUTUNE_LEVEL_%s \"%s\"\n", pm, match);
-        return;
+    else {
+        emit(o, "%s match", match);
+        emit_entry_comment(o, e);
+        emit(o, " */\n");
     }
-    emit(o, "%s match", match);
-    emit_entry_comment(o, e);
-    emit(o, " */\n");
-    emit(o, "#define CUTUNE_TUNED_%s 1\n", pm);
-    emit(o, "#define CUTUNE_LEVEL_%s \"%s\"\n", pm, match);
+    emit_define(o, "TUNED_", name, NULL);
+    emit(o, "%d\n", e != NULL);
+    emit_define(o, "LEVEL_", name, NULL);
+    emit(o, "\"%s\"\n", match);
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(e, "config"), key, v)
     {
-        ident(key, 1, pp, sizeof pp);
-        snprintf(pv, sizeof pv, "%s", json_string_value(v));
-        emit(o, "#define CUTUNE_%s_%s ", pm, pp);
-        if (is_integer(pv))
-            emit(o, "%s\n", pv);
+        const char *value = json_string_value(v);
+        emit_define(o, "", name, key);
+        if (is_integer(value))
+            emit(o, value[0] == '-' ? "(%s)\n" : "%s\n", value);
         else {
-            emit_string(o, pv);
+            emit_string(o, value);
             emit(o, "\n");
         }
     }
@@ -426,9 +486,12 @@ static int param_is_integer(json_t *entries, const char *param)
 
 static void header_table(out *o, json_t *p)
 {
-    char pl[128], pp[128];
     const char *name = json_string_value(json_object_get(p, "name"));
-    ident(name, 0, pl, sizeof pl);
+    out type = {NULL, 0, 0, 0};
+    emit(&type, "cutune_");
+    emit_ident(&type, name, IDENT_PART);
+    const char *pl = type.failed ? "" : type.buf + strlen("cutune_");
+    o->failed |= type.failed;
     json_t *entries = json_object_get(p, "entries");
     size_t n = json_array_size(entries);
     size_t def = (size_t)json_integer_value(json_object_get(p, "default"));
@@ -454,10 +517,10 @@ static void header_table(out *o, json_t *p)
     json_t *v;
     json_object_foreach(params, key, v)
     {
-        ident(key, 0, pp, sizeof pp);
-        emit(o, "    %s%s;\n",
-             param_is_integer(entries, key) ? "long long " : "const char *",
-             pp);
+        emit(o, "    %s",
+             param_is_integer(entries, key) ? "long long " : "const char *");
+        emit_ident(o, key, IDENT_MEMBER);
+        emit(o, ";\n");
     }
     emit(o, "} cutune_%s_config;\n\n", pl);
 
@@ -538,6 +601,158 @@ static void header_table(out *o, json_t *p)
          "    return &table[best];\n"
          "}\n",
          def, CUTUNE_MATCH_DEFAULT, n, n, CUTUNE_MATCH_ARCHITECTURE);
+    free(type.buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                                */
+
+/* Takes the identifier in `id` for what `what` describes, in `seen`
+ * (identifier -> the description of what first became it). Refused,
+ * naming both, when it was taken. Frees both texts. */
+static cutune_status claim(cutune_cache *cache, json_t *seen, out *id,
+                           out *what)
+{
+    cutune_status status = CUTUNE_OK;
+    json_t *had;
+    if (id->failed || what->failed || !id->buf || !what->buf)
+        status = no_memory(cache);
+    else if ((had = json_object_get(seen, id->buf)))
+        status = cutune__cache_fail(
+            cache, CUTUNE_ERR_UNSUPPORTED,
+            "cannot export a header: %s and %s both become %s; rename one, "
+            "or export JSON",
+            json_string_value(had), what->buf, id->buf);
+    else if (json_object_set_new(seen, id->buf,
+                                 json_string_nocheck(what->buf)))
+        status = no_memory(cache);
+    free(id->buf);
+    free(what->buf);
+    memset(id, 0, sizeof *id);
+    memset(what, 0, sizeof *what);
+    return status;
+}
+
+/* Claims "<prefix>IDENT(name)[<mid>IDENT(param)]<suffix>". */
+static cutune_status claim_ident(cutune_cache *cache, json_t *seen,
+                                 const char *prefix, const char *name,
+                                 const char *param, enum ident_kind kind,
+                                 const char *suffix, out *what)
+{
+    out id = {NULL, 0, 0, 0};
+    emit(&id, "%s", prefix);
+    emit_ident(&id, name,
+               param && kind == IDENT_MEMBER ? IDENT_PART : kind);
+    if (param) {
+        emit(&id, "_");
+        emit_ident(&id, param, kind);
+    }
+    emit(&id, "%s", suffix);
+    return claim(cache, seen, &id, what);
+}
+
+/* "problem NAME" or "parameter PARAM of NAME" into a fresh text. */
+static out describe(const char *name, const char *param)
+{
+    out what = {NULL, 0, 0, 0};
+    if (param)
+        emit(&what, "parameter %s of %s", param, name);
+    else
+        emit(&what, "problem %s", name);
+    return what;
+}
+
+/* One device: the macros CUTUNE_TUNED_P, CUTUNE_LEVEL_P, CUTUNE_P_PARAM
+ * share one name space. */
+static cutune_status check_one_device(cutune_cache *cache, json_t *seen,
+                                      json_t *p)
+{
+    const char *name = json_string_value(json_object_get(p, "name"));
+    out what = describe(name, NULL);
+    cutune_status status = claim_ident(cache, seen, "CUTUNE_TUNED_", name,
+                                       NULL, IDENT_MACRO, "", &what);
+    what = describe(name, NULL);
+    if (status == CUTUNE_OK)
+        status = claim_ident(cache, seen, "CUTUNE_LEVEL_", name, NULL,
+                             IDENT_MACRO, "", &what);
+    free(what.buf);
+    json_t *e = json_array_get(json_object_get(p, "entries"), 0);
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(e, "config"), key, v)
+    {
+        if (status != CUTUNE_OK)
+            break;
+        what = describe(name, key);
+        status = claim_ident(cache, seen, "CUTUNE_", name, key, IDENT_MACRO,
+                             "", &what);
+    }
+    return status;
+}
+
+/* Many devices: a type and a function per problem (cutune_P_config,
+ * cutune_P_lookup), and the struct's members, the fixed ones included. */
+static cutune_status check_table(cutune_cache *cache, json_t *seen,
+                                 json_t *p)
+{
+    static const char *const fixed[] = {"device", "cc_major", "cc_minor",
+                                        "sm_count", "simulated", "level"};
+    const char *name = json_string_value(json_object_get(p, "name"));
+    out what = describe(name, NULL);
+    cutune_status status = claim_ident(cache, seen, "cutune_", name, NULL,
+                                       IDENT_PART, "_config", &what);
+    json_t *members = json_object();
+    if (!members && status == CUTUNE_OK)
+        status = no_memory(cache);
+    for (size_t i = 0; status == CUTUNE_OK && i < 6; i++) {
+        what = (out){NULL, 0, 0, 0};
+        emit(&what, "the member %s of cutune_", fixed[i]);
+        emit_ident(&what, name, IDENT_PART);
+        emit(&what, "_config");
+        status = claim_ident(cache, members, "", fixed[i], NULL,
+                             IDENT_MEMBER, "", &what);
+    }
+    json_t *entries = json_object_get(p, "entries");
+    size_t def = (size_t)json_integer_value(json_object_get(p, "default"));
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(json_array_get(entries, def),
+                                        "config"),
+                        key, v)
+    {
+        if (status != CUTUNE_OK)
+            break;
+        what = describe(name, key);
+        status = claim_ident(cache, members, "", key, NULL, IDENT_MEMBER, "",
+                             &what);
+    }
+    json_decref(members);
+    return status;
+}
+
+/* Refuses a header in which two names would become one identifier. */
+static cutune_status check_names(cutune_cache *cache, json_t *model,
+                                 const char *base)
+{
+    json_t *seen = json_object();
+    if (!seen)
+        return no_memory(cache);
+    out what = {NULL, 0, 0, 0};
+    emit(&what, "the include guard of %s", base);
+    cutune_status status = claim_ident(cache, seen, "CUTUNE_EXPORT_", base,
+                                       NULL, IDENT_MACRO, "", &what);
+    int one = json_is_string(json_object_get(model, "device"));
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(model, "problems"), i, p)
+    {
+        if (status != CUTUNE_OK)
+            break;
+        status = one ? check_one_device(cache, seen, p)
+                     : check_table(cache, seen, p);
+    }
+    json_decref(seen);
+    return status;
 }
 
 static cutune_status render(cutune_cache *cache, json_t *model,
@@ -554,8 +769,9 @@ static cutune_status render(cutune_cache *cache, json_t *model,
     }
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    char guard[160];
-    ident(base, 1, guard, sizeof guard);
+    cutune_status status = check_names(cache, model, base);
+    if (status != CUTUNE_OK)
+        return status;
     json_t *device = json_object_get(model, "device");
     emit(o, "/* Generated by cutune %s (cutune export) from the tuning "
             "cache; do not edit.\n * ",
@@ -567,8 +783,11 @@ static cutune_status render(cutune_cache *cache, json_t *model,
         emit(o, "Launch configurations for every cached device, with a "
                 "lookup function per kernel");
     }
-    emit(o, ". */\n#ifndef CUTUNE_EXPORT_%s\n#define CUTUNE_EXPORT_%s\n",
-         guard, guard);
+    emit(o, ". */\n#ifndef CUTUNE_EXPORT_");
+    emit_ident(o, base, IDENT_MACRO);
+    emit(o, "\n#define CUTUNE_EXPORT_");
+    emit_ident(o, base, IDENT_MACRO);
+    emit(o, "\n");
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(model, "problems"), i, p)

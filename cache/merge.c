@@ -3,17 +3,23 @@
  * Records are the same when their keys are: the device (its UUID, or its
  * name when it has no UUID, both compared case-insensitively) and the
  * problem key (name, source hash, problem size, compiler options). Of the
- * same records the better measured stays: more timed runs, then the
- * smaller relative standard deviation (time_stddev_ms / time_ms), then the
- * newer timestamp, then the one read later. Winners are written in the
- * order they were read, each line as it was (unknown fields included), so
- * merging is idempotent and merging merged files changes nothing. Lines
- * that are not valid records of this format version are left out and
- * named in the warning.
+ * same records the newer stays (its timestamp; between equal timestamps
+ * the one read later), the rule lookup uses between records of one key
+ * (store_lookup.c): a merge keeps what a lookup of the inputs answers, so
+ * compacting a cache never undoes a `--force` re-tune. Winners are
+ * written in the order they were read, each line as it was (unknown
+ * fields included), so merging is idempotent and merging merged files
+ * changes nothing. Lines that are not valid records of this format
+ * version are left out and named in the warning.
+ *
+ * The output is written as every output is (fsio.h). While the merge
+ * reads, it holds a shared lock on the output file (when there is one),
+ * which keeps the cache's appends out until the merged file is renamed
+ * into place: a merge into a file a tune appends to loses no record.
  */
+#include "fsio.h"
 #include "store.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +28,6 @@
 typedef struct merge_item {
     char *key;
     json_t *root;
-    size_t runs;
-    double rel_sd;
     long long timestamp;
     size_t order;
     int keep;
@@ -89,8 +93,6 @@ static int merge_visit(void *user, const cutune_cache_record *r,
     }
     json_incref(root);
     it->root = root;
-    it->runs = r->runs;
-    it->rel_sd = r->time_ms > 0 ? r->time_stddev_ms / r->time_ms : HUGE_VAL;
     it->timestamp = r->timestamp;
     it->order = st->n;
     it->keep = 0;
@@ -108,13 +110,9 @@ static int by_key_then_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Is `a` better measured than `b`, which was read before it? */
-static int better_measured(const merge_item *a, const merge_item *b)
+/* Does `a` replace `b`, which was read before it? */
+static int newer(const merge_item *a, const merge_item *b)
 {
-    if (a->runs != b->runs)
-        return a->runs > b->runs;
-    if (a->rel_sd != b->rel_sd)
-        return a->rel_sd < b->rel_sd;
     return a->timestamp >= b->timestamp;
 }
 
@@ -132,8 +130,12 @@ cutune_status cutune_cache_merge(cutune_cache *cache,
                                   "merge needs input files and an output "
                                   "file");
 
+    char why[1024];
+    if (cutune__output_check(output, why, sizeof why) < 0)
+        return cutune__cache_fail(cache, CUTUNE_ERR_IO, "%s", why);
     merge_state st;
     memset(&st, 0, sizeof st);
+    int lock = cutune__output_lock(output);
     cutune_status status =
         cutune__cache_scan(cache, inputs, n_inputs, merge_visit, &st);
     if (status == CUTUNE_OK && st.no_memory)
@@ -154,7 +156,7 @@ cutune_status cutune_cache_merge(cutune_cache *cache,
             size_t best = i, j = i + 1;
             for (; j < st.n && strcmp(sorted[j]->key, sorted[i]->key) == 0;
                  j++)
-                if (better_measured(sorted[j], sorted[best]))
+                if (newer(sorted[j], sorted[best]))
                     best = j;
             sorted[best]->keep = 1;
             i = j;
@@ -195,6 +197,7 @@ cutune_status cutune_cache_merge(cutune_cache *cache,
     }
     if (status == CUTUNE_OK)
         status = cutune__cache_write_file(cache, output, text, len);
+    cutune__output_unlock(lock);
     if (status == CUTUNE_OK && stats) {
         stats->records_read = st.n;
         stats->records_written = written;

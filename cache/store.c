@@ -155,6 +155,7 @@ void cutune_cache_close(cutune_cache *cache)
     if (!cache)
         return;
     cutune__store_entry_free(&cache->found);
+    cutune__store_memo_free(cache->memo);
     free(cache->dir);
     free(cache);
 }

@@ -53,9 +53,10 @@ cutune_status cutune__cache_lookup_default(cutune_cache *cache,
                                            double *avg_relative,
                                            size_t *devices);
 
-/* Writes `data` to a dot file beside `path` (its directory created when
- * missing), syncs it and renames it into place: readers see the old file
- * or the whole new one. */
+/* Writes `data` to `path` as every output is written (fsio.h,
+ * cutune__output_write: "-", links, FIFOs and devices, a dot file beside
+ * a regular target renamed over it); the failure, naming the path, goes
+ * to the handle. */
 cutune_status cutune__cache_write_file(cutune_cache *cache, const char *path,
                                        const char *data, size_t len);
 

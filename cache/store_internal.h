@@ -73,7 +73,16 @@ struct cutune_cache {
                                accept() refused */
     size_t unreadable;      /* files of a scanned directory not read */
     char first_unreadable[512]; /* "PATH: why" of the first */
+    struct store_memo *memo; /* the records kept in memory
+                                (cutune_cache_preload); NULL: none */
 };
+
+/* Where a read of a file stopped: the byte after the last line read and
+ * that line's number. */
+typedef struct cutune__scan_pos {
+    off_t offset;
+    size_t line;
+} cutune__scan_pos;
 
 /* Outcome of decoding one line. */
 enum { DECODE_OK, DECODE_INVALID, DECODE_NO_MEMORY };
@@ -122,5 +131,35 @@ void cutune__store_note_line(cutune_cache *cache, const char *path,
                              size_t line, const char *why);
 cutune_status cutune__store_scan_dir(cutune_cache *cache, entry_visit_fn visit,
                                      void *user, int *missing);
+/* Which records a scan may pass over unvisited: those of other problems
+ * than `problem` (NULL: none), and those keep() refuses (NULL: none).
+ * Only a cache kept in memory passes them over; it is what makes its
+ * lookups cheap. */
+typedef struct cutune__scan_filter {
+    const char *problem;
+    int (*keep)(const void *keep_user, const cutune_cache_record *record);
+    const void *keep_user;
+} cutune__scan_filter;
+
+/* cutune__store_scan_dir with a filter (NULL: none). */
+cutune_status cutune__store_scan_filtered(cutune_cache *cache,
+                                          const cutune__scan_filter *filter,
+                                          entry_visit_fn visit, void *user,
+                                          int *missing);
+int cutune__store_file_readable(cutune_cache *cache, const char *path);
+cutune_status cutune__store_scan_file(cutune_cache *cache, const char *path,
+                                      entry_visit_fn visit, void *user,
+                                      int *stop, cutune__scan_pos *pos);
+cutune_status cutune__store_list_dir(cutune_cache *cache, const char *dirpath,
+                                     char ***names, size_t *n_names,
+                                     int *missing);
+void cutune__store_free_names(char **names, size_t count);
+
+/* store_memo.c */
+cutune_status cutune__store_memo_scan(cutune_cache *cache,
+                                      const cutune__scan_filter *filter,
+                                      entry_visit_fn visit, void *user,
+                                      int *missing);
+void cutune__store_memo_free(struct store_memo *memo);
 
 #endif

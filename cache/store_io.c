@@ -1,7 +1,7 @@
 /* The cache's files: the name a device's records go to, directories made
  * on demand, and the two ways a file is written (appending one locked line;
- * replacing a whole file atomically). The plumbing under them is fsio.c's,
- * which the tuner shares. */
+ * writing a whole file the way every output is written, fsio.h). The
+ * plumbing under them is fsio.c's, which the tuner shares. */
 #include "store_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -82,28 +82,52 @@ cutune_status cutune__store_make_dir(cutune_cache *cache, const char *dir)
     return status;
 }
 
+/* Opens `path` for appending and locks it. A merge into this file
+ * replaces it while appends wait for its lock (fsio.h,
+ * cutune__output_lock): a lock won on a file that is no longer at `path`
+ * is dropped and the new file opened, so no line goes to a file nobody
+ * will read again. */
+static int open_locked(cutune_cache *cache, const char *path,
+                       cutune_status *status)
+{
+    for (;;) {
+        int fd;
+        /* O_RDWR rather than O_WRONLY: the last byte is read back to
+         * detect a torn line. O_APPEND makes every write land at the end
+         * even if a writer that ignores the lock gets in. */
+        do
+            fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        while (fd < 0 && errno == EINTR);
+        if (fd < 0) {
+            *status = cutune__cache_fail_sys(cache, errno, "open", path);
+            return -1;
+        }
+        while (flock(fd, LOCK_EX) != 0) {
+            if (errno != EINTR) {
+                *status = cutune__cache_fail_sys(cache, errno, "lock", path);
+                close(fd);
+                return -1;
+            }
+        }
+        struct stat held, named;
+        int gone = stat(path, &named) != 0 && errno == ENOENT;
+        if (!gone && (fstat(fd, &held) != 0 || stat(path, &named) != 0 ||
+                      (held.st_dev == named.st_dev &&
+                       held.st_ino == named.st_ino)))
+            return fd;
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
 /* `line` is "\n<json>\n". */
 cutune_status cutune__store_write_line(cutune_cache *cache, const char *path,
                                        const char *line, size_t len)
 {
     cutune_status status = CUTUNE_OK;
-    int fd;
-    /* O_RDWR rather than O_WRONLY: the last byte is read back to detect a
-     * torn line. O_APPEND makes every write land at the end even if a
-     * writer that ignores the lock gets in. */
-    do
-        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    while (fd < 0 && errno == EINTR);
+    int fd = open_locked(cache, path, &status);
     if (fd < 0)
-        return cutune__cache_fail_sys(cache, errno, "open", path);
-
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno != EINTR) {
-            status = cutune__cache_fail_sys(cache, errno, "lock", path);
-            close(fd);
-            return status;
-        }
-    }
+        return status;
 
     struct stat st;
     off_t before = 0;
@@ -170,42 +194,10 @@ unlock:
 cutune_status cutune__cache_write_file(cutune_cache *cache, const char *path,
                                        const char *data, size_t len)
 {
-    size_t plen = strlen(path);
-    const char *slash = strrchr(path, '/');
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
-    char *tmp = malloc(plen + 64);
-    char *dir = malloc(dlen + 2);
-    if (!tmp || !dir) {
-        free(tmp);
-        free(dir);
+    char why[1024];
+    if (cutune__output_write(path, data, len, why, sizeof why) == 0)
+        return CUTUNE_OK;
+    if (errno == ENOMEM)
         return cutune__store_fail_memory(cache);
-    }
-    if (slash) {
-        memcpy(dir, path, dlen);
-        dir[dlen] = '\0';
-        if (dlen == 0)
-            memcpy(dir, "/", 2);
-    } else {
-        memcpy(dir, ".", 2);
-    }
-    /* A dot file beside the target: readers of cache directories skip it,
-     * and rename() within one directory is atomic. */
-    snprintf(tmp, plen + 64, "%.*s.%s.tmp-%ld", (int)(slash ? dlen + 1 : 0),
-             path, slash ? slash + 1 : path, (long)getpid());
-    cutune_status status = cutune__store_make_dir(cache, dir);
-    if (status != CUTUNE_OK)
-        goto out;
-    cutune__atomic_file f;
-    if (cutune__atomic_file_open(&f, tmp, 0644) == 0)
-        cutune__atomic_file_write(&f, data, len);
-    if (cutune__atomic_file_commit(&f, path, 1) == 0)
-        cutune__sync_dir(dir);
-    else
-        status = cutune__cache_fail_sys(
-            cache, f.err, f.failed,
-            strcmp(f.failed, "rename into") == 0 ? path : tmp);
-out:
-    free(tmp);
-    free(dir);
-    return status;
+    return cutune__cache_fail(cache, CUTUNE_ERR_IO, "%s", why);
 }

@@ -78,6 +78,11 @@ static int is_query_device(const cutune_cache_query *q,
            (by_name && strcasecmp(r->device.name, q->device_name) == 0);
 }
 
+static int of_query_device(const void *query, const cutune_cache_record *r)
+{
+    return is_query_device(query, r);
+}
+
 /* Nearer first; among equals the newer, and among equal times the later
  * line (the one seen last). */
 static int nearer_or_newer(double distance, long long timestamp,
@@ -222,10 +227,18 @@ static int accept_then_visit(void *user, cache_entry *e, const char *path,
 static cutune_status scan_lookup(cutune_cache *cache, lookup_state *st,
                                  int *missing)
 {
+    /* What lookup_visit passes over need not be visited (a cache kept in
+     * memory then skips it): other problems, and without fallback other
+     * devices. */
+    cutune__scan_filter filter = {st->query->problem_name, NULL, st->query};
+    if (!st->query->fallback && !st->default_only)
+        filter.keep = of_query_device;
     if (!st->query->accept)
-        return cutune__store_scan_dir(cache, lookup_visit, st, missing);
+        return cutune__store_scan_filtered(cache, &filter, lookup_visit, st,
+                                           missing);
     accept_visit av = {cache, st};
-    return cutune__store_scan_dir(cache, accept_then_visit, &av, missing);
+    return cutune__store_scan_filtered(cache, &filter, accept_then_visit,
+                                       &av, missing);
 }
 
 /* The DEFAULT level. Each device (by name) is represented by its record

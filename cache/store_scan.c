@@ -16,7 +16,7 @@ void cutune__store_note_line(cutune_cache *cache, const char *path,
  * to nothing, no permission, not a regular file) is counted and named in
  * the warning, and the walk goes on: one bad entry does not hide the
  * rest of the cache. Returns 1 when `path` can be read. */
-static int file_readable(cutune_cache *cache, const char *path)
+int cutune__store_file_readable(cutune_cache *cache, const char *path)
 {
     int fd;
     do
@@ -53,8 +53,11 @@ static int is_blank(const char *s, size_t n)
     return 1;
 }
 
-static cutune_status scan_file(cutune_cache *cache, const char *path,
-                               entry_visit_fn visit, void *user, int *stop)
+/* Reads `path` from pos->offset (line pos->line + 1 on), or whole when
+ * `pos` is NULL; pos is left after the last line read. */
+cutune_status cutune__store_scan_file(cutune_cache *cache, const char *path,
+                                      entry_visit_fn visit, void *user,
+                                      int *stop, cutune__scan_pos *pos)
 {
     int fd;
     do
@@ -82,19 +85,26 @@ static cutune_status scan_file(cutune_cache *cache, const char *path,
     while (flock(fd, LOCK_SH) != 0 && errno == EINTR)
         ;
     FILE *f = fdopen(fd, "r");
-    if (!f) {
+    if (!f || (pos && fseeko(f, pos->offset, SEEK_SET) != 0)) {
         cutune_status status =
             cutune__cache_fail_sys(cache, errno, "read", path);
-        close(fd);
+        if (f)
+            fclose(f);
+        else
+            close(fd);
         return status;
     }
 
     cutune_status status = CUTUNE_OK;
     char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    size_t cap = 0, lineno = pos ? pos->line : 0;
     ssize_t got;
     while ((got = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if (pos) {
+            pos->offset += (off_t)got;
+            pos->line = lineno;
+        }
         if (is_blank(line, (size_t)got))
             continue;
         json_error_t jerr;
@@ -152,12 +162,22 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Visits every valid record of every *.jsonl file, in name order so that
- * "later" means the same thing on every machine. */
-static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
-                                 entry_visit_fn visit, void *user,
-                                 int *missing, int *stop)
+void cutune__store_free_names(char **names, size_t count)
 {
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* The *.jsonl files of `dirpath` (not the dot files, left for tools that
+ * write a file aside and rename it into place), in name order so that
+ * "later" means the same thing on every machine. *missing: no such
+ * directory (no names, CUTUNE_OK). */
+cutune_status cutune__store_list_dir(cutune_cache *cache, const char *dirpath,
+                                     char ***out, size_t *n_out, int *missing)
+{
+    *out = NULL;
+    *n_out = 0;
     *missing = 0;
     DIR *dir = opendir(dirpath);
     if (!dir) {
@@ -167,7 +187,6 @@ static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
         }
         return cutune__cache_fail_sys(cache, errno, "read directory", dirpath);
     }
-
     cutune_status status = CUTUNE_OK;
     char **names = NULL;
     size_t count = 0, cap = 0;
@@ -182,8 +201,6 @@ static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
         }
         const char *name = de->d_name;
         size_t len = strlen(name);
-        /* Dot files are left for tools that write a file aside and rename
-         * it into place. */
         if (name[0] == '.' || len <= 6 || strcmp(name + len - 6, ".jsonl"))
             continue;
         if (count == cap) {
@@ -203,22 +220,38 @@ static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
         count++;
     }
     closedir(dir);
-
-    if (status == CUTUNE_OK && count > 1)
+    if (status != CUTUNE_OK) {
+        cutune__store_free_names(names, count);
+        return status;
+    }
+    if (count > 1)
         qsort(names, count, sizeof *names, compare_names);
+    *out = names;
+    *n_out = count;
+    return CUTUNE_OK;
+}
+
+/* Visits every valid record of every *.jsonl file. */
+static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
+                                 entry_visit_fn visit, void *user,
+                                 int *missing, int *stop)
+{
+    char **names;
+    size_t count;
+    cutune_status status =
+        cutune__store_list_dir(cache, dirpath, &names, &count, missing);
     for (size_t i = 0; status == CUTUNE_OK && !*stop && i < count; i++) {
         char *path = cutune__store_path_join(dirpath, names[i]);
         if (!path) {
             status = cutune__store_fail_memory(cache);
             break;
         }
-        if (file_readable(cache, path))
-            status = scan_file(cache, path, visit, user, stop);
+        if (cutune__store_file_readable(cache, path))
+            status = cutune__store_scan_file(cache, path, visit, user, stop,
+                                             NULL);
         free(path);
     }
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
+    cutune__store_free_names(names, count);
     return status;
 }
 
@@ -267,15 +300,25 @@ static void note_skipped(cutune_cache *cache, const char *where)
                  cache->first_unreadable);
 }
 
-cutune_status cutune__store_scan_dir(cutune_cache *cache, entry_visit_fn visit,
-                                     void *user, int *missing)
+cutune_status cutune__store_scan_filtered(cutune_cache *cache,
+                                          const cutune__scan_filter *filter,
+                                          entry_visit_fn visit, void *user,
+                                          int *missing)
 {
     int stop = 0;
     reset_counts(cache);
     cutune_status status =
-        scan_dir_at(cache, cache->dir, visit, user, missing, &stop);
+        cache->memo
+            ? cutune__store_memo_scan(cache, filter, visit, user, missing)
+            : scan_dir_at(cache, cache->dir, visit, user, missing, &stop);
     note_skipped(cache, cache->dir);
     return status;
+}
+
+cutune_status cutune__store_scan_dir(cutune_cache *cache, entry_visit_fn visit,
+                                     void *user, int *missing)
+{
+    return cutune__store_scan_filtered(cache, NULL, visit, user, missing);
 }
 
 /* Files are read as they are, directories as caches. */
@@ -297,7 +340,8 @@ static cutune_status scan_paths(cutune_cache *cache, const char *const *paths,
             status = scan_dir_at(cache, paths[i], visit, user, &missing,
                                  &stop);
         else
-            status = scan_file(cache, paths[i], visit, user, &stop);
+            status = cutune__store_scan_file(cache, paths[i], visit, user,
+                                             &stop, NULL);
     }
     note_skipped(cache, n == 1 && paths[0] ? paths[0] : "the inputs");
     return status;

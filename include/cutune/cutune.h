@@ -61,6 +61,19 @@ typedef enum cutune_status {
 /* A fixed English string for a status; never NULL. */
 const char *cutune_status_str(cutune_status status);
 
+/* The one reader of cutune's numeric environment variables
+ * (CUTUNE_MAX_INPUT_MB, CUTUNE_SPACE_LIMIT, CUTUNE_REPLAY_TIME_SCALE):
+ * `name` as a number from `min` to `max`, a whole number written in
+ * digits only when `integer`, a finite one otherwise. Unset or empty:
+ * CUTUNE_OK with *value untouched (the caller's default). Anything else
+ * out of type or range: CUTUNE_ERR_INVALID_ARGUMENT and one line naming
+ * the variable and its value in `message` (`size` bytes, may be NULL),
+ * "CUTUNE_MAX_INPUT_MB: 'abc' is not a whole number from 1 to 1048576".
+ * Thread-safe as getenv() is. */
+cutune_status cutune_env_number(const char *name, double min, double max,
+                                int integer, double *value, char *message,
+                                size_t size);
+
 /* What became of one evaluated configuration. The strings of
  * cutune_outcome_str() are the T4 `invalidity` values. Stable values. */
 typedef enum cutune_outcome {
@@ -341,8 +354,9 @@ cutune_status cutune_session_tune(cutune_session *session,
 
 /* Writes every evaluation of the session's most recent tune (also one
  * that ended without a valid result) as a T4 results file at `path`,
- * gzip-compressed when it ends in ".gz". The problem given to that tune
- * must still exist. Per configuration: `configuration`, `times`
+ * gzip-compressed when it ends in ".gz", written as every output is
+ * (cutune_output_path_check: "-" is standard output). The problem given
+ * to that tune must still exist. Per configuration: `configuration`, `times`
  * (`runtimes`: every timed launch, `compilation`, `framework`,
  * `search_algorithm`, `validation`, all ms), `invalidity` (the strings of
  * cutune_outcome_str), `correctness` and `objectives`. */
@@ -446,6 +460,14 @@ int cutune_problem_accepts_record(void *problem,
  * is created on the first append. The caller owns *out. */
 cutune_status cutune_cache_open(const char *dir, cutune_cache **out);
 void cutune_cache_close(cutune_cache *cache);
+/* Reads every record of the cache into memory and keeps them with the
+ * handle, so that its later lookups and walks decode only what changed on
+ * disk since (lines appended, a file replaced or gone), not every line
+ * again. For a program that looks up many times, as a plan run does;
+ * costs memory for every record (about 7 KB each, 350 MB for 50,000).
+ * Errors as a lookup's.
+ */
+cutune_status cutune_cache_preload(cutune_cache *cache);
 const char *cutune_cache_errmsg(const cutune_cache *cache);
 const char *cutune_cache_dir(const cutune_cache *cache);
 
@@ -503,17 +525,20 @@ cutune_status cutune_cache_lookup_device(cutune_cache *cache,
 typedef struct cutune_cache_merge_stats {
     size_t records_read;
     size_t records_written;
-    size_t duplicates;      /* records dropped for a better-measured one */
+    size_t duplicates;      /* records dropped for a newer one */
 } cutune_cache_merge_stats;
 
 /* Joins the records of the cache files (or cache directories) `inputs`
- * into the one file `output`, written aside and renamed into place, so it
- * may be one of the inputs. Records with the same key (device UUID, or
- * name when the UUID is empty; problem name, source hash, size and
- * compiler options) are one: the better measured stays (more runs, then
- * the smaller relative standard deviation, then the newer). `cache` only
- * carries the error message and the warning; its directory is not used.
- * `stats` may be NULL. */
+ * into the one file `output`, written as every output is
+ * (cutune_output_path_check), so it may be one of the inputs. While it
+ * reads, appends to `output` wait (they take the lock cutune_cache_append
+ * takes), so merging into a file a tune appends to loses no record.
+ * Records with the same key (device UUID, or name when the UUID is empty;
+ * problem name, source hash, size and compiler options) are one: the
+ * newer stays (between equal timestamps, the one read later), as in a
+ * lookup, so a `--force` re-tune survives a merge. `cache` only carries
+ * the error message and the warning; its directory is not used. `stats`
+ * may be NULL. */
 cutune_status cutune_cache_merge(cutune_cache *cache,
                                  const char *const *inputs, size_t n_inputs,
                                  const char *output,
@@ -524,7 +549,8 @@ typedef enum cutune_export_format {
     CUTUNE_EXPORT_JSON = 1
 } cutune_export_format;
 
-/* Writes the winners of the cache to `path` (aside, then renamed). When
+/* Writes the winners of the cache to `path` (as every output is,
+ * cutune_output_path_check). When
  * the queries name a device (each one must), the export holds, per
  * problem, that device's answer through the chain (query.fallback) as one
  * #define per parameter. When none names a device, it holds every cached
@@ -545,6 +571,22 @@ cutune_status cutune_cache_export(cutune_cache *cache,
  * as for a lookup. */
 typedef int (*cutune_cache_visit_fn)(void *user,
                                      const cutune_cache_record *record);
+/* Whether `path` can take an output of cutune: a T4 file
+ * (cutune_session_write_t4), a report (cutune_report_write), an export, a
+ * merged cache. Every output is written one way: "-" is standard output;
+ * a symbolic link is written through to its target (the link stays); a
+ * FIFO or character device (/dev/null) is opened and written into, never
+ * replaced; a directory, socket or block device is refused; anything else
+ * is written to a new file beside its target (created O_EXCL|O_NOFOLLOW),
+ * fsynced and renamed over it, keeping a replaced file's permission bits
+ * (a new file: 0644 less the umask). Nothing is created here: a missing
+ * directory is an error. A command calls this before work that a bad
+ * path would waste (a tune), when no handle exists yet to carry the
+ * message; so the message, "cannot write PATH: REASON", goes to `message`
+ * (`size` bytes; may be NULL). CUTUNE_OK, or CUTUNE_ERR_IO. Thread-safe. */
+cutune_status cutune_output_path_check(const char *path, char *message,
+                                       size_t size);
+
 cutune_status cutune_cache_foreach(cutune_cache *cache,
                                    cutune_cache_visit_fn visit, void *user);
 

@@ -83,6 +83,9 @@ struct cutune_plan_backend {
     void *user;
     /* Load problems with cutune_problem_options.space_only. */
     int space_only;
+    /* cutune_problem_options.max_space_visits of every problem the plan
+     * loads (CUTUNE_SPACE_LIMIT in the command); 0: the default bound. */
+    unsigned long long max_space_visits;
 };
 
 /* Tunes on the GPUs through sessions made from `options` (copied; its
@@ -117,6 +120,11 @@ typedef struct cutune_plan_run_options {
      * 1 failed, ETA 40 s"); each failed task at WARN. */
     cutune_log_fn log;
     void *log_user;
+    /* Over MPI: seconds a rank may go without a word to rank 0 (it sends
+     * one every quarter of this while it tunes) before rank 0 takes it
+     * for stopped and hands its task to another rank; also how long rank
+     * 0 waits for every rank to show its plan. 0: 600. */
+    double rank_timeout_s;
 } cutune_plan_run_options;
 
 void cutune_plan_run_options_init(cutune_plan_run_options *options);
@@ -129,6 +137,7 @@ typedef struct cutune_plan_report {
     double seconds;
     int rank;               /* this process's MPI rank; 0 without MPI */
     int ranks;              /* 1 without MPI */
+    int ranks_lost;         /* rank 0: ranks timed out (rank_timeout_s) */
 } cutune_plan_report;
 
 /* Works through the plan's tasks in order with `backend`: a task whose

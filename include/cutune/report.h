@@ -51,7 +51,8 @@ cutune_status cutune_report_create_cache(cutune_cache *cache,
                                          const cutune_report_options *options,
                                          cutune_report **out);
 
-/* Writes the page to `path`. */
+/* Writes the page to `path`, as every output is written
+ * (cutune_output_path_check: "-" is standard output). */
 cutune_status cutune_report_write(cutune_report *report, const char *path);
 
 /* Notes about the page: what was unknown or left out ("no occupancy

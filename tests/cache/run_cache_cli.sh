@@ -138,6 +138,7 @@ expect check-no-problem 1 'missing PROBLEM' $cutune check --device-name X
 
 # --- merge ---------------------------------------------------------------
 cp "$fleet/gtx-fictional-9100-22222222.jsonl" "$tmp/copy.jsonl"
+mkdir "$tmp/merged"
 expect merge 0 '5 records written \(6 read from 2 inputs, 1 duplicate dropped\)' \
     $cutune merge "$fleet" "$tmp/copy.jsonl" -o "$tmp/merged/all.jsonl"
 expect merge-warns 0 'warning: 1 record of cache format version 2' \

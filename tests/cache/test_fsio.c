@@ -1,5 +1,8 @@
 /* cache/fsio.c: hash values pinned (they are part of on-disk names and
- * keys), mkdir -p, and atomic replacement with its failures. */
+ * keys), mkdir -p, atomic replacement with its failures, and the one way
+ * an output is written: "-", symbolic links, FIFOs, device nodes, planted
+ * temporary names, and paths that cannot be written. */
+#define _DEFAULT_SOURCE /* flock */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
@@ -7,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -87,7 +93,7 @@ static void test_atomic_file(void)
     CHECK_INT(cutune__make_dirs(dir, NULL), 0);
     char *target = path_in("atomic/target");
 
-    /* A mkstemp() template: a unique name, mode 0600. */
+    /* A template: a unique name, mode 0600. */
     char tmp[512];
     snprintf(tmp, sizeof tmp, "%s/tmp-XXXXXX", dir);
     cutune__atomic_file f;
@@ -101,8 +107,8 @@ static void test_atomic_file(void)
     CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0600);
     CHECK_INT(entries(dir), 1);
 
-    /* A name of the caller's, replacing the file with the new text. */
-    snprintf(tmp, sizeof tmp, "%s/.target.tmp", dir);
+    /* A mode of the caller's, less the umask; the file replaced. */
+    snprintf(tmp, sizeof tmp, "%s/.target.XXXXXX", dir);
     mode_t old = umask(022);
     CHECK_INT(cutune__atomic_file_open(&f, tmp, 0666), 0);
     umask(old);
@@ -144,6 +150,152 @@ static void test_atomic_file(void)
     CHECK_STR(slurp(target), "three\n");
 }
 
+/* Temporary names are templates, never a name of the caller's that a
+ * planted symbolic link could stand at: a plain name is refused, and the
+ * file it would have followed stays as it was. */
+static void test_atomic_planted(void)
+{
+    char *victim = strdup(path_in("atomic/victim"));
+    FILE *f = fopen(victim, "w");
+    fputs("mine\n", f);
+    fclose(f);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/atomic/.target.tmp", root);
+    CHECK_INT(symlink(victim, tmp), 0);
+    cutune__atomic_file a;
+    CHECK_INT(cutune__atomic_file_open(&a, tmp, 0644), -1);
+    CHECK_INT(a.err, EINVAL);
+    CHECK_STR(slurp(victim), "mine\n");
+    unlink(tmp);
+    unlink(victim);
+    free(victim);
+}
+
+/* Reads what a child process writes to the FIFO `path`. */
+static pid_t fifo_reader(const char *path, const char *copy)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        char buf[256];
+        int in = open(path, O_RDONLY);
+        int out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ssize_t n;
+        while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+            if (write(out, buf, (size_t)n) != n)
+                break;
+        _exit(0);
+    }
+    return pid;
+}
+
+static void test_output(void)
+{
+    char *dir = strdup(path_in("out"));
+    CHECK_INT(cutune__make_dirs(dir, NULL), 0);
+    char why[1024];
+    struct stat st;
+
+    /* A new file, then the same file replaced: no temporary file left. */
+    char *file = path_in("out/a.txt");
+    CHECK_INT(cutune__output_check(file, why, sizeof why),
+              CUTUNE__OUTPUT_REPLACE);
+    CHECK_INT(cutune__output_write(file, "one\n", 4, why, sizeof why), 0);
+    CHECK_STR(slurp(file), "one\n");
+    chmod(file, 0640);
+    CHECK_INT(cutune__output_write(file, "two\n", 4, why, sizeof why), 0);
+    CHECK_STR(slurp(file), "two\n");
+    CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0640);
+    CHECK_INT(entries(dir), 1);
+
+    /* A symbolic link is written through; it stays a link. A link to
+     * nothing creates its target. */
+    char *link = path_in("out/link");
+    CHECK_INT(symlink("a.txt", link), 0);
+    CHECK_INT(cutune__output_write(link, "three\n", 6, why, sizeof why), 0);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_STR(slurp(file), "three\n");
+    char *dangling = path_in("out/dangling");
+    CHECK_INT(symlink("made.txt", dangling), 0);
+    CHECK_INT(cutune__output_write(dangling, "four\n", 5, why, sizeof why),
+              0);
+    CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_STR(slurp(path_in("out/made.txt")), "four\n");
+    char *loop = path_in("out/loop");
+    CHECK_INT(symlink("loop", loop), 0);
+    CHECK_INT(cutune__output_check(loop, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "loop");
+
+    /* A FIFO is written into, not replaced. */
+    char *fifo = path_in("out/fifo");
+    char *copy = path_in("fifo-copy");
+    CHECK_INT(mkfifo(fifo, 0600), 0);
+    CHECK_INT(cutune__output_check(fifo, why, sizeof why),
+              CUTUNE__OUTPUT_STREAM);
+    pid_t pid = fifo_reader(fifo, copy);
+    CHECK_INT(cutune__output_write(fifo, "five\n", 5, why, sizeof why), 0);
+    waitpid(pid, NULL, 0);
+    CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    CHECK_STR(slurp(copy), "five\n");
+
+    /* A device node is written into: /dev/null stays /dev/null. */
+    CHECK_INT(cutune__output_check("/dev/null", why, sizeof why),
+              CUTUNE__OUTPUT_STREAM);
+    CHECK_INT(cutune__output_write("/dev/null", "x", 1, why, sizeof why), 0);
+    CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
+    /* "-" is standard output. */
+    char *captured = path_in("stdout");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(captured, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    CHECK_INT(cutune__output_write("-", "six\n", 4, why, sizeof why), 0);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    CHECK_STR(slurp(captured), "six\n");
+    CHECK(access("-", F_OK) != 0);
+
+    /* Paths that cannot be written: one message naming the path. */
+    CHECK_INT(cutune__output_check(dir, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "is a directory");
+    CHECK_CONTAINS(why, dir);
+    char *missing = path_in("none/x.h");
+    CHECK_INT(cutune__output_write(missing, "x", 1, why, sizeof why), -1);
+    CHECK_INT(errno, ENOENT);
+    CHECK_CONTAINS(why, "no such directory");
+    CHECK_CONTAINS(why, "none/x.h");
+    CHECK_INT(cutune__output_check("", why, sizeof why), -1);
+    CHECK_INT(cutune__output_check(path_in("out/a.txt/x"), why, sizeof why),
+              -1);
+    if (geteuid() != 0) {
+        chmod(dir, 0555);
+        CHECK_INT(cutune__output_check(path_in("out/new"), why, sizeof why),
+                  -1);
+        CHECK_CONTAINS(why, "cannot create files in");
+        chmod(dir, 0755);
+    }
+    CHECK_INT(entries(dir), 6);
+    free(dir);
+}
+
+/* The lock a merge holds keeps an exclusive lock out, and a shared one
+ * (a reader's) in. */
+static void test_output_lock(void)
+{
+    char *file = path_in("out/a.txt");
+    int fd = cutune__output_lock(file);
+    CHECK(fd >= 0);
+    int other = open(file, O_RDONLY);
+    CHECK(flock(other, LOCK_EX | LOCK_NB) != 0);
+    CHECK(flock(other, LOCK_SH | LOCK_NB) == 0);
+    close(other);
+    cutune__output_unlock(fd);
+    CHECK_INT(cutune__output_lock(path_in("out/none")), -1);
+    CHECK_INT(cutune__output_lock("-"), -1);
+    CHECK_INT(cutune__output_lock(path_in("out/fifo")), -1);
+}
+
 static void remove_tree(const char *path)
 {
     DIR *d = opendir(path);
@@ -174,6 +326,9 @@ int main(void)
     test_hashes();
     test_make_dirs();
     test_atomic_file();
+    test_atomic_planted();
+    test_output();
+    test_output_lock();
     remove_tree(root);
     return check_finish();
 }

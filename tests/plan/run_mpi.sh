@@ -3,7 +3,8 @@
 # 10 tasks (sim.json at 5 sizes on 2 simulated devices) and one failing
 # item out to ranks 0, 1 and 2 (rank 0 tunes too); every record must reach rank 0's cache
 # exactly once, the failure must be reported, and a second run must tune
-# nothing.
+# nothing. Then ranks given different plans (rank 2 one more size) must
+# stop before tuning, with one message naming rank 2.
 # usage: run_mpi.sh MPIEXEC CUTUNE SOURCE_DIR
 set -u
 mpiexec=$1
@@ -55,3 +56,21 @@ grep -q "plan: 11 tasks: 0 tuned, 10 already cached, 1 failed" "$tmp/out2" ||
 lines=$(cat "$tmp"/cache/*.jsonl | wc -l)
 [ "$lines" -eq 10 ] || fail "second run: $lines records, wanted 10"
 echo "plan over MPI: 10 records reached rank 0 once each; resumed"
+
+# Different plans: mpirun's MPMD form gives rank 2 another plan file.
+sed 's/\[16384\]\]/[16384], [32768]]/' "$tmp/plan.json" >"$tmp/plan2.json"
+"$mpiexec" --oversubscribe --allow-run-as-root \
+    -np 2 "$cutune" tune --plan "$tmp/plan.json" --cache-dir "$tmp/cache3" \
+    --budget-evals 8 : \
+    -np 1 "$cutune" tune --plan "$tmp/plan2.json" --cache-dir "$tmp/cache3" \
+    --budget-evals 8 >"$tmp/out3" 2>"$tmp/err3"
+rc=$?
+cat "$tmp/out3" "$tmp/err3"
+[ "$rc" -ne 0 ] || fail "different plans: exit 0"
+[ "$(grep -c '^cutune: ' "$tmp/err3")" -eq 1 ] ||
+    fail "different plans: not one message"
+grep -q "^cutune: .*MPI: rank 2 read another plan than rank 0" "$tmp/err3" ||
+    fail "different plans: rank 2 not named"
+[ ! -d "$tmp/cache3" ] || [ -z "$(ls "$tmp/cache3")" ] ||
+    fail "different plans: something was tuned"
+echo "plan over MPI: different plans refused, rank 2 named"

@@ -66,11 +66,18 @@ int cli_parse_problem(int argc, char **argv, const cli_opt *opts,
 int cli_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+/* Checks an output path given to `option` (cutune_output_path_check)
+ * before the command does work that a bad path would waste. 0 when `path` is
+ * NULL or can be written; else CLI_EXIT_INPUT after printing
+ * "cutune: OPTION: cannot write PATH: REASON". */
+int cli_check_output(const char *option, const char *path);
+
 /* Loads PROBLEM with an optional --size; prints the reason and returns an
  * exit code on failure. */
-/* CUTUNE_SPACE_LIMIT from the environment: the partial configurations
- * building a space may check; 0 (the default) when unset or not a number. */
-unsigned long long cli_space_limit(void);
+/* CUTUNE_SPACE_LIMIT from the environment into *limit: the partial
+ * configurations building a space may check; 0 (the default) when unset.
+ * Else 0, or CLI_EXIT_USAGE after printing why the value is refused. */
+int cli_space_limit(unsigned long long *limit);
 /* Prints the problem's load warnings, one line each, to stderr. */
 void cli_print_warnings(const char *name, const cutune_problem *p);
 int cli_load_problem(const char *name, const cli_sizes *size,

@@ -117,6 +117,8 @@ int cli_cmd_explain(int argc, char **argv)
         return rc;
     if (device > 1024)
         return cli_usage_error("--device: out of range");
+    if ((rc = cli_check_output("--output", output)))
+        return rc;
     cutune_param_value given[64];
     size_t n_given = 0;
     char *config_text = config ? strdup(config) : NULL;

@@ -26,7 +26,7 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --format header|json\n"
-    "  -o, --output FILE\n"
+    "  -o, --output FILE   the header or JSON file (- for standard output)\n"
     "  --device N          one device: the CUDA device with this ordinal\n"
     "  --device-name NAME  one device, by name; needs no GPU\n"
     "  --cc X.Y            its compute capability (with --device-name)\n"
@@ -71,6 +71,8 @@ int cli_cmd_export(int argc, char **argv)
         return cli_usage_error("--format: give header or json");
     if (!output)
         return cli_usage_error("missing -o FILE");
+    if ((rc = cli_check_output("-o", output)))
+        return rc;
 
     cutune_problem *loaded[MAX_PROBLEMS];
     cutune_cache_query q[MAX_PROBLEMS];

@@ -134,6 +134,33 @@ static int rank_zero(void)
     return 1;
 }
 
+/* The run's log, keeping its last error: an error the run logged (over
+ * MPI, before the other ranks end) is not printed again. */
+typedef struct plan_log {
+    cli_progress *pr;
+    char said[512];
+} plan_log;
+
+static void on_plan_log(void *user, cutune_log_level level, const char *msg)
+{
+    plan_log *l = user;
+    if (level == CUTUNE_LOG_ERROR)
+        snprintf(l->said, sizeof l->said, "%s", msg);
+    cli_on_log(l->pr, level, msg);
+}
+
+/* How long rank 0 waits for a silent rank (docs/plans.md). */
+static int rank_timeout(cutune_plan_run_options *o)
+{
+    char why[256];
+    if (cutune_env_number("CUTUNE_PLAN_RANK_TIMEOUT", 1, 1e7, 0,
+                          &o->rank_timeout_s, why, sizeof why)) {
+        fprintf(stderr, "cutune: %s\n", why);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int finish(const cutune_plan *plan, const cutune_plan_report *r)
 {
     /* Rank 0 reports every failure; another rank's exit status would
@@ -195,22 +222,34 @@ static int run_plan(const plan_args *a)
     cli_progress_init(&pr, a->quiet || (mpi && !rank_zero()));
     pr.verbose = a->verbose;
     cutune_plan_backend *backend = NULL;
-    if ((st = make_backend(a, &so, &backend)) != CUTUNE_OK) {
+    unsigned long long limit = 0;
+    if ((rc = cli_space_limit(&limit)) ||
+        (st = make_backend(a, &so, &backend)) != CUTUNE_OK) {
         cutune_plan_destroy(plan);
-        return cli_exit_code(st);
+        return rc ? rc : cli_exit_code(st);
     }
+    backend->max_space_visits = limit;
     cutune_plan_run_options o;
     cutune_plan_run_options_init(&o);
     o.cache_dir = a->cache_dir;
     o.force = a->force;
-    o.log = cli_on_log;
-    o.log_user = &pr;
+    if ((rc = rank_timeout(&o))) {
+        cutune_plan_backend_destroy(backend);
+        cutune_plan_destroy(plan);
+        return rc;
+    }
+    plan_log plog = {&pr, ""};
+    o.log = on_plan_log;
+    o.log_user = &plog;
     cutune_plan_report report;
     st = mpi ? cutune_plan_run_mpi(plan, backend, &o, &report)
              : cutune_plan_run(plan, backend, &o, &report);
     cli_progress_end(&pr);
     if (st != CUTUNE_OK) {
-        fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
+        /* Empty on the ranks that leave the telling to rank 0. */
+        if (cutune_plan_errmsg(plan)[0] &&
+            strcmp(cutune_plan_errmsg(plan), plog.said))
+            fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
         rc = cli_exit_code(st);
     } else {
         rc = finish(plan, &report);

@@ -43,7 +43,10 @@ static int load_problem(const char *name, const cli_sizes *size,
     cutune_problem_options_init(&po);
     po.problem_size = size->n ? size->v : NULL;
     po.n_problem_size = size->n;
-    po.max_space_visits = cli_space_limit();
+    *p = NULL;
+    int rc = cli_space_limit(&po.max_space_visits);
+    if (rc)
+        return rc;
     if (cutune_problem_load(name, &po, p) == CUTUNE_OK) {
         cli_print_warnings(name, *p);
         return 0;
@@ -75,7 +78,7 @@ static int finish(cutune_report *rep, cutune_status st, const char *output,
         cutune_report_destroy(rep);
         return cli_exit_code(st);
     }
-    if (announce)
+    if (announce && strcmp(output, "-") != 0)
         printf("wrote %s\n", output);
     cutune_report_destroy(rep);
     return CLI_EXIT_OK;
@@ -185,6 +188,9 @@ int cli_cmd_report(int argc, char **argv)
         return cli_usage_error("missing PROBLEM");
     if (cache && n_pos)
         return cli_usage_error("--cache takes no PROBLEM");
+    int rc = cli_check_output("--output", output);
+    if (rc)
+        return rc;
     cutune_report_options o;
     cutune_report_options_init(&o);
     o.title = title;
@@ -193,7 +199,7 @@ int cli_cmd_report(int argc, char **argv)
     if (cache)
         return report_cache(cache, &o, output);
     cutune_problem *p = NULL;
-    int rc = load_problem(problem, &size, &p);
+    rc = load_problem(problem, &size, &p);
     if (rc)
         return rc;
     o.results_path = results;

@@ -115,7 +115,8 @@ int cli_cmd_space(int argc, char **argv)
     po.problem_size = size.n ? size.v : NULL;
     po.n_problem_size = size.n;
     po.space_only = 1;
-    po.max_space_visits = cli_space_limit();
+    if ((rc = cli_space_limit(&po.max_space_visits)))
+        return rc;
     cutune_problem *p;
     cutune_status st = cutune_problem_load(problem, &po, &p);
     if (st) {

@@ -287,6 +287,9 @@ int cli_cmd_tune(int argc, char **argv)
     if (fraction > 1)
         return cli_usage_error("--budget-fraction: '%g' is above 1",
                                fraction);
+    if ((rc = cli_check_output("--output", out.output)) ||
+        (rc = cli_check_output("--report", out.report)))
+        return rc;
     cutune_output_check check_mode = CUTUNE_CHECK_AUTO;
     if (check && strcmp(check, "reference") == 0)
         check_mode = CUTUNE_CHECK_REFERENCE;

@@ -24,6 +24,16 @@ int cli_exit_code(cutune_status st)
     }
 }
 
+int cli_check_output(const char *option, const char *path)
+{
+    char why[1024];
+    if (!path ||
+        cutune_output_path_check(path, why, sizeof why) == CUTUNE_OK)
+        return 0;
+    fprintf(stderr, "cutune: %s: %s\n", option, why);
+    return CLI_EXIT_INPUT;
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -156,13 +166,18 @@ void cli_print_warnings(const char *name, const cutune_problem *p)
                 cutune_problem_warning(p, i));
 }
 
-unsigned long long cli_space_limit(void)
+int cli_space_limit(unsigned long long *limit)
 {
-    const char *v = getenv("CUTUNE_SPACE_LIMIT");
-    char *end;
-    errno = 0;
-    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
-    return v && !errno && end != v && !*end ? n : 0;
+    /* 2^53: every whole number up to it is exact as a double. */
+    double v = 0;
+    char why[256];
+    if (cutune_env_number("CUTUNE_SPACE_LIMIT", 1, 9007199254740992.0, 1,
+                          &v, why, sizeof why)) {
+        fprintf(stderr, "cutune: %s\n", why);
+        return CLI_EXIT_USAGE;
+    }
+    *limit = (unsigned long long)v;
+    return 0;
 }
 
 int cli_load_problem(const char *name, const cli_sizes *size,
@@ -179,7 +194,10 @@ int cli_load_problem_as(const char *name, const cli_sizes *size,
     po.space_only = space_only;
     po.problem_size = size ? size->v : NULL;
     po.n_problem_size = size ? size->n : 0;
-    po.max_space_visits = cli_space_limit();
+    *p = NULL;
+    int rc = cli_space_limit(&po.max_space_visits);
+    if (rc)
+        return rc;
     cutune_status st = cutune_problem_load(name, &po, p);
     if (st) {
         fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(*p));

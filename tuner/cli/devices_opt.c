@@ -48,16 +48,13 @@ int cli_replay_env(cutune_session_options *o)
         return CLI_EXIT_USAGE;
     }
     o->replay_devices = backend + 7;
-    const char *scale = getenv("CUTUNE_REPLAY_TIME_SCALE");
-    if (scale && scale[0]) {
-        char *end;
-        errno = 0;
-        o->replay_time_scale = strtod(scale, &end);
-        if (*end || errno || !(o->replay_time_scale >= 0)) {
-            fprintf(stderr, "cutune: CUTUNE_REPLAY_TIME_SCALE: '%s' is not "
-                            "a number >= 0\n", scale);
-            return CLI_EXIT_USAGE;
-        }
+    /* Above a thousand times real time, a replayed tune would sleep for
+     * days: a typo, not a test. */
+    char why[256];
+    if (cutune_env_number("CUTUNE_REPLAY_TIME_SCALE", 0, 1000, 0,
+                          &o->replay_time_scale, why, sizeof why)) {
+        fprintf(stderr, "cutune: %s\n", why);
+        return CLI_EXIT_USAGE;
     }
     const char *fail = getenv("CUTUNE_REPLAY_FAIL");
     o->replay_fail = fail && fail[0] ? fail : NULL;

@@ -1,6 +1,12 @@
 #include "stats.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 int cutune__median_ci(const double *sorted, size_t n, double level,
                       double *lo, double *hi)
@@ -65,4 +71,18 @@ cutune__timing_verdict cutune__timing_next(const cutune__timing_rule *rule,
                                                         rule->ci_rel)))
         return CUTUNE__TIMING_DONE;
     return CUTUNE__TIMING_MORE;
+}
+
+double cutune__median(const double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double *d = malloc(n * sizeof *d);
+    if (!d)
+        return NAN;
+    memcpy(d, v, n * sizeof *d);
+    gsl_sort(d, 1, n);
+    double m = gsl_stats_median_from_sorted_data(d, 1, n);
+    free(d);
+    return m;
 }

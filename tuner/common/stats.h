@@ -14,6 +14,12 @@
 int cutune__median_ci(const double *sorted, size_t n, double level,
                       double *lo, double *hi);
 
+/* The median of n values in any order (of an even count, the mean of
+ * the middle two), as a tune ranks a configuration by: every reader of
+ * recorded runtimes (T4 files, replays) takes it from here. NaN when n is
+ * 0 or memory ran out. */
+double cutune__median(const double *v, size_t n);
+
 /* Whether the interval is within `rel` of the median on both sides. */
 int cutune__ci_within(double median, double lo, double hi, double rel);
 

@@ -2,6 +2,8 @@
 
 #include "util.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,4 +43,48 @@ double cutune__now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A whole number in digits only: strtoull would take "-1" (as 2^64 - 1),
+ * leading blanks and a sign. */
+static int whole_number(const char *text, double *out)
+{
+    for (const char *c = text; *c; c++)
+        if (*c < '0' || *c > '9')
+            return 0;
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    *out = (double)v;
+    return errno == 0;
+}
+
+cutune_status cutune_env_number(const char *name, double min, double max,
+                                int integer, double *value, char *message,
+                                size_t size)
+{
+    const char *text = name ? getenv(name) : NULL;
+    if (!text || !text[0])
+        return CUTUNE_OK;
+    double v = NAN;
+    char *end = NULL;
+    int ok;
+    if (integer) {
+        ok = whole_number(text, &v);
+    } else {
+        errno = 0;
+        v = strtod(text, &end);
+        ok = end != text && !*end && errno == 0 && isfinite(v);
+    }
+    if (ok && v >= min && v <= max) {
+        *value = v;
+        return CUTUNE_OK;
+    }
+    if (integer)
+        return cutune__errf(message, size, CUTUNE_ERR_INVALID_ARGUMENT,
+                            "%s: '%s' is not a whole number from %.0f to "
+                            "%.0f",
+                            name, text, min, max);
+    return cutune__errf(message, size, CUTUNE_ERR_INVALID_ARGUMENT,
+                        "%s: '%s' is not a number from %g to %g", name,
+                        text, min, max);
 }

@@ -11,6 +11,10 @@
 
 #define PLAN_MAX_DIMS 8
 #define PLAN_MAX_DEVICE 1024
+/* Far more than hours of GPU time each could fill, and few enough that
+ * flattening a hostile file (6.4 M tasks from 400 KB) is refused before
+ * it takes gigabytes. */
+#define PLAN_MAX_TASKS 100000
 
 static void fail(cutune_plan *plan, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -89,6 +93,13 @@ static int read_devices(cutune_plan *plan, size_t i, json_t *devices,
             return 0;
         }
         item->devices[d] = (int)json_integer_value(v);
+        for (size_t k = 0; k < d; k++)
+            if (item->devices[k] == item->devices[d]) {
+                fail(plan, "item %zu: \"devices\"[%zu] repeats device %d "
+                           "(each device once; a task per device)", i, d,
+                     item->devices[d]);
+                return 0;
+            }
     }
     item->n_devices = n;
     return 1;
@@ -183,6 +194,14 @@ static cutune_status parse_root(cutune_plan *plan, json_t *root,
                                 const char *base_dir,
                                 const int *default_devices, size_t n_default)
 {
+    const char *key;
+    json_t *value;
+    json_object_foreach(root, key, value) {
+        if (strcmp(key, "items") != 0) {
+            fail(plan, "unknown field \"%s\" (a plan has \"items\")", key);
+            return CUTUNE_ERR_PARSE;
+        }
+    }
     json_t *items = json_is_object(root) ? json_object_get(root, "items")
                                          : root;
     if (!json_is_array(items) || json_array_size(items) == 0) {
@@ -195,10 +214,18 @@ static cutune_status parse_root(cutune_plan *plan, json_t *root,
     if (!read)
         return CUTUNE_ERR_NO_MEMORY;
     cutune_status st = CUTUNE_OK;
-    for (size_t i = 0; i < n && st == CUTUNE_OK; i++)
+    size_t n_tasks = 0;
+    for (size_t i = 0; i < n && st == CUTUNE_OK; i++) {
         if (!read_item(plan, i, json_array_get(items, i), default_devices,
                        n_default, &read[i]))
             st = CUTUNE_ERR_PARSE;
+        else if ((n_tasks += item_size_count(&read[i]) *
+                             read[i].n_devices) > PLAN_MAX_TASKS) {
+            fail(plan, "item %zu: the plan has more than %d tasks (items x "
+                       "sizes x devices); split it", i, PLAN_MAX_TASKS);
+            st = CUTUNE_ERR_LIMIT;
+        }
+    }
     if (st == CUTUNE_OK && !make_tasks(plan, read, n, base_dir)) {
         fail(plan, "out of memory");
         st = CUTUNE_ERR_NO_MEMORY;
@@ -227,7 +254,8 @@ cutune_status cutune_plan_parse(const char *json_text, const char *base_dir,
         return CUTUNE_ERR_INVALID_ARGUMENT;
     }
     json_error_t err;
-    json_t *root = json_loads(json_text, 0, &err);
+    /* A key given twice: which one the author meant is unknown. */
+    json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         fail(plan, "line %d: %s", err.line, err.text);
         return CUTUNE_ERR_PARSE;

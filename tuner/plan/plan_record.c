@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan_run.h"
+#include "util.h"
 
 json_t *cutune__plan_device_encode(const cutune_device *d)
 {
@@ -120,7 +121,7 @@ int cutune__plan_record_decode(json_t *o, cutune_cache_record *r,
                     "baseline", &base, "strategy", &r->strategy,
                     "evaluations", &evaluations, "timestamp", &timestamp) ||
         !cutune__plan_device_decode(device, &r->device) ||
-        !json_is_array(ps))
+        !json_is_array(ps) || runs < 0 || evaluations < 0)
         return 0;
     for (size_t k = 0; k < sizeof time_keys / sizeof *time_keys; k++) {
         json_t *v = json_object_get(o, time_keys[k]);
@@ -135,8 +136,12 @@ int cutune__plan_record_decode(json_t *o, cutune_cache_record *r,
     *size = calloc(r->n_problem_size ? r->n_problem_size : 1, sizeof **size);
     if (!*size)
         return 0;
-    for (size_t d = 0; d < r->n_problem_size; d++)
-        (*size)[d] = json_integer_value(json_array_get(ps, d));
+    for (size_t d = 0; d < r->n_problem_size; d++) {
+        json_t *v = json_array_get(ps, d);
+        if (!json_is_integer(v) || json_integer_value(v) <= 0)
+            return 0;
+        (*size)[d] = json_integer_value(v);
+    }
     r->problem_size = *size;
     if (!config_decode(cfg, config, &r->n_config) ||
         !config_decode(base, baseline, &r->n_baseline))
@@ -144,4 +149,55 @@ int cutune__plan_record_decode(json_t *o, cutune_cache_record *r,
     r->config = *config;
     r->baseline = *baseline;
     return 1;
+}
+
+int cutune__plan_message_task(json_t *o, size_t n_tasks, size_t *task)
+{
+    json_t *v = json_object_get(o, "task");
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        (unsigned long long)json_integer_value(v) >= n_tasks)
+        return 0;
+    *task = (size_t)json_integer_value(v);
+    return 1;
+}
+
+int cutune__plan_message_hello(json_t *o, char *hash, size_t hash_size,
+                               int *beats)
+{
+    const char *h = json_string_value(json_object_get(o, "hash"));
+    json_t *b = json_object_get(o, "beats");
+    if (!h || strlen(h) >= hash_size || !json_is_boolean(b))
+        return 0;
+    snprintf(hash, hash_size, "%s", h);
+    *beats = json_is_true(b);
+    return 1;
+}
+
+int cutune__plan_message_fail(json_t *o, cutune_status *status,
+                              const char **message)
+{
+    json_t *st = json_object_get(o, "status");
+    *message = json_string_value(json_object_get(o, "message"));
+    if (!json_is_integer(st) || json_integer_value(st) < 1 ||
+        json_integer_value(st) > 255 || !*message)
+        return 0;
+    *status = (cutune_status)json_integer_value(st);
+    return 1;
+}
+
+uint64_t cutune__plan_hash(const cutune_plan *plan)
+{
+    uint64_t h = cutune__fnv1a64(&plan->n_tasks, sizeof plan->n_tasks);
+    for (size_t t = 0; t < plan->n_tasks; t++) {
+        const cutune_plan_task *task = &plan->tasks[t];
+        long long fixed[3] = {(long long)task->item, task->device,
+                              (long long)task->n_size};
+        h = cutune__fnv1a64_continue(h, fixed, sizeof fixed);
+        h = cutune__fnv1a64_continue(h, task->problem,
+                                     strlen(task->problem) + 1);
+        if (task->n_size)
+            h = cutune__fnv1a64_continue(h, task->size,
+                                         task->n_size * sizeof *task->size);
+    }
+    return h;
 }

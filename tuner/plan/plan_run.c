@@ -99,6 +99,7 @@ cutune_status cutune__plan_load_problem(const cutune_plan_task *task,
     po.problem_size = task->size;
     po.n_problem_size = task->n_size;
     po.space_only = backend->space_only;
+    po.max_space_visits = backend->max_space_visits;
     cutune_status st = cutune_problem_load(task->problem, &po, problem);
     if (st != CUTUNE_OK) {
         snprintf(why, why_size, "%s", cutune_problem_errmsg(*problem));
@@ -200,6 +201,9 @@ cutune_status cutune_plan_run(cutune_plan *plan,
         cutune_cache_close(cache);
         return st;
     }
+    /* Every task looks the cache up: decode it once, not once a task. A
+     * cache that cannot be read whole is read again at each lookup. */
+    (void)cutune_cache_preload(cache);
     cutune__plan_progress pr;
     cutune__plan_progress_start(&pr, options, plan->n_tasks);
     for (size_t t = 0; t < plan->n_tasks; t++) {

@@ -62,4 +62,19 @@ int cutune__plan_record_decode(json_t *object, cutune_cache_record *record,
 json_t *cutune__plan_device_encode(const cutune_device *device);
 int cutune__plan_device_decode(json_t *object, cutune_device *device);
 
+/* The fields of the other messages between MPI ranks, checked: each
+ * returns 1 when `object` has them whole and in range, else 0. "task":
+ * an index below n_tasks. HELLO's "hash" (a string that fits hash_size)
+ * and "beats" (a boolean). FAIL's "status" (a failure: 1 to 255) and
+ * "message" (a string, borrowed from `object`). */
+int cutune__plan_message_task(json_t *object, size_t n_tasks, size_t *task);
+int cutune__plan_message_hello(json_t *object, char *hash, size_t hash_size,
+                               int *beats);
+int cutune__plan_message_fail(json_t *object, cutune_status *status,
+                              const char **message);
+
+/* The plan a rank read, as its tasks (problem, size, device, item): equal
+ * on two ranks when they will tune the same tasks. */
+uint64_t cutune__plan_hash(const cutune_plan *plan);
+
 #endif

@@ -15,18 +15,15 @@
 
 #define MIB ((size_t)1 << 20)
 
-size_t cutune__max_input_bytes(void)
+cutune_status cutune__max_input_bytes(size_t *bytes, char *err,
+                                      size_t errlen)
 {
-    const char *env = getenv(CUTUNE__MAX_INPUT_ENV);
-    if (env && *env) {
-        char *end;
-        errno = 0;
-        unsigned long long mb = strtoull(env, &end, 10);
-        if (!errno && !*end && mb > 0 && env[0] != '-' &&
-            mb <= SIZE_MAX / MIB)
-            return (size_t)mb * MIB;
-    }
-    return (size_t)CUTUNE__MAX_INPUT_MB_DEFAULT * MIB;
+    double mb = CUTUNE__MAX_INPUT_MB_DEFAULT;
+    cutune_status st = cutune_env_number(CUTUNE__MAX_INPUT_ENV, 1,
+                                         CUTUNE__MAX_INPUT_MB_MAX, 1, &mb,
+                                         err, errlen);
+    *bytes = (size_t)mb * MIB;
+    return st;
 }
 
 static cutune_status too_big(const char *path, size_t limit, char *err,
@@ -103,14 +100,16 @@ cutune_status cutune__read_input(const char *path, size_t limit, char **data,
 {
     *data = NULL;
     *len = 0;
-    if (limit == 0)
-        limit = cutune__max_input_bytes();
+    cutune_status st;
+    if (limit == 0 &&
+        (st = cutune__max_input_bytes(&limit, err, errlen)) != CUTUNE_OK)
+        return st;
     errno = 0;
     gzFile gz = gzopen(path, "rb");
     if (!gz)
         return cutune__errf(err, errlen, CUTUNE_ERR_IO, "%s: cannot open: %s",
                             path, errno ? strerror(errno) : "out of memory");
-    cutune_status st = inflate_all(gz, path, limit, data, len, err, errlen);
+    st = inflate_all(gz, path, limit, data, len, err, errlen);
     gzclose(gz);
     return st;
 }

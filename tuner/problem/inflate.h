@@ -13,9 +13,15 @@
  * published T4 file as text (dedispersion_milo_A100, 19 MB). */
 #define CUTUNE__MAX_INPUT_MB_DEFAULT 256
 
-/* The limit in bytes: $CUTUNE_MAX_INPUT_MB MiB when it is a positive whole
- * number, else the default. */
-size_t cutune__max_input_bytes(void);
+/* The most MiB the variable may name (1 TiB). */
+#define CUTUNE__MAX_INPUT_MB_MAX 1048576
+
+/* The limit in bytes into *bytes: $CUTUNE_MAX_INPUT_MB MiB, the default
+ * when it is unset; CUTUNE_ERR_INVALID_ARGUMENT, naming the variable and
+ * value in `err`, when it is not a whole number from 1 to
+ * CUTUNE__MAX_INPUT_MB_MAX. */
+cutune_status cutune__max_input_bytes(size_t *bytes, char *err,
+                                      size_t errlen);
 
 /* Reads `path` whole (through zlib when it starts with the gzip magic,
  * else as it is) into a NUL-terminated buffer the caller frees. Refuses,

@@ -300,6 +300,15 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
                                "integers, found %s",
                                cutune__t1_json_kind(ps));
     size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
+    /* A dimension the kernel has no use for would be cached as a size of
+     * its own; fewer are the T1 file's own business (1 where missing). */
+    if (given && n > 0 && opt->n_problem_size > n) {
+        json_decref(one);
+        return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
+                               "a problem size of %zu dimensions where "
+                               "KernelSpecification.ProblemSize has %zu",
+                               opt->n_problem_size, n);
+    }
     if (given)
         n = opt->n_problem_size;
     p->problem_size = calloc(n ? n : 1, sizeof(long long));

@@ -22,6 +22,7 @@
 
 #include "inflate.h"
 #include "problem.h"
+#include "stats.h"
 #include "strategy.h"
 #include "util.h"
 
@@ -306,11 +307,12 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         }
     }
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
+        /* A tune ranks by the median, so every replay of the file does. */
         if (e->n_runtimes > 0) {
-            double sum = 0.0;
-            for (size_t k = 0; k < e->n_runtimes; k++)
-                sum += e->runtimes[k];
-            e->time_ms = sum / (double)e->n_runtimes;
+            e->time_ms = cutune__median(e->runtimes, e->n_runtimes);
+            if (isnan(e->time_ms))
+                return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                                    "out of memory");
         } else {
             double t = measured_time(res);
             if (!isnan(t) && (!(t > 0) || !isfinite(t * to_ms)))
@@ -319,8 +321,14 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
                     "%s: results[%zu].measurements: time %g is "
                     "not a time (a positive finite number)",
                     path, i, t);
-            if (isfinite(t))
-                e->time_ms = t * to_ms;
+            if (isnan(t))
+                return cutune__errf(
+                    err, errlen, CUTUNE_ERR_PARSE,
+                    "%s: results[%zu]: invalidity \"correct\" with no time "
+                    "(neither times.runtimes nor a measurements time); "
+                    "refused rather than guessed",
+                    path, i);
+            e->time_ms = t * to_ms;
         }
     }
     return CUTUNE_OK;
@@ -514,6 +522,41 @@ static json_t *record_json(const cutune_problem *p,
     return res;
 }
 
+/* `text` gzip-compressed, its length in *len (in: the text's); NULL when
+ * memory ran out. Compressed in memory, so that the file is written as
+ * every output is (fsio.h). */
+static char *gzip_text(const char *text, size_t *len)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    size_t cap = deflateBound(&zs, (uLong)*len) + 64, done = 0;
+    char *out = malloc(cap);
+    int zrc = Z_OK;
+    const size_t step = 1u << 30; /* what one avail_in can hold */
+    while (out && zrc == Z_OK) {
+        size_t in_left = *len - done;
+        zs.next_in = (Bytef *)(text + done);
+        zs.avail_in = (uInt)(in_left > step ? step : in_left);
+        zs.next_out = (Bytef *)out + zs.total_out;
+        size_t out_left = cap - zs.total_out;
+        zs.avail_out = (uInt)(out_left > step ? step : out_left);
+        uInt given = zs.avail_in;
+        zrc = deflate(&zs, in_left > step ? Z_NO_FLUSH : Z_FINISH);
+        done += given - zs.avail_in;
+    }
+    size_t total = zs.total_out;
+    deflateEnd(&zs);
+    if (zrc != Z_STREAM_END) {
+        free(out);
+        return NULL;
+    }
+    *len = total;
+    return out;
+}
+
 cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
                                const cutune__t4_record *records, size_t n,
                                char *err, size_t errlen)
@@ -548,32 +591,25 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
         return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
                             "out of memory");
     size_t len = strlen(text);
+    text[len++] = '\n';
     size_t plen = strlen(path);
-    int gzip = plen > 3 && strcmp(path + plen - 3, ".gz") == 0;
-    int ok;
-    errno = 0;
-    if (gzip) {
-        gzFile gz = gzopen(path, "wb");
-        ok = gz != NULL;
-        for (size_t off = 0; ok && off < len;) {
-            unsigned chunk = len - off > (1u << 30) ? 1u << 30
-                                                    : (unsigned)(len - off);
-            int put = gzwrite(gz, text + off, chunk);
-            ok = put > 0;
-            off += ok ? (size_t)put : 0;
-        }
-        if (gz && gzclose(gz) != Z_OK)
-            ok = 0;
-    } else {
-        FILE *f = fopen(path, "wb");
-        ok = f && fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
-        if (f && fclose(f) != 0)
-            ok = 0;
+    char *packed = NULL;
+    if (plen > 3 && strcmp(path + plen - 3, ".gz") == 0 &&
+        !(packed = gzip_text(text, &len))) {
+        free(text);
+        return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                            "out of memory");
     }
+    char why[1024];
+    int rc = cutune__output_write(path, packed ? packed : text, len, why,
+                                  sizeof why);
+    int no_memory = rc != 0 && errno == ENOMEM;
+    free(packed);
     free(text);
-    if (!ok)
-        return cutune__errf(err, errlen, CUTUNE_ERR_IO, "%s: cannot write: %s",
-                            path, errno ? strerror(errno) : "write failed");
+    if (rc)
+        return cutune__errf(err, errlen,
+                            no_memory ? CUTUNE_ERR_NO_MEMORY : CUTUNE_ERR_IO,
+                            "%s", why);
     return CUTUNE_OK;
 oom:
     json_decref(results);

@@ -20,8 +20,8 @@ typedef struct cutune__t4_entry {
     size_t config_index;   /* index in the problem's space; SIZE_MAX when the
                               configuration is not a valid point of it */
     cutune_outcome outcome;
-    double time_ms;        /* mean of the runtimes when CORRECT, else
-                              INFINITY */
+    double time_ms;        /* median of the runtimes (a tune's rank)
+                              when CORRECT, else INFINITY */
     double compile_ms;     /* as recorded; 0 when absent */
     double *runtimes;      /* all recorded runtimes, ms (owned) */
     size_t n_runtimes;

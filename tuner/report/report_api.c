@@ -143,16 +143,16 @@ cutune_status cutune_report_write(cutune_report *report, const char *path)
         return cutune__report_fail(report, CUTUNE_ERR_NO_MEMORY,
                                    "out of memory");
     }
-    errno = 0;
-    FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(page.data, 1, page.len, f) == page.len;
-    if (f && fclose(f) != 0)
-        ok = 0;
+    char why[1024];
+    int rc = cutune__output_write(path, page.data, page.len, why,
+                                  sizeof why);
+    int no_memory = rc != 0 && errno == ENOMEM;
     cutune__rtext_free(&page);
-    if (!ok)
-        return cutune__report_fail(report, CUTUNE_ERR_IO,
-                                   "%s: cannot write: %s", path,
-                                   errno ? strerror(errno) : "write failed");
+    if (rc)
+        return cutune__report_fail(report,
+                                   no_memory ? CUTUNE_ERR_NO_MEMORY
+                                             : CUTUNE_ERR_IO,
+                                   "%s", why);
     return CUTUNE_OK;
 }
 

@@ -2,7 +2,9 @@
  * sizes holding each winner, its time and its speed-up over the occupancy
  * suggestion, and a plot of the speed-ups against the problem size. Of
  * records with the same device, problem and size, the newest counts (as
- * in a lookup). */
+ * in a lookup; among equal times the later line). Caches run to tens of
+ * thousands of records, so the cells are sorted once and every step after
+ * walks them in that order rather than searching. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -19,6 +21,7 @@ typedef struct cache_cell {
     double size_product;
     double time_ms, baseline_ms, gbs;
     long long timestamp;
+    size_t seq;               /* the record's place in the walk */
     int simulated;
 } cache_cell;
 
@@ -92,24 +95,11 @@ static int visit(void *user, const cutune_cache_record *rec)
     cell.baseline_ms = rec->baseline_ms;
     cell.gbs = rec->gbs;
     cell.timestamp = rec->timestamp;
-    c->records++;
+    cell.seq = c->records++;
     if (!cell.problem || !cell.device || !cell.size || !cell.config) {
         cell_free(&cell);
         c->oom = 1;
         return 1;
-    }
-    for (size_t i = 0; i < c->n; i++) {
-        cache_cell *o = &c->cells[i];
-        if (strcmp(o->problem, cell.problem) || strcmp(o->device, cell.device) ||
-            strcmp(o->size, cell.size))
-            continue;
-        if (cell.timestamp >= o->timestamp) {
-            cell_free(o);
-            *o = cell;
-        } else {
-            cell_free(&cell);
-        }
-        return 0;
     }
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 16;
@@ -126,15 +116,46 @@ static int visit(void *user, const cutune_cache_record *rec)
     return 0;
 }
 
+/* A grid column's order: by the product of the dimensions, then by the
+ * size's text. */
+static int by_size(const cache_cell *x, const cache_cell *y)
+{
+    if (x->size_product != y->size_product)
+        return x->size_product < y->size_product ? -1 : 1;
+    return strcmp(x->size, y->size);
+}
+
 static int by_problem_device_size(const void *a, const void *b)
 {
     const cache_cell *x = a, *y = b;
     int d = strcmp(x->problem, y->problem);
     if (!d)
         d = strcmp(x->device, y->device);
-    if (!d && x->size_product != y->size_product)
-        d = x->size_product < y->size_product ? -1 : 1;
-    return d ? d : strcmp(x->size, y->size);
+    if (!d)
+        d = by_size(x, y);
+    if (!d && x->timestamp != y->timestamp)
+        d = x->timestamp < y->timestamp ? -1 : 1;
+    if (!d && x->seq != y->seq)
+        d = x->seq < y->seq ? -1 : 1;
+    return d;
+}
+
+/* Sorted, each (problem, device, size) is a run that ends with its
+ * newest record: keep that one. */
+static void keep_newest(cutune__report_cache *c)
+{
+    qsort(c->cells, c->n, sizeof *c->cells, by_problem_device_size);
+    size_t kept = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const cache_cell *x = &c->cells[i], *next = x + 1;
+        if (i + 1 < c->n && !strcmp(x->problem, next->problem) &&
+            !strcmp(x->device, next->device) && !strcmp(x->size, next->size)) {
+            cell_free(&c->cells[i]);
+            continue;
+        }
+        c->cells[kept++] = c->cells[i];
+    }
+    c->n = kept;
 }
 
 cutune_status cutune__report_cache_load(cutune_report *r, cutune_cache *cache)
@@ -147,8 +168,7 @@ cutune_status cutune__report_cache_load(cutune_report *r, cutune_cache *cache)
         return cutune__report_fail(r, st, "%s", cutune_cache_errmsg(cache));
     if (r->cache->oom)
         return cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    qsort(r->cache->cells, r->cache->n, sizeof *r->cache->cells,
-          by_problem_device_size);
+    keep_newest(r->cache);
     const char *warning = cutune_cache_warning(cache);
     if (warning && *warning && cutune__report_note(r, "%s", warning))
         return cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -159,27 +179,36 @@ cutune_status cutune__report_cache_load(cutune_report *r, cutune_cache *cache)
     return CUTUNE_OK;
 }
 
-/* Distinct strings of one field over cells [from, to), in the cells'
- * order of first appearance, sizes sorted by product. */
-static size_t distinct(const cache_cell *cells, size_t from, size_t to,
-                       int sizes, const cache_cell **out)
+/* The first cell of each device over cells [from, to) (sorted, so a
+ * device's cells are one run), and the end of the last run in out[n]. */
+static size_t device_runs(const cache_cell *cells, size_t from, size_t to,
+                          const cache_cell **out)
 {
     size_t n = 0;
-    for (size_t i = from; i < to; i++) {
-        const char *s = sizes ? cells[i].size : cells[i].device;
-        size_t j = 0;
-        while (j < n && strcmp(sizes ? out[j]->size : out[j]->device, s))
-            j++;
-        if (j == n)
+    for (size_t i = from; i < to; i++)
+        if (i == from || strcmp(cells[i].device, cells[i - 1].device))
             out[n++] = &cells[i];
-    }
-    for (size_t i = 1; sizes && i < n; i++)
-        for (size_t j = i; j > 0 && out[j]->size_product <
-                                        out[j - 1]->size_product; j--) {
-            const cache_cell *t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
+    out[n] = &cells[to];
+    return n;
+}
+
+static int by_size_ptr(const void *a, const void *b)
+{
+    return by_size(*(const cache_cell *const *)a,
+                   *(const cache_cell *const *)b);
+}
+
+/* One cell of each problem size over cells [from, to), in column order. */
+static size_t distinct_sizes(const cache_cell *cells, size_t from, size_t to,
+                             const cache_cell **out)
+{
+    for (size_t i = from; i < to; i++)
+        out[i - from] = &cells[i];
+    qsort(out, to - from, sizeof *out, by_size_ptr);
+    size_t n = 0;
+    for (size_t i = 0; i < to - from; i++)
+        if (n == 0 || strcmp(out[i]->size, out[n - 1]->size))
+            out[n++] = out[i];
     return n;
 }
 
@@ -206,18 +235,9 @@ static void put_cell(cutune__rtext *out, const cache_cell *c)
     cutune__rtext_put(out, "</code></td>");
 }
 
-static const cache_cell *find_cell(const cache_cell *cells, size_t from,
-                                   size_t to, const char *device,
-                                   const char *size)
-{
-    for (size_t i = from; i < to; i++)
-        if (!strcmp(cells[i].device, device) && !strcmp(cells[i].size, size))
-            return &cells[i];
-    return NULL;
-}
-
-static void grid(cutune__rtext *out, const cache_cell *cells, size_t from,
-                 size_t to, const cache_cell **devs, size_t nd,
+/* devs[d] .. devs[d + 1] is device d's run, sorted in column order as
+ * `sizes` is: one walk along both fills the row. */
+static void grid(cutune__rtext *out, const cache_cell **devs, size_t nd,
                  const cache_cell **sizes, size_t ns)
 {
     cutune__rtext_put(out, "<table class=\"grid\"><thead><tr><th>device \\ "
@@ -232,9 +252,12 @@ static void grid(cutune__rtext *out, const cache_cell *cells, size_t from,
         cutune__rtext_put(out, "<tr><th scope=\"row\">");
         cutune__rtext_escape(out, devs[d]->device);
         cutune__rtext_put(out, "</th>");
-        for (size_t s = 0; s < ns; s++)
-            put_cell(out, find_cell(cells, from, to, devs[d]->device,
-                                    sizes[s]->size));
+        const cache_cell *c = devs[d], *end = devs[d + 1];
+        for (size_t s = 0; s < ns; s++) {
+            while (c < end && by_size(c, sizes[s]) < 0)
+                c++;
+            put_cell(out, c < end && !by_size(c, sizes[s]) ? c : NULL);
+        }
         cutune__rtext_put(out, "</tr>");
     }
     cutune__rtext_put(out, "</tbody></table>");
@@ -280,11 +303,10 @@ static void speedup_plot(cutune__rtext *out, size_t index,
     double *y = malloc((to - from) * sizeof *y);
     for (size_t d = 0; x && y && d < nd; d++) {
         size_t n = 0;
-        for (size_t i = from; i < to; i++)
-            if (!strcmp(cells[i].device, devs[d]->device)) {
-                x[n] = cells[i].size_product;
-                y[n++] = speedup(&cells[i]);
-            }
+        for (const cache_cell *c = devs[d]; c < devs[d + 1]; c++) {
+            x[n] = c->size_product;
+            y[n++] = speedup(c);
+        }
         cutune__svg_line(&p, x, y, n, d, 0, d % 2, devs[d]->device);
         for (size_t i = 0; i < n; i++)
             cutune__svg_marker(&p, x[i], y[i], (cutune__svg_shape)(d % 6), d,
@@ -302,7 +324,7 @@ static void speedup_plot(cutune__rtext *out, size_t index,
 static void one_problem(cutune__rtext *out, size_t index,
                         const cache_cell *cells, size_t from, size_t to)
 {
-    const cache_cell **devs = malloc((to - from) * sizeof *devs);
+    const cache_cell **devs = malloc((to - from + 1) * sizeof *devs);
     const cache_cell **sizes = malloc((to - from) * sizeof *sizes);
     if (!devs || !sizes) {
         free(devs);
@@ -310,8 +332,8 @@ static void one_problem(cutune__rtext *out, size_t index,
         out->oom = 1;
         return;
     }
-    size_t nd = distinct(cells, from, to, 0, devs);
-    size_t ns = distinct(cells, from, to, 1, sizes);
+    size_t nd = device_runs(cells, from, to, devs);
+    size_t ns = distinct_sizes(cells, from, to, sizes);
     cutune__rtext_printf(out, "<section class=\"problem\" id=\"problem-%zu\">"
                          "<h2>", index);
     cutune__rtext_escape(out, cells[from].problem);
@@ -319,7 +341,7 @@ static void one_problem(cutune__rtext *out, size_t index,
                          "cell: the winner's time, its speed-up over the "
                          "occupancy suggestion, and its configuration.</p>",
                          nd, nd == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
-    grid(out, cells, from, to, devs, nd, sizes, ns);
+    grid(out, devs, nd, sizes, ns);
     cutune__rtext_put(out, "<div class=\"plots\">");
     speedup_plot(out, index, cells, from, to, devs, nd);
     cutune__rtext_put(out, "</div></section>\n");

@@ -37,19 +37,21 @@ static void device_name(const char *path, char *out, size_t len)
     snprintf(out, len, "replay %.*s", (int)n, base);
 }
 
-/* "die:N" or "hang:N". */
+/* "die:N" or "hang:N", N in digits only: strtoull alone would take
+ * "die:-1" as the index 2^64 - 1, a hook that never fires. */
 static cutune_status parse_fail(cutune_session *s, const char *hook)
 {
     int hang = strncmp(hook, "hang:", 5) == 0;
-    char *end = NULL;
+    const char *n = hang ? hook + 5 : strncmp(hook, "die:", 4) == 0 ? hook + 4
+                                                                   : "";
+    size_t digits = strspn(n, "0123456789");
     errno = 0;
-    unsigned long long v = 0;
-    if (hang || strncmp(hook, "die:", 4) == 0)
-        v = strtoull(hook + (hang ? 5 : 4), &end, 10);
-    if (!end || end == hook + (hang ? 5 : 4) || *end || errno)
+    unsigned long long v = digits ? strtoull(n, NULL, 10) : 0;
+    if (!digits || n[digits] || errno)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
-                                    "replay_fail: '%s' is not die:N or "
-                                    "hang:N (N a configuration index)",
+                                    "replay_fail (CUTUNE_REPLAY_FAIL): '%s' "
+                                    "is not die:N or hang:N (N a "
+                                    "configuration index, 0 or more)",
                                     hook);
     s->replay_fail.hang = hang;
     s->replay_fail.config = (size_t)v;
