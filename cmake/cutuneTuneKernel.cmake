@@ -49,6 +49,10 @@ if(TUNE)
   endif()
 endif()
 
+# cutune writes into an existing folder only (it creates no directories
+# for its outputs); the generated header's folder is the build's.
+get_filename_component(header_dir "${HEADER}" DIRECTORY)
+file(MAKE_DIRECTORY "${header_dir}")
 execute_process(COMMAND "${CUTUNE}" export "${PROBLEM}" --format header
                         -o "${HEADER}" ${device} ${common}
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
