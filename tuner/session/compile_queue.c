@@ -100,26 +100,71 @@ cutune__cq *cutune__cq_create(cutune_session *s)
     return q;
 }
 
-int cutune__cq_submit(cutune__cq *q, size_t config)
+/* The compile job of `config`, made once, on the calling (tuning)
+ * thread: the problem is not read from pool threads. A pool thread reads
+ * q->sets[config] only once the order hands it the key, which happens
+ * after this. -1 when memory ran out. */
+static int make_job(cutune__cq *q, size_t config)
 {
     if (config >= q->order.n)
         return -1;
-    if (!q->sets[config]) {
-        job_set *js = calloc(1, sizeof *js);
-        if (!js || cutune__session_job_set_init(js, q->s, q->s->problem,
-                                                &config, 1, q->s->arch) != 0) {
-            free(js);
-            return -1;
-        }
-        pthread_mutex_lock(&q->mu);
-        q->sets[config] = js;
-    } else {
-        pthread_mutex_lock(&q->mu);
+    if (q->sets[config])
+        return 0;
+    job_set *js = calloc(1, sizeof *js);
+    if (!js || cutune__session_job_set_init(js, q->s, q->s->problem, &config,
+                                            1, q->s->arch) != 0) {
+        free(js);
+        return -1;
     }
+    pthread_mutex_lock(&q->mu);
+    q->sets[config] = js;
+    pthread_mutex_unlock(&q->mu);
+    return 0;
+}
+
+int cutune__cq_submit(cutune__cq *q, size_t config)
+{
+    if (make_job(q, config) != 0)
+        return -1;
+    pthread_mutex_lock(&q->mu);
     int rc = cutune__order_add(&q->order, config);
     pthread_cond_signal(&q->work);
     pthread_mutex_unlock(&q->mu);
     return rc;
+}
+
+int cutune__cq_want(cutune__cq *q, const size_t *configs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (make_job(q, configs[i]) != 0)
+            return -1;
+    pthread_mutex_lock(&q->mu);
+    int rc = cutune__order_want(&q->order, configs, n);
+    pthread_cond_broadcast(&q->work);
+    pthread_mutex_unlock(&q->mu);
+    return rc;
+}
+
+cutune__compile_job *cutune__cq_wait(cutune__cq *q, size_t config)
+{
+    if (make_job(q, config) != 0)
+        return NULL;
+    pthread_mutex_lock(&q->mu);
+    while (!q->ready[config]) {
+        /* Still queued (or dropped as stale speculation): it goes next. */
+        if (cutune__order_state(&q->order, config) == CUTUNE__JOB_QUEUED ||
+            cutune__order_state(&q->order, config) == CUTUNE__JOB_NONE) {
+            if (cutune__order_urge(&q->order, config) != 0) {
+                pthread_mutex_unlock(&q->mu);
+                return NULL;
+            }
+            pthread_cond_signal(&q->work);
+        }
+        pthread_cond_wait(&q->done, &q->mu);
+    }
+    cutune__compile_job *job = &q->sets[config]->jobs[0];
+    pthread_mutex_unlock(&q->mu);
+    return job;
 }
 
 size_t cutune__cq_wait_any(cutune__cq *q, const size_t *configs, size_t n)
@@ -182,13 +227,18 @@ void cutune__cq_destroy(cutune__cq *q)
         return;
     pthread_mutex_lock(&q->mu);
     q->stop = 1;
-    /* Jobs not started are not wanted any more. */
+    /* Jobs not started are not wanted any more, nor those running (the
+     * last batch's speculation): their processes are killed rather than
+     * waited for (an interrupted compile is an NVRTC failure nobody
+     * reads), then started again on next use. */
     while (cutune__order_pop(&q->order) != SIZE_MAX)
         ;
     pthread_cond_broadcast(&q->work);
     pthread_mutex_unlock(&q->mu);
+    cutune__compile_procs_cancel(q->s->compilers);
     for (int i = 0; i < q->n_threads; i++)
         pthread_join(q->threads[i], NULL);
+    cutune__compile_procs_resume(q->s->compilers);
     for (size_t i = 0; i < q->order.n; i++)
         if (q->sets[i]) {
             cutune__session_job_set_clear(q->sets[i]);

@@ -170,32 +170,26 @@ typedef cutune__batch batch;
 
 static void batch_free(batch *b)
 {
-    cutune__session_job_set_clear(&b->js);
     free(b->prior);
     free(b->todo);
-    free(b->job_of);
 }
 
 /* Configurations measured before (with reuse_measurements) are not
- * compiled; the rest are, as jobs todo[0..n_todo), among them the
- * configurations compiled ahead (cutune__batch_jobs). Returns 0, or -1
- * when memory ran out (the tune is then fatal). */
+ * compiled; the rest are wanted from the session's compile queue, in
+ * order, each of the batch's first few followed by what the strategy
+ * names ahead of it (cutune__batch_jobs); what the last batch wanted and
+ * did not start stays queued behind them as speculation (compile_order.h).
+ * Returns 0, or -1 when memory ran out (the tune is then fatal). */
 static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
 {
     size_t n = b->n;
     b->prior = calloc(n ? n : 1, sizeof *b->prior);
     unsigned char *skip = calloc(n ? n : 1, 1);
-    b->todo = calloc(n + CUTUNE__AHEAD_PROPOSALS * CUTUNE__AHEAD_EACH, sizeof *b->todo);
-    b->job_of = malloc((n ? n : 1) * sizeof *b->job_of);
-    /* Configurations compiled ahead are only worth their CPU where the
-     * binary cache keeps them for the batch that wants them. */
-    size_t ahead = more_ctx && s->binaries && s->drain
-                       ? (size_t)(cutune__session_pool_threads(s) + 1) / 2
-                       : 0;
-    if (ahead > CUTUNE__AHEAD_PROPOSALS)
-        ahead = CUTUNE__AHEAD_PROPOSALS;
-    int allocated = b->prior && skip && b->todo && b->job_of;
-    for (size_t i = 0; allocated && i < n; i++) {
+    b->todo = calloc(n + CUTUNE__AHEAD_PROPOSALS * CUTUNE__AHEAD_EACH,
+                     sizeof *b->todo);
+    size_t *job_of = malloc((n ? n : 1) * sizeof *job_of);
+    int ok = b->prior && skip && b->todo && job_of;
+    for (size_t i = 0; ok && i < n; i++) {
         char cfg[512];
         if (s->opt.reuse_measurements && s->measured &&
             cutune__session_describe(s->problem, b->indices[i], cfg,
@@ -203,42 +197,29 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
             b->prior[i] = cutune__session_earlier(s, b->indices[i], cfg);
         skip[i] = b->prior[i] != NULL;
     }
-    if (allocated && s->replay) {
-        /* A replayed device compiles nothing. */
-        free(skip);
-        return 0;
-    }
-    if (allocated) {
-        size_t named;
+    /* A replayed device compiles nothing. */
+    if (ok && !s->replay) {
+        size_t named,
+            ahead = more_ctx ? cutune__ahead_proposals(
+                                   cutune__session_pool_threads(s))
+                             : 0;
         b->n_todo = cutune__batch_jobs(b->indices, n, skip, ahead,
                                        CUTUNE__AHEAD_EACH, cutune__search_ahead,
-                                       more_ctx, b->todo, b->job_of, &named);
+                                       more_ctx, b->todo, job_of, &named);
         s->tel.compiled_ahead += named;
+        if (!s->cq)
+            s->cq = cutune__cq_create(s);
+        ok = s->cq && cutune__cq_want(s->cq, b->todo, b->n_todo) == 0;
     }
     free(skip);
-    if (!allocated ||
-        cutune__session_job_set_init(&b->js, s, s->problem, b->todo,
-                                     b->n_todo, s->arch) != 0) {
+    free(job_of);
+    if (!ok) {
         batch_free(b);
         s->fatal = 1;
         s->fatal_status =
             cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
         return -1;
     }
-    /* The pool compiles in the background while the worker measures, so
-     * the GPU waits for NVRTC only on the first job of a batch. A program
-     * NVRTC rejects is a result of its configuration; NVRTC itself failing
-     * is recorded the same way, with its reason, so that the tune still
-     * ends with what it measured. */
-    const cutune__compiler *remote =
-        b->n_todo ? cutune__session_compilers(s) : NULL;
-    b->pool = b->n_todo ? cutune__compile_start(b->js.jobs, b->n_todo,
-                                                s->opt.compile_threads,
-                                                remote)
-                        : NULL;
-    if (!b->pool && b->n_todo)
-        cutune__compile_batch(b->js.jobs, b->n_todo, s->opt.compile_threads,
-                              remote);
     return 0;
 }
 
@@ -251,10 +232,8 @@ void cutune__session_measure_job(cutune_session *s, cutune__mslot *slot,
     int whole = cutune__session_describe(s->problem, e->pub.config_index, cfg,
                                          sizeof cfg);
     e->pub.worker = slot->index;
-    if (job) {
-        s->tel.shared_compiles += job->waited;
+    if (job)
         e->pub.compile_ms = job->seconds * 1e3;
-    }
     if (job && !job->ok) {
         e->pub.outcome = CUTUNE_OUTCOME_COMPILE;
         cutune__session_set_message(e, job->log);
@@ -281,15 +260,15 @@ void cutune__session_measure_job(cutune_session *s, cutune__mslot *slot,
 void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
                                       batch *b, size_t i, eval_record *e)
 {
-    if (b->pool) {
+    cutune__compile_job *job = NULL;
+    if (!s->replay) {
         double t0 = cutune__now();
         cutune__session_unlock(s);
-        cutune__compile_wait(b->pool, b->job_of[i]);
+        job = cutune__cq_wait(s->cq, b->indices[i]);
         cutune__session_lock(s);
         s->tel.wait_compile_s += cutune__now() - t0;
     }
-    cutune__session_measure_job(
-        s, slot, s->replay ? NULL : &b->js.jobs[b->job_of[i]], e);
+    cutune__session_measure_job(s, slot, job, e);
 }
 
 /* Result i of the batch (`e`, taken from the log when `reused`) as the
@@ -332,25 +311,10 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
                             e->pub.message);
 }
 
-/* Compiles still running (the batch ended early) go on into the binary
- * cache without holding up the next batch: a later proposal may well be
- * one of them. (Without a binary cache nothing could find their results,
- * so the batch waits for them instead.) */
+/* Compiles still running (the batch ended early) go on: their results
+ * stay in the compile queue, where a later proposal finds them. */
 static void finish_batch(cutune_session *s, batch *b)
 {
-    double t_finish = cutune__now();
-    job_set *left = b->pool && s->drain && s->binaries
-                        ? malloc(sizeof *left)
-                        : NULL;
-    if (left) {
-        *left = b->js;
-        memset(&b->js, 0, sizeof b->js);
-        cutune__compile_detach(b->pool, s->drain,
-                               cutune__session_job_set_free, left);
-    } else {
-        cutune__compile_finish(b->pool);
-    }
-    s->tel.wait_finish_s += cutune__now() - t_finish;
     batch_free(b);
     s->batch_end = cutune__now();
 }

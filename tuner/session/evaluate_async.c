@@ -148,9 +148,6 @@ int cutune__session_search_async(cutune_session *s,
     s->cq = f.q;
     int rc = cutune__search_run_async(type, s->problem->space, so,
                                       &session_async, &f, sr);
-    cutune__order_stats st;
-    cutune__cq_stats(f.q, &st);
-    s->tel.compiles = st.started;
     free(f.configs);
     free(f.prior);
     return rc;

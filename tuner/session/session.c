@@ -93,8 +93,6 @@ cutune_status cutune_session_create(const cutune_session_options *options,
     cutune_status st = cutune__replay_devices_open(s);
     if (st)
         return st;
-    /* Without it, a batch ended early waits for its running compiles. */
-    s->drain = cutune__compile_drain_create();
     return CUTUNE_OK;
 }
 
@@ -143,7 +141,6 @@ void cutune_session_destroy(cutune_session *s)
     cutune__session_clear_tune(s);
     cutune__replay_devices_close(s);
     pthread_mutex_destroy(&s->lock);
-    cutune__compile_drain_destroy(s->drain);
     cutune__binary_cache_close(s->binaries);
     double t0 = cutune__now();
     cutune__compile_procs_destroy(s->compilers);

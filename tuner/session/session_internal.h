@@ -174,7 +174,6 @@ struct cutune_session {
     /* Compilation, kept from one tune to the next. */
     cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
-    cutune__compile_drain *drain;   /* batches ended early, still compiling */
     cutune__cq *cq;                 /* a search in flight's compiles, kept
                                        for the final round; NULL: none */
 
@@ -242,15 +241,12 @@ struct cutune_session {
         double gpu_ms;              /* kernel time of the whole tune */
         double span_ms;             /* GPU time of all measuring work */
         double wait_compile_s;      /* waiting for a compile to measure */
-        double wait_finish_s;       /* waiting for the compiles of a batch
-                                       that ended early */
         size_t batches;
-        size_t shared_compiles;     /* configurations whose compile another
-                                       job was already running */
         size_t compiled_ahead;      /* configurations compiled ahead of
                                        their proposal (AHEAD_EACH) */
         size_t restarts;            /* workers started again */
-        size_t compiles;            /* compiles started in flight (async) */
+        cutune__order_stats order;  /* the compile queue's counts, as the
+                                       search ended */
     } tel;
 
     /* The published result; its pointers point into the arrays here. */
@@ -322,6 +318,14 @@ cutune__cq *cutune__cq_create(cutune_session *s);
 /* Queues `config` after those wanted already. 0, or -1 when memory ran
  * out. */
 int cutune__cq_submit(cutune__cq *q, size_t config);
+/* A batch: configs[0..n) wanted in that order before anything else, what
+ * the last batch wanted and did not start kept as speculation
+ * (cutune__order_want). 0, or -1 when memory ran out. */
+int cutune__cq_want(cutune__cq *q, const size_t *configs, size_t n);
+/* Waits until `config` is compiled (moved to the front if still queued,
+ * queued if it was not) and returns its job, owned by the queue; NULL
+ * when memory ran out. */
+cutune__compile_job *cutune__cq_wait(cutune__cq *q, size_t config);
 /* Waits until one of configs[0..n) is compiled; returns its position. */
 size_t cutune__cq_wait_any(cutune__cq *q, const size_t *configs, size_t n);
 /* The compiled job of `config`, owned by the queue; NULL when none. */
@@ -375,18 +379,15 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
                                    cutune__eval_more_fn more, void *more_ctx);
 int cutune__session_time_is_up(const cutune_session *s);
 
-/* A batch being evaluated: what plan_batch decided and the pool that
- * compiles it. */
+/* A batch being evaluated: what plan_batch decided. */
 typedef struct cutune__batch {
     const size_t *indices;
     size_t n;
     const cutune__measured **prior; /* per proposal: its earlier
                                        measurement, or NULL */
-    size_t *todo;                   /* configurations to compile ... */
+    size_t *todo;                   /* configurations wanted compiled, in
+                                       order (cutune__cq_want) */
     size_t n_todo;
-    size_t *job_of;                 /* ... and per proposal its job */
-    job_set js;
-    cutune__compile_pool *pool;     /* NULL: compiled already, or none */
 } cutune__batch;
 
 /* evaluate.c, for dispatch.c: proposal i of the batch measured on `slot`

@@ -258,6 +258,8 @@ static cutune_status search(cutune_session *s,
         rc = cutune__search_run(type, s->problem->space, &so,
                                 cutune__session_evaluate_batch, s, sr);
     double t_final = cutune__now();
+    if (s->cq)
+        cutune__cq_stats(s->cq, &s->tel.order);
     if (rc == -1)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (s->fatal)
@@ -282,37 +284,29 @@ static cutune_status search(cutune_session *s,
             s->tel.recompiled);
     cutune__session_log(
         s, CUTUNE_LOG_DEBUG,
-        "wall time: %.3f s to start (devices, the "
-        "reference, bandwidth, occupancy), %.3f s searching (%zu batches, "
-        "%zu compiles in flight; %.3f s waiting for a compile to measure, "
-        "%.3f s for the compiles of batches that ended early; %zu compiles "
-        "shared with an earlier batch's, %zu configurations queued to "
-        "compile ahead), %.3f s in the final round",
+        "wall time: %.3f s to start (devices, the reference, bandwidth, "
+        "occupancy), %.3f s searching (%zu batches; %zu compiles, %zu of "
+        "them speculative, %zu of those wanted later; %.3f s waiting for a "
+        "compile to measure; %zu configurations queued to compile ahead), "
+        "%.3f s in the final round",
         t_search - s->started, t_final - t_search, s->tel.batches,
-        s->tel.compiles, s->tel.wait_compile_s, s->tel.wait_finish_s,
-        s->tel.shared_compiles, s->tel.compiled_ahead,
+        s->tel.order.started, s->tel.order.started_spec,
+        s->tel.order.spec_used, s->tel.wait_compile_s, s->tel.compiled_ahead,
         cutune__now() - t_final);
     return CUTUNE_OK;
 }
 
-/* However the tune ended: compiles of batches that ended early borrow the
- * problem's source, which the caller may free once the tune returns:
- * nobody waits for them any more, so their processes are killed (threads,
- * where there are no processes, are waited for). The worker stops. */
+/* However the tune ended: compiles still running borrow the problem's
+ * source, which the caller may free once the tune returns; nobody waits
+ * for them any more, so the compile queue kills them
+ * (cutune__cq_destroy). The worker stops. */
 static void end_tune(cutune_session *s)
 {
+    double t0 = cutune__now();
     cutune__cq_destroy(s->cq);
     s->cq = NULL;
-    if (cutune__compile_drain_pending(s->drain) > 0) {
-        double t0 = cutune__now();
-        cutune__compile_procs_cancel(s->compilers);
-        cutune__compile_drain_wait(s->drain);
-        cutune__compile_procs_resume(s->compilers);
-        cutune__session_log(s, CUTUNE_LOG_DEBUG,
-                            "%.3f s to end the "
-                            "compiles of batches that ended early",
-                            cutune__now() - t0);
-    }
+    cutune__session_log(s, CUTUNE_LOG_DEBUG, "%.3f s to end the compiles",
+                        cutune__now() - t0);
     double t_stop = cutune__now();
     cutune__session_stop_slots(s);
     cutune__session_log(s, CUTUNE_LOG_DEBUG, "%.3f s to stop the GPU worker%s",
