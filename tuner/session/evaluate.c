@@ -247,7 +247,11 @@ void cutune__session_measure_job(cutune_session *s, cutune__mslot *slot,
         if (e->framework_ms < 0)
             e->framework_ms = 0;
     }
-    e->timestamp = (double)time(NULL);
+    /* To the millisecond: a resumed search in flight hands over results
+     * from the log in the order they were measured. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    e->timestamp = (double)now.tv_sec + (double)(now.tv_nsec / 1000000) / 1e3;
     /* A worker that could not be brought back says nothing about the
      * configuration; a cut text cannot name it. */
     if (!s->fatal && whole)

@@ -47,14 +47,36 @@ static int async_submit(void *user, size_t config)
     return 0;
 }
 
-/* Which entry in flight goes next: one answered from the log, else the
- * first compiled (waited for, the session let go of meanwhile). */
+/* Whether log record a was measured before b: by their timestamps (to
+ * the millisecond; a finalist's line is written again after the final
+ * round, so the place in the log alone would put it last), then by place.
+ */
+static int measured_before(const cutune__measure_log *log,
+                           const cutune__measured *a,
+                           const cutune__measured *b)
+{
+    if (a->timestamp != b->timestamp)
+        return a->timestamp < b->timestamp;
+    return cutune__measure_log_position(log, a) <
+           cutune__measure_log_position(log, b);
+}
+
+/* Which entry in flight goes next: one answered from the log, the one
+ * measured first when several are (so that a resumed tune hands the
+ * strategy its results in the order the tune it resumes did, and takes
+ * the same path), else the first compiled (waited for, the session let
+ * go of meanwhile). */
 static size_t next_in_flight(flight *f)
 {
     cutune_session *s = f->s;
+    size_t pick = SIZE_MAX;
     for (size_t i = 0; i < f->n; i++)
-        if (f->prior[i])
-            return i;
+        if (f->prior[i] &&
+            (pick == SIZE_MAX ||
+             measured_before(s->measured, f->prior[i], f->prior[pick])))
+            pick = i;
+    if (pick != SIZE_MAX)
+        return pick;
     double t0 = cutune__now();
     cutune__session_unlock(s);
     size_t i = cutune__cq_wait_any(f->q, f->configs, f->n);
@@ -80,18 +102,19 @@ static int take_result(flight *f, size_t i, size_t *config, double *objective,
             cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
         return -1;
     }
-    if (prior) {
+    if (prior)
         s->tel.reused++;
-    } else {
+    else
         cutune__session_measure_job(s, s->slots, cutune__cq_job(f->q, *config),
                                     e);
-        double kernel_ms = 0;
-        for (size_t k = 0; e->runtimes && k < e->runs; k++)
-            kernel_ms += e->runtimes[k];
-        f->compiled_s += e->pub.compile_ms / 1e3;
-        f->measured_s += (kernel_ms + e->framework_ms) / 1e3;
-        f->results++;
-    }
+    /* What a result from the log cost when it was measured counts too, so
+     * that a resumed tune keeps the window the tune it resumes kept. */
+    double kernel_ms = 0;
+    for (size_t k = 0; e->runtimes && k + e->final_runs < e->runs; k++)
+        kernel_ms += e->runtimes[k];
+    f->compiled_s += e->pub.compile_ms / 1e3;
+    f->measured_s += (kernel_ms + e->framework_ms) / 1e3;
+    f->results++;
     cutune__session_record_result(s, e, prior != NULL, s->n_evals - 1,
                                   objective, 0);
     *cost = cutune__search_try_seconds(

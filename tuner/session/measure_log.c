@@ -560,6 +560,12 @@ const cutune__measured *cutune__measure_log_find(
     return r == SIZE_MAX ? NULL : &log->records[r];
 }
 
+size_t cutune__measure_log_position(const cutune__measure_log *log,
+                                    const cutune__measured *m)
+{
+    return (size_t)(m - log->records);
+}
+
 size_t cutune__measure_log_count(const cutune__measure_log *log)
 {
     return log ? log->n : 0;

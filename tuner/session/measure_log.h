@@ -71,6 +71,11 @@ void cutune__measure_log_close(cutune__measure_log *log);
 const cutune__measured *cutune__measure_log_find(
     const cutune__measure_log *log, const char *config);
 
+/* Where record `m` (from cutune__measure_log_find) stands in the log: the
+ * order the records were measured in, earliest first. */
+size_t cutune__measure_log_position(const cutune__measure_log *log,
+                                    const cutune__measured *m);
+
 /* Records read, and lines skipped as torn or unreadable, when loading. */
 size_t cutune__measure_log_count(const cutune__measure_log *log);
 size_t cutune__measure_log_skipped(const cutune__measure_log *log);
