@@ -323,49 +323,73 @@ static void tune_damaged_cache(void)
     remove_tree(dir);
 }
 
-/* The figure a tune logs (at DEBUG) of configurations it queued to
- * compile ahead; SIZE_MAX until that line was seen. */
+/* The figures a tune logs (at DEBUG) of its batches and of the
+ * configurations it queued to compile ahead; SIZE_MAX until that line was
+ * seen. */
+typedef struct search_line {
+    size_t batches, ahead;
+} search_line;
+
+static size_t number_before(const char *message, const char *what)
+{
+    const char *at = strstr(message, what);
+    if (!at)
+        return SIZE_MAX;
+    while (at > message && at[-1] >= '0' && at[-1] <= '9')
+        at--;
+    return (size_t)strtoull(at, NULL, 10);
+}
+
 static void count_ahead(void *user, cutune_log_level level,
                         const char *message)
 {
-    const char *at = strstr(message, " configurations queued to compile "
-                                     "ahead");
+    search_line *l = user;
     (void)level;
-    if (!at)
+    size_t ahead = number_before(message, " configurations queued to "
+                                          "compile ahead");
+    if (ahead == SIZE_MAX)
         return;
-    while (at > message && at[-1] >= '0' && at[-1] <= '9')
-        at--;
-    *(size_t *)user = (size_t)strtoull(at, NULL, 10);
+    l->ahead = ahead;
+    l->batches = number_before(message, " batches;");
 }
 
-/* A strategy that names what it would propose next (default) gets those
- * compiled beside its batches; one that does not (random) gets none. */
+/* On one GPU the default strategy keeps proposals in flight (no batches);
+ * on two workers it goes batch by batch and gets what it names ahead
+ * compiled beside its batches; one that names nothing (random) gets
+ * none. */
 static void tune_ahead(void)
 {
     long long size = 1 << 20;
     cutune_problem_options po = {.problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
-    static const char *strategies[2] = {"default", "random"};
-    size_t queued[2] = {SIZE_MAX, SIZE_MAX};
-    for (int k = 0; k < 2; k++) {
+    static const char *strategies[3] = {"default", "default", "random"};
+    static const int two[] = {0, 0};
+    search_line seen[3];
+    for (int k = 0; k < 3; k++) {
+        seen[k].batches = seen[k].ahead = SIZE_MAX;
         cutune_session_options o;
         cutune_session_options_init(&o);
         o.strategy = strategies[k];
         o.max_evals = 40;
         o.cache_dir = cache_dir;
+        o.devices = k == 1 ? two : NULL;
+        o.n_devices = k == 1 ? 2 : 0;
         o.log = count_ahead;
-        o.log_user = &queued[k];
+        o.log_user = &seen[k];
         cutune_session *s;
         CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
         const cutune_tune_result *r;
         CHECK_INT(cutune_session_tune(s, p, &r), CUTUNE_OK);
         cutune_session_destroy(s);
     }
-    printf("compiled ahead: default %zu, random %zu\n", queued[0],
-           queued[1]);
-    CHECK(queued[0] != SIZE_MAX && queued[0] > 0);
-    CHECK_INT(queued[1], 0);
+    printf("default in flight: %zu batches; default on two workers: %zu "
+           "batches, %zu compiled ahead; random: %zu compiled ahead\n",
+           seen[0].batches, seen[1].batches, seen[1].ahead, seen[2].ahead);
+    CHECK_INT(seen[0].batches, 0);
+    CHECK(seen[1].batches != SIZE_MAX && seen[1].batches > 0);
+    CHECK(seen[1].ahead != SIZE_MAX && seen[1].ahead > 0);
+    CHECK_INT(seen[2].ahead, 0);
     cutune_problem_destroy(p);
 }
 
