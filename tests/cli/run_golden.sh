@@ -78,6 +78,12 @@ case_ tune-output-no-value 1 tune vector_add --output
 case_ simulate-help 0 simulate --help
 case_ simulate 0 simulate sim.json --results sim_T4.json --budget-evals 8 --repeat 3 --seed 1
 case_ simulate-json 0 simulate sim.json --results sim_T4.json --strategy local --budget-evals 6 --seed 2 --json
+# The clock: every configuration compiles in 1 s and runs in 3.6 ms or
+# so; 2 threads, 6 evaluations of random search (batches as a tune asks),
+# then the default (proposals in flight), as text and JSON.
+case_ simulate-clock-json 0 simulate sim.json --results sim_T4.json --strategy random --budget-evals 6 --seed 1 --threads 2 --json
+case_ simulate-clock 0 simulate sim.json --results sim_T4.json --budget-evals 8 --repeat 2 --seed 1 --threads 4
+case_ simulate-threads-too-many 1 simulate sim.json --results sim_T4.json --threads 5000
 case_ simulate-all-fail 6 simulate sim.json --results sim_fail_T4.json --strategy bayes --budget-evals 5
 case_ simulate-no-results 1 simulate sim.json
 case_ simulate-unknown-strategy 1 simulate sim.json --results sim_T4.json --strategy nosuch
