@@ -22,9 +22,8 @@ int main(void)
 {
     cutune__expr_error err;
     memset(&err, 0, sizeof err);
-    cutune__expr *e =
-        cutune__expr_parse("len([x for x in range(600) if x < a]) > 0", 0,
-                           &err);
+    cutune__expr *e = cutune__expr_parse(
+        "len([x for x in range(600) if x < a]) > 0", 0, &err);
     CHECK(e != NULL);
     if (!e)
         return check_finish();
