@@ -204,8 +204,9 @@ cutune_status cutune__cache_fail(cutune_cache *cache, cutune_status status,
     return status;
 }
 
-cutune_status cutune_cache_append(cutune_cache *cache,
-                                  const cutune_cache_record *record)
+/* What every call that writes starts with: a handle that open left with
+ * a directory, and no message from an earlier call. */
+static cutune_status start_writing(cutune_cache *cache)
 {
     if (!cache)
         return CUTUNE_ERR_INVALID_ARGUMENT;
@@ -213,11 +214,20 @@ cutune_status cutune_cache_append(cutune_cache *cache,
     if (!cache->dir)
         return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                                   "the cache has no directory (open failed)");
+    return CUTUNE_OK;
+}
+
+cutune_status cutune_cache_append(cutune_cache *cache,
+                                  const cutune_cache_record *record)
+{
+    cutune_status status = start_writing(cache);
+    if (status != CUTUNE_OK)
+        return status;
     if (!record)
         return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                                   "no record given");
 
-    cutune_status status = cutune__store_check_record(cache, record);
+    status = cutune__store_check_record(cache, record);
     if (status != CUTUNE_OK)
         return status;
     char *line = NULL;
@@ -246,13 +256,9 @@ cutune_status cutune_cache_append(cutune_cache *cache,
 
 cutune_status cutune_cache_check_writable(cutune_cache *cache)
 {
-    if (!cache)
-        return CUTUNE_ERR_INVALID_ARGUMENT;
-    cache->errmsg[0] = '\0';
-    if (!cache->dir)
-        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
-                                  "the cache has no directory (open failed)");
-    cutune_status status = cutune__store_make_dir(cache, cache->dir);
+    cutune_status status = start_writing(cache);
+    if (status == CUTUNE_OK)
+        status = cutune__store_make_dir(cache, cache->dir);
     if (status != CUTUNE_OK)
         return status;
     /* Only creating a file tells: a directory's mode says nothing of a
@@ -263,8 +269,7 @@ cutune_status cutune_cache_check_writable(cutune_cache *cache)
         return cutune__store_fail_memory(cache);
     int fd = mkstemp(probe);
     if (fd < 0) {
-        status = cutune__cache_fail_sys(cache, errno, "write to",
-                                        cache->dir);
+        status = cutune__cache_fail_sys(cache, errno, "write to", cache->dir);
     } else {
         close(fd);
         unlink(probe);

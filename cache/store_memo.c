@@ -22,10 +22,10 @@ typedef struct memo_file {
     char *name;
     dev_t dev;
     ino_t ino;
-    cutune__scan_pos pos;   /* where the next read starts */
+    cutune__scan_pos pos; /* where the next read starts */
     cache_entry *entries;
-    size_t *lines;          /* each entry's line number */
-    uint64_t *hashes;       /* each entry's problem name, hashed */
+    size_t *lines;    /* each entry's line number */
+    uint64_t *hashes; /* each entry's problem name, hashed */
     size_t n, cap;
     size_t skipped, version_skipped;
     long long other_version;
@@ -114,8 +114,7 @@ static cutune_status read_more(cutune_cache *cache, memo_file *f,
     f->skipped += cache->skipped_lines;
     f->version_skipped += cache->version_skipped;
     if (!f->first_skip[0])
-        snprintf(f->first_skip, sizeof f->first_skip, "%s",
-                 cache->first_skip);
+        snprintf(f->first_skip, sizeof f->first_skip, "%s", cache->first_skip);
     return status;
 }
 
@@ -126,9 +125,9 @@ static cutune_status refresh_file(cutune_cache *cache, memo_file *f,
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return errno == ENOENT ? CUTUNE_OK
-                               : cutune__cache_fail_sys(cache, errno, "stat",
-                                                        path);
+        return errno == ENOENT
+                   ? CUTUNE_OK
+                   : cutune__cache_fail_sys(cache, errno, "stat", path);
     if (f->name && (st.st_dev != f->dev || st.st_ino != f->ino ||
                     st.st_size < f->pos.offset)) {
         char *name = f->name;
@@ -149,8 +148,7 @@ static void adopt(struct store_memo *old, size_t *next_old, char *name,
                   memo_file *out)
 {
     memset(out, 0, sizeof *out);
-    while (*next_old < old->n &&
-           strcmp(old->files[*next_old].name, name) < 0)
+    while (*next_old < old->n && strcmp(old->files[*next_old].name, name) < 0)
         file_free(&old->files[(*next_old)++]);
     if (*next_old < old->n && strcmp(old->files[*next_old].name, name) == 0) {
         *out = old->files[*next_old];
@@ -229,10 +227,10 @@ static int copy_entry(const cache_entry *e, cache_entry *out)
     memset(out, 0, sizeof *out);
     out->problem_size = malloc((r->n_problem_size ? r->n_problem_size : 1) *
                                sizeof *out->problem_size);
-    out->config = malloc((r->n_config ? r->n_config : 1) *
-                         sizeof *out->config);
-    out->baseline = malloc((r->n_baseline ? r->n_baseline : 1) *
-                           sizeof *out->baseline);
+    out->config =
+        malloc((r->n_config ? r->n_config : 1) * sizeof *out->config);
+    out->baseline =
+        malloc((r->n_baseline ? r->n_baseline : 1) * sizeof *out->baseline);
     if (!out->problem_size || !out->config || !out->baseline) {
         cutune__store_entry_free(out);
         return 0;
@@ -261,8 +259,8 @@ static cutune_status visit_file(cutune_cache *cache, const memo_file *f,
     cutune_status status = CUTUNE_OK;
     for (size_t i = 0; i < f->n && !*stop; i++) {
         const cutune_cache_record *r = &f->entries[i].record;
-        if ((problem && (f->hashes[i] != hash ||
-                         strcmp(r->problem_name, problem))) ||
+        if ((problem &&
+             (f->hashes[i] != hash || strcmp(r->problem_name, problem))) ||
             (filter && filter->keep && !filter->keep(filter->keep_user, r)))
             continue;
         cache_entry copy;
@@ -284,13 +282,11 @@ cutune_status cutune__store_memo_scan(cutune_cache *cache,
 {
     cutune_status status = refresh(cache, missing);
     sum_counts(cache);
-    uint64_t hash = filter && filter->problem ? name_hash(filter->problem)
-                                              : 0;
+    uint64_t hash = filter && filter->problem ? name_hash(filter->problem) : 0;
     int stop = 0;
-    for (size_t i = 0; status == CUTUNE_OK && !stop && i < cache->memo->n;
-         i++)
-        status = visit_file(cache, &cache->memo->files[i], filter, hash,
-                            visit, user, &stop);
+    for (size_t i = 0; status == CUTUNE_OK && !stop && i < cache->memo->n; i++)
+        status = visit_file(cache, &cache->memo->files[i], filter, hash, visit,
+                            user, &stop);
     return status;
 }
 

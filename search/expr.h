@@ -81,6 +81,18 @@ const char *cutune__expr_name(const cutune__expr *e, size_t i);
 int cutune__expr_eval(const cutune__expr *e, const cutune__value *vars,
                       cutune__value *out, cutune__expr_error *err);
 
+/* cutune__expr_eval under a budget of steps (list elements made and
+ * comprehension iterations) shared by many evaluations: *steps is what is
+ * left, and what this evaluation takes is subtracted. When it runs out the
+ * evaluation fails with a message saying so, so that a condition checked
+ * once per configuration cannot run without bound over a space. */
+/* About a minute of the tree evaluator; a condition that only compares
+ * parameters compiles to a program and takes no steps. */
+#define CUTUNE__EXPR_SPACE_STEPS ((size_t)1 << 30)
+int cutune__expr_eval_steps(const cutune__expr *e, const cutune__value *vars,
+                            cutune__value *out, cutune__expr_error *err,
+                            size_t *steps);
+
 /* Shorthand: parse and evaluate an expression that names nothing. */
 int cutune__expr_eval_const(const char *text, cutune__value *out,
                             cutune__expr_error *err);

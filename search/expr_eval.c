@@ -29,6 +29,13 @@ int cutune__expr_ev_oom(ev_ctx *c)
 
 int cutune__expr_charge(ev_ctx *c, size_t pos, size_t len, size_t n)
 {
+    if (n > c->budget && c->steps_cap)
+        return cutune__expr_ev_fail(
+            c, pos, len, "its evaluations took more than %zu steps (list "
+            "values and loop iterations) over the configurations checked "
+            "so far; a condition is evaluated once per configuration, so "
+            "keep its loops short",
+            c->steps_cap);
     if (n > c->budget)
         return cutune__expr_ev_fail(
             c, pos, len, "evaluation builds more than %zu values in all",
@@ -453,6 +460,13 @@ int cutune__expr_ev(ev_ctx *c, const node *n, cutune__value *tmp,
 int cutune__expr_eval(const cutune__expr *e, const cutune__value *vars,
                       cutune__value *out, cutune__expr_error *err)
 {
+    return cutune__expr_eval_steps(e, vars, out, err, NULL);
+}
+
+int cutune__expr_eval_steps(const cutune__expr *e, const cutune__value *vars,
+                            cutune__value *out, cutune__expr_error *err,
+                            size_t *steps)
+{
     cutune__expr_error dummy;
     if (!err)
         err = &dummy;
@@ -480,6 +494,12 @@ int cutune__expr_eval(const cutune__expr *e, const cutune__value *vars,
     c.err = err;
     c.budget = e->max_list > SIZE_MAX / WORK_FACTOR ? SIZE_MAX
                                                     : e->max_list * WORK_FACTOR;
+    c.steps_cap = 0;
+    if (steps && *steps < c.budget) {
+        c.budget = *steps;
+        c.steps_cap = CUTUNE__EXPR_SPACE_STEPS;
+    }
+    size_t budget_at_start = c.budget;
     cutune__value tmp = {0};
     const cutune__value *res;
     int rc = cutune__expr_ev(&c, e->root, &tmp, &res);
@@ -492,6 +512,8 @@ int cutune__expr_eval(const cutune__expr *e, const cutune__value *vars,
     cutune__value_clear(&tmp);
     if (locals != local_buf)
         free(locals);
+    if (steps)
+        *steps -= budget_at_start - c.budget;
     return rc;
 }
 

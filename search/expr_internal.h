@@ -213,6 +213,9 @@ typedef struct ev_ctx {
     const cutune__value **locals;
     cutune__expr_error *err;
     size_t budget; /* list elements this evaluation may still create */
+    /* The caller's budget over many evaluations (cutune__expr_eval_steps)
+     * when it is what limits this one; 0 otherwise. */
+    size_t steps_cap;
 } ev_ctx;
 
 /* ------------------------------------------------------------------ */

@@ -169,6 +169,7 @@ int cutune__space_prepare_conditions(builder *b,
         b->n_conds = c + 1; /* so that free_conditions sees this one */
         pc->expr = e;
         pc->index = c;
+        pc->steps_left = CUTUNE__EXPR_SPACE_STEPS;
         pc->n_names = cutune__expr_name_count(e);
         pc->vars = calloc(pc->n_names ? pc->n_names : 1, sizeof *pc->vars);
         pc->param_of = calloc(pc->n_names ? pc->n_names : 1,

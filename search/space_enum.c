@@ -30,7 +30,8 @@ static int evaluate_condition(const builder *b, prepared_condition *pc,
             pc->vars[i] = s->values[p][cfg[p]];
     }
     memset(&ee, 0, sizeof ee);
-    if (cutune__expr_eval(pc->expr, pc->vars, &out, &ee)) {
+    if (cutune__expr_eval_steps(pc->expr, pc->vars, &out, &ee,
+                                &pc->steps_left)) {
         cutune__space_set_error(err, pc->index, &ee, "%s (in %s)", ee.message,
                                 cutune__expr_text(pc->expr));
         return -1;

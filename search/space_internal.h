@@ -56,6 +56,9 @@ typedef struct prepared_condition {
     unsigned char *memo;
     uint32_t *memo_index;    /* n_memo pairs: parameter, multiplier */
     size_t n_memo;
+    /* Steps the tree evaluator may still take for this condition over the
+     * whole enumeration (CUTUNE__EXPR_SPACE_STEPS at the start). */
+    size_t steps_left;
 } prepared_condition;
 
 #define MEMO_MAX ((size_t)1 << 16)

@@ -11,8 +11,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../check.h"
@@ -109,7 +109,8 @@ static void test_no_baseline(const char *dir)
           "0.1,\"time_min_ms\":0.1,\"time_stddev_ms\":0,\"runs\":1,\"gbs\":0},"
           "\"baseline\":{\"config\":{\"block_size_x\":\"128\"},\"time_ms\":"
           "-5},\"strategy\":\"random\",\"evaluations\":1,\"tune_seconds\":1,"
-          "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n", f);
+          "\"timestamp\":\"2026-11-22T10:00:00Z\"}\n",
+          f);
     fclose(f);
     size_t n = 0;
     CHECK_INT(cutune_cache_open(dir, &c), CUTUNE_OK);

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../tmpdir.h"
 #include "cutune/plan.h"
 #include "fuzz_input.h"
 #include "plan_run.h"
-#include "../tmpdir.h"
 
 static void walk_plan(const char *text)
 {
@@ -36,9 +36,8 @@ static void walk_plan(const char *text)
     }
     for (size_t t = 0; t < cutune_plan_task_count(plan); t++) {
         const cutune_plan_task *task = cutune_plan_task_at(plan, t);
-        if (!task || !task->problem || !task->problem[0] ||
-            task->device < 0 || task->n_size > 8 ||
-            (task->n_size == 0) != (task->size == NULL) ||
+        if (!task || !task->problem || !task->problem[0] || task->device < 0 ||
+            task->n_size > 8 || (task->n_size == 0) != (task->size == NULL) ||
             task->item >= cutune_plan_item_count(plan))
             abort();
         for (size_t k = 0; k < task->n_size; k++)
@@ -52,13 +51,12 @@ static void walk_plan(const char *text)
 static int same_record(const cutune_cache_record *a,
                        const cutune_cache_record *b)
 {
-    int same = !strcmp(a->problem_name, b->problem_name) &&
-               !strcmp(a->device.name, b->device.name) &&
-               a->n_problem_size == b->n_problem_size &&
-               a->n_config == b->n_config && a->runs == b->runs &&
-               a->timestamp == b->timestamp &&
-               (a->time_ms == b->time_ms ||
-                (isnan(a->time_ms) && isnan(b->time_ms)));
+    int same =
+        !strcmp(a->problem_name, b->problem_name) &&
+        !strcmp(a->device.name, b->device.name) &&
+        a->n_problem_size == b->n_problem_size && a->n_config == b->n_config &&
+        a->runs == b->runs && a->timestamp == b->timestamp &&
+        (a->time_ms == b->time_ms || (isnan(a->time_ms) && isnan(b->time_ms)));
     for (size_t k = 0; same && k < a->n_problem_size; k++)
         same = a->problem_size[k] == b->problem_size[k];
     for (size_t k = 0; same && k < a->n_config; k++)
@@ -108,8 +106,9 @@ static int decode_record(json_t *j)
     long long *size, *size2;
     if (cutune__plan_record_decode(j, &r, &config, &baseline, &size)) {
         json_t *again = cutune__plan_record_encode(&r);
-        if (!again || !cutune__plan_record_decode(again, &back, &config2,
-                                                  &baseline2, &size2) ||
+        if (!again ||
+            !cutune__plan_record_decode(again, &back, &config2, &baseline2,
+                                        &size2) ||
             !same_record(&r, &back))
             abort();
         free(config2);

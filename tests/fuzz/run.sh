@@ -6,7 +6,8 @@
 #   prog  the compiled conditions of the search space against the tree
 #         evaluator;
 #   t1, t4, cache  the T1, T4 and cache readers (the whole library is
-#         built with the sanitizers, through CMake with -DCUTUNE_FUZZ=ON).
+#         built with the sanitizers, through CMake with -DCUTUNE_FUZZ=ON);
+#   plan  plan files and the messages between MPI ranks, likewise.
 # Usage: tests/fuzz/run.sh [SECONDS] [BUILD_DIR] [TARGET]
 #        (defaults 600, build-fuzz, expr)
 # Without clang, the plain driver (fuzz_TARGET_replay, built by every
@@ -27,7 +28,7 @@ case $target in
             -o "$out/fuzz_$target"
         cp "$here"/corpus/* "$out/corpus-$target/" 2>/dev/null || true
         max_len=512 ;;
-    t1 | t4 | cache)
+    t1 | t4 | cache | plan)
         san="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
         cmake -S "$root" -B "$out" -DCMAKE_C_COMPILER="$cc" \
             -DCMAKE_CXX_COMPILER="${CXX_FUZZ:-clang++}" -DCUTUNE_FUZZ=ON \
@@ -41,7 +42,7 @@ case $target in
             case $f in *.expect) ;; *) cp "$f" "$out/corpus-$target/" ;; esac
         done
         max_len=16384 ;;
-    *) echo "tests/fuzz/run.sh: TARGET is expr, prog, t1, t4 or cache, not '$target'" >&2
+    *) echo "tests/fuzz/run.sh: TARGET is expr, prog, t1, t4, cache or plan, not '$target'" >&2
        exit 2 ;;
 esac
 # -rss_limit_mb stays at libFuzzer's default; a leak or an overflow ends the

@@ -23,8 +23,7 @@ static void append(cutune_cache *c, const char *problem, int device,
     cutune_cache_record r;
     memset(&r, 0, sizeof r);
     snprintf(r.device.name, sizeof r.device.name, "replay %d", device);
-    snprintf(r.device.cutune_version, sizeof r.device.cutune_version,
-             "0.1.0");
+    snprintf(r.device.cutune_version, sizeof r.device.cutune_version, "0.1.0");
     r.device.simulated = 1;
     cutune_param_value cfg[] = {{"block_size_x", fits ? "64" : "48"},
                                 {"UNROLL", "2"}};
@@ -104,13 +103,14 @@ int main(void)
     snprintf(text, sizeof text,
              "{\"items\": [{\"problem\": \"%s/sim.json\", \"sizes\": "
              "[[1024], [2048], [3072], [4096], [5120], [6144], [7168], "
-             "[8192]], \"devices\": [0, 1]}]}", fixtures);
+             "[8192]], \"devices\": [0, 1]}]}",
+             fixtures);
     snprintf(pattern, sizeof pattern, "%s/{problem}_T4.json", fixtures);
     cutune_plan *plan = NULL;
     CHECK_INT(cutune_plan_parse(text, NULL, NULL, 0, &plan), CUTUNE_OK);
     cutune_plan_backend *replay = NULL;
-    CHECK_INT(cutune_plan_replay_backend_create(pattern, NULL, 4, 1,
-                                                &replay), CUTUNE_OK);
+    CHECK_INT(cutune_plan_replay_backend_create(pattern, NULL, 4, 1, &replay),
+              CUTUNE_OK);
     counting count = {replay, 0};
     cutune_plan_backend backend;
     memset(&backend, 0, sizeof backend);

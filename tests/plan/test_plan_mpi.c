@@ -28,7 +28,7 @@ static char fixtures[4096];
 
 typedef struct wrapped {
     cutune_plan_backend *inner;
-    int stop_once;   /* raise SIGSTOP in the first tune */
+    int stop_once; /* raise SIGSTOP in the first tune */
     size_t tunes;
 } wrapped;
 
@@ -42,9 +42,8 @@ static cutune_status wrapped_device(void *user, int ordinal,
 
 static cutune_status wrapped_tune(void *user, const cutune_plan_task *task,
                                   const cutune_problem *problem,
-                                  int write_cache,
-                                  cutune_cache_record *record, int *appended,
-                                  char *why, size_t why_size)
+                                  int write_cache, cutune_cache_record *record,
+                                  int *appended, char *why, size_t why_size)
 {
     wrapped *w = user;
     w->tunes++;
@@ -54,8 +53,8 @@ static cutune_status wrapped_tune(void *user, const cutune_plan_task *task,
     }
     /* Long enough that every rank gets a task. */
     nanosleep(&(struct timespec){0, 100000000}, NULL);
-    return w->inner->tune(w->inner->user, task, problem, write_cache,
-                          record, appended, why, why_size);
+    return w->inner->tune(w->inner->user, task, problem, write_cache, record,
+                          appended, why, why_size);
 }
 
 static char warnings[4096];
@@ -73,7 +72,8 @@ static cutune_plan *plan_of(int sizes)
     char text[8192];
     int n = snprintf(text, sizeof text,
                      "{\"items\": [{\"problem\": \"%s/sim.json\", \"sizes\": "
-                     "[", fixtures);
+                     "[",
+                     fixtures);
     for (int s = 0; s < sizes; s++)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s[%d]",
                       s ? ", " : "", 1024 << s);
@@ -159,8 +159,8 @@ int main(int argc, char **argv)
     char pattern[4200];
     snprintf(pattern, sizeof pattern, "%s/{problem}_T4.json", fixtures);
     wrapped w = {NULL, 0, 0};
-    CHECK_INT(cutune_plan_replay_backend_create(pattern, NULL, 4, 1,
-                                                &w.inner), CUTUNE_OK);
+    CHECK_INT(cutune_plan_replay_backend_create(pattern, NULL, 4, 1, &w.inner),
+              CUTUNE_OK);
     test_different_plans(&w, dir);
     MPI_Barrier(MPI_COMM_WORLD);
     test_stopped_rank(&w, dir, pids);

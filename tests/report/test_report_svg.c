@@ -174,9 +174,41 @@ static void test_text(void)
     CHECK_STR(cutune__svg_colour(8), "#0072B2");
 }
 
+/* Times at the ends of the doubles (a subnormal, near DBL_MAX): the axes
+ * end, no coordinate is NaN, no label says "inf" (issue 35). */
+static void test_extremes(void)
+{
+    char buf[32];
+    CHECK_STR(cutune__rtext_num(buf, 5e-324, 4), "4.941e-324");
+    CHECK_STR(cutune__rtext_num(buf, 1e308, 4), "1e308");
+    CHECK_STR(cutune__rtext_num(buf, 9.9996e6, 4), "1e7");
+    CHECK_STR(cutune__rtext_num(buf, -2.5e-5, 4), "-2.5e-5");
+    static const cutune__svg_scale scales[] = {
+        CUTUNE__SCALE_LINEAR, CUTUNE__SCALE_LOG10, CUTUNE__SCALE_LOG2};
+    for (size_t k = 0; k < 3; k++) {
+        cutune__rtext out = {0};
+        cutune__svg_plot p = {.width = 400, .height = 300, .left = 60,
+                              .right = 20, .top = 10, .bottom = 40};
+        p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LINEAR, .lo = 1,
+                                 .hi = 3, .label = "evaluations"};
+        p.y = (cutune__svg_axis){.scale = scales[k], .lo = 5e-324,
+                                 .hi = 1e308, .label = "time"};
+        cutune__svg_begin(&p, &out, "x", "extremes", "extremes");
+        double x[] = {1, 2, 3}, y[] = {5e-324, 1.5, 1e308};
+        cutune__svg_line(&p, x, y, 3, 0, 1, 0, "best");
+        cutune__svg_end(&p);
+        CHECK(!out.oom);
+        CHECK(out.data && !strstr(out.data, "nan") && !strstr(out.data, "inf"));
+        for (size_t i = 0; i < 3; i++)
+            CHECK(isfinite(cutune__svg_py(&p, y[i])));
+        cutune__rtext_free(&out);
+    }
+}
+
 int main(void)
 {
     test_nice();
+    test_extremes();
     test_linear();
     test_log10();
     test_log2_and_categories();

@@ -85,6 +85,6 @@ cutune_status cutune_env_number(const char *name, double min, double max,
                             "%.0f",
                             name, text, min, max);
     return cutune__errf(message, size, CUTUNE_ERR_INVALID_ARGUMENT,
-                        "%s: '%s' is not a number from %g to %g", name,
-                        text, min, max);
+                        "%s: '%s' is not a number from %g to %g", name, text,
+                        min, max);
 }

@@ -59,8 +59,8 @@ int cutune__mpi_recv(int source, double deadline, int *got, int *from,
     *json = NULL;
     /* Polled rather than MPI_Probe: Open MPI's blocking calls spin a core,
      * which on rank 0 would be taken from its own tune's compile pool. */
-    while ((rc = MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-                            &s)) == MPI_SUCCESS &&
+    while ((rc = MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &s)) ==
+               MPI_SUCCESS &&
            !flag) {
         if (deadline > 0 && cutune__plan_now() >= deadline)
             return MPI_SUCCESS;
@@ -84,8 +84,8 @@ int cutune__mpi_recv(int source, double deadline, int *got, int *from,
     rc = MPI_Recv(text, count, MPI_CHAR, s.MPI_SOURCE, s.MPI_TAG,
                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && count > 0)
-        *json = json_loadb(text, (size_t)count - (text[count - 1] == '\0'),
-                           0, NULL);
+        *json = json_loadb(text, (size_t)count - (text[count - 1] == '\0'), 0,
+                           NULL);
     free(text);
     return rc;
 }
@@ -96,8 +96,8 @@ typedef struct tuning_rank {
     cutune_plan *plan;
     const cutune_plan_backend *backend;
     cutune_plan_report *report;
-    double beat;     /* seconds between ALIVE messages; 0: none sent */
-    int dismissed;   /* rank 0 sent STOP while this rank worked */
+    double beat;   /* seconds between ALIVE messages; 0: none sent */
+    int dismissed; /* rank 0 sent STOP while this rank worked */
 } tuning_rank;
 
 /* One step of a task, run in a thread while the main thread beats. */
@@ -193,10 +193,10 @@ static void tune(step *s)
 
 static int send_fail(size_t index, cutune_status st, const char *why)
 {
-    return cutune__mpi_send_json(
-        json_pack("{s:I, s:i, s:s}", "task", (json_int_t)index, "status",
-                  (int)st, "message", why),
-        0, TAG_FAIL);
+    return cutune__mpi_send_json(json_pack("{s:I, s:i, s:s}", "task",
+                                           (json_int_t)index, "status",
+                                           (int)st, "message", why),
+                                 0, TAG_FAIL);
 }
 
 /* Asks rank 0 whether the task is cached: 1 yes, 0 no, -1 dismissed. */
@@ -232,26 +232,24 @@ static int tune_task(tuning_rank *r, size_t index)
         r->dismissed |= cached < 0;
         r->report->skipped += rc == MPI_SUCCESS && cached > 0;
     }
-    if (rc == MPI_SUCCESS && !r->dismissed && s->st == CUTUNE_OK &&
-        !cached && (rc = run_step(r, s, tune)) == MPI_SUCCESS &&
-        !r->dismissed) {
+    if (rc == MPI_SUCCESS && !r->dismissed && s->st == CUTUNE_OK && !cached &&
+        (rc = run_step(r, s, tune)) == MPI_SUCCESS && !r->dismissed) {
         /* The record borrows the problem's name and hash. */
-        json_t *encoded = s->st == CUTUNE_OK
-                              ? cutune__plan_record_encode(&s->rec)
-                              : NULL;
+        json_t *encoded =
+            s->st == CUTUNE_OK ? cutune__plan_record_encode(&s->rec) : NULL;
         if (s->st == CUTUNE_OK && encoded) {
             r->report->tuned++;
-            rc = cutune__mpi_send_json(
-                json_pack("{s:I, s:o}", "task", (json_int_t)index, "record",
-                          encoded),
-                0, TAG_RESULT);
+            rc = cutune__mpi_send_json(json_pack("{s:I, s:o}", "task",
+                                                 (json_int_t)index, "record",
+                                                 encoded),
+                                       0, TAG_RESULT);
         } else {
             r->report->failed++;
-            rc = send_fail(index, s->st != CUTUNE_OK ? s->st
-                                                     : CUTUNE_ERR_PARSE,
-                           s->st != CUTUNE_OK
-                               ? s->why
-                               : "the record could not be encoded as JSON");
+            rc =
+                send_fail(index, s->st != CUTUNE_OK ? s->st : CUTUNE_ERR_PARSE,
+                          s->st != CUTUNE_OK
+                              ? s->why
+                              : "the record could not be encoded as JSON");
         }
     }
     cutune_problem_destroy(s->problem);
@@ -274,8 +272,8 @@ static int hello(tuning_rank *r, int *rc)
     json_t *verdict = NULL;
     if (*rc == MPI_SUCCESS)
         *rc = cutune__mpi_recv(0, 0, &got, &from, &tag, &verdict, NULL);
-    int ok = tag == TAG_VERDICT &&
-             json_is_true(json_object_get(verdict, "ok"));
+    int ok =
+        tag == TAG_VERDICT && json_is_true(json_object_get(verdict, "ok"));
     json_decref(verdict);
     if (*rc == MPI_SUCCESS && tag == TAG_STOP)
         r->dismissed = 1;
@@ -305,8 +303,7 @@ static int tuning_rank_run(tuning_rank *r, cutune_status *st)
         json_decref(j);
         if (rc != MPI_SUCCESS || tag == TAG_STOP)
             return rc;
-        if (tag != TAG_TASK || index < 0 ||
-            (size_t)index >= r->plan->n_tasks)
+        if (tag != TAG_TASK || index < 0 || (size_t)index >= r->plan->n_tasks)
             return MPI_ERR_TAG;
         r->report->tasks++;
         if ((rc = tune_task(r, (size_t)index)))

@@ -31,9 +31,9 @@ typedef enum rank_state {
 
 typedef struct rank_info {
     rank_state state;
-    int beats;        /* sends ALIVE while it works: can be timed out */
-    long long task;   /* the task it holds; -1: none */
-    double seen;      /* when it last said anything */
+    int beats;      /* sends ALIVE while it works: can be timed out */
+    long long task; /* the task it holds; -1: none */
+    double seen;    /* when it last said anything */
     char hash[32];
 } rank_info;
 
@@ -49,18 +49,18 @@ typedef struct dispatcher {
     pthread_mutex_t lock;
     size_t next;
     size_t *requeued, n_requeued;
-    size_t held;      /* tasks other ranks hold */
+    size_t held; /* tasks other ranks hold */
     rank_info *ranks;
     int n_ranks;
     int lost;
     double timeout;
 } dispatcher;
 
-static void logf_(const dispatcher *d, cutune_log_level level,
-                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void logf_(const dispatcher *d, cutune_log_level level, const char *fmt,
+                  ...) __attribute__((format(printf, 3, 4)));
 
-static void logf_(const dispatcher *d, cutune_log_level level,
-                  const char *fmt, ...)
+static void logf_(const dispatcher *d, cutune_log_level level, const char *fmt,
+                  ...)
 {
     char buf[1024];
     va_list ap;
@@ -115,8 +115,8 @@ static int on_check(dispatcher *d, int from, json_t *j)
 {
     cutune_plan_task *task = task_of(d, j);
     cutune_device device;
-    if (!task || !cutune__plan_device_decode(json_object_get(j, "device"),
-                                             &device))
+    if (!task ||
+        !cutune__plan_device_decode(json_object_get(j, "device"), &device))
         return MPI_ERR_OTHER;
     if (d->options->force)
         return cutune__mpi_send_empty(from, TAG_GO);
@@ -219,8 +219,8 @@ static int give(dispatcher *d, int to)
 
 static void describe(const cutune_plan_task *task, char *buf, size_t size)
 {
-    size_t used = (size_t)snprintf(buf, size, "item %zu (%s", task->item,
-                                   task->problem);
+    size_t used =
+        (size_t)snprintf(buf, size, "item %zu (%s", task->item, task->problem);
     for (size_t k = 0; k < task->n_size && used < size; k++)
         used += (size_t)snprintf(buf + used, size - used, "%s%lld",
                                  k ? "x" : " at size ", task->size[k]);
@@ -279,8 +279,7 @@ static int open_ranks(const dispatcher *d)
 
 static int on_message(dispatcher *d, int from, int tag, json_t *j)
 {
-    if (from <= 0 || from >= d->n_ranks ||
-        d->ranks[from].state == RANK_LOST)
+    if (from <= 0 || from >= d->n_ranks || d->ranks[from].state == RANK_LOST)
         return MPI_SUCCESS; /* a timed-out rank woke up: it has its STOP */
     d->ranks[from].seen = cutune__plan_now();
     switch (tag) {
@@ -307,8 +306,8 @@ static int dispatch(dispatcher *d)
         int got, from, tag;
         json_t *j = NULL;
         /* Wakes at least every 50 ms to watch the silent ranks. */
-        rc = cutune__mpi_recv(MPI_ANY_SOURCE, cutune__plan_now() + 0.05,
-                              &got, &from, &tag, &j, NULL);
+        rc = cutune__mpi_recv(MPI_ANY_SOURCE, cutune__plan_now() + 0.05, &got,
+                              &from, &tag, &j, NULL);
         pthread_mutex_lock(&d->lock);
         if (rc == MPI_SUCCESS && got)
             rc = on_message(d, from, tag, j);
@@ -328,11 +327,11 @@ static void local_task(dispatcher *d, cutune_plan_task *task)
     cutune_problem *problem = NULL;
     cutune_device device;
     memset(&device, 0, sizeof device);
-    cutune_status st = cutune__plan_load_problem(task, d->backend, &problem,
-                                                 why, sizeof why);
+    cutune_status st =
+        cutune__plan_load_problem(task, d->backend, &problem, why, sizeof why);
     if (st == CUTUNE_OK)
-        st = d->backend->device(d->backend->user, task->device, &device,
-                                why, sizeof why);
+        st = d->backend->device(d->backend->user, task->device, &device, why,
+                                sizeof why);
     pthread_mutex_lock(&d->lock);
     int cached = st == CUTUNE_OK && !d->options->force &&
                  cutune__plan_cached(d->cache, task, problem, &device);
@@ -352,9 +351,10 @@ static void local_task(dispatcher *d, cutune_plan_task *task)
         snprintf(message, sizeof message, "rank 0: %s", why);
         cutune__plan_fail(task, st, message);
     }
-    finish(d, task, st != CUTUNE_OK ? CUTUNE_PLAN_FAILED
-                    : cached        ? CUTUNE_PLAN_SKIPPED
-                                    : CUTUNE_PLAN_TUNED);
+    finish(d, task,
+           st != CUTUNE_OK ? CUTUNE_PLAN_FAILED
+           : cached        ? CUTUNE_PLAN_SKIPPED
+                           : CUTUNE_PLAN_TUNED);
     pthread_mutex_unlock(&d->lock);
     cutune_problem_destroy(problem);
 }
@@ -407,7 +407,9 @@ static int differing(const dispatcher *d, const char *own, char *buf,
             strcmp(d->ranks[k].hash, own) != 0) {
             n++;
             used += (size_t)snprintf(buf + used, size - used, "%s%d",
-                                     n == 1 ? "" : n == total ? " and " : ", ",
+                                     n == 1       ? ""
+                                     : n == total ? " and "
+                                                  : ", ",
                                      k);
         }
     return total;
@@ -423,10 +425,10 @@ static cutune_status agree(dispatcher *d, int *rc)
     while (*rc == MPI_SUCCESS && pending > 0) {
         int got, from, tag;
         json_t *j = NULL;
-        *rc = cutune__mpi_recv(MPI_ANY_SOURCE, deadline, &got, &from, &tag,
-                               &j, NULL);
-        if (*rc == MPI_SUCCESS && got && (*rc = on_hello(d, from, tag, j)) ==
-                                              MPI_SUCCESS)
+        *rc = cutune__mpi_recv(MPI_ANY_SOURCE, deadline, &got, &from, &tag, &j,
+                               NULL);
+        if (*rc == MPI_SUCCESS && got &&
+            (*rc = on_hello(d, from, tag, j)) == MPI_SUCCESS)
             pending--;
         json_decref(j);
         if (*rc == MPI_SUCCESS && !got)
@@ -474,9 +476,9 @@ static cutune_status open_cache(dispatcher *d)
 {
     cutune_status st = cutune_cache_open(d->options->cache_dir, &d->cache);
     if (st != CUTUNE_OK) {
-        snprintf(d->plan->errmsg, sizeof d->plan->errmsg,
-                 "tuning cache: %s", d->cache ?
-                 cutune_cache_errmsg(d->cache) : cutune_status_str(st));
+        snprintf(d->plan->errmsg, sizeof d->plan->errmsg, "tuning cache: %s",
+                 d->cache ? cutune_cache_errmsg(d->cache)
+                          : cutune_status_str(st));
         /* The other ranks still ask: stop them, then report. */
         d->plan->n_tasks = 0;
     } else {
@@ -509,8 +511,7 @@ static cutune_status run(dispatcher *d, int tune_here,
     report->ranks_lost = d->lost;
     if (st == CUTUNE_OK && rc != MPI_SUCCESS) {
         snprintf(d->plan->errmsg, sizeof d->plan->errmsg,
-                 "MPI: rank 0 lost touch with the other ranks (error %d)",
-                 rc);
+                 "MPI: rank 0 lost touch with the other ranks (error %d)", rc);
         st = CUTUNE_ERR_IO;
     }
     return st;
@@ -531,8 +532,7 @@ cutune_status cutune__plan_mpi_rank0(cutune_plan *plan,
     d.timeout = options->rank_timeout_s > 0 ? options->rank_timeout_s
                                             : CUTUNE__RANK_TIMEOUT_DEFAULT;
     d.ranks = calloc((size_t)ranks, sizeof *d.ranks);
-    d.requeued = calloc(plan->n_tasks ? plan->n_tasks : 1,
-                        sizeof *d.requeued);
+    d.requeued = calloc(plan->n_tasks ? plan->n_tasks : 1, sizeof *d.requeued);
     if (!d.ranks || !d.requeued) {
         free(d.ranks);
         free(d.requeued);

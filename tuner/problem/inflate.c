@@ -15,13 +15,12 @@
 
 #define MIB ((size_t)1 << 20)
 
-cutune_status cutune__max_input_bytes(size_t *bytes, char *err,
-                                      size_t errlen)
+cutune_status cutune__max_input_bytes(size_t *bytes, char *err, size_t errlen)
 {
     double mb = CUTUNE__MAX_INPUT_MB_DEFAULT;
-    cutune_status st = cutune_env_number(CUTUNE__MAX_INPUT_ENV, 1,
-                                         CUTUNE__MAX_INPUT_MB_MAX, 1, &mb,
-                                         err, errlen);
+    cutune_status st =
+        cutune_env_number(CUTUNE__MAX_INPUT_ENV, 1, CUTUNE__MAX_INPUT_MB_MAX,
+                          1, &mb, err, errlen);
     *bytes = (size_t)mb * MIB;
     return st;
 }

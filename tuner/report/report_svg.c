@@ -2,6 +2,7 @@
  * it is ours rather than gnuplot's. */
 #include "report_svg.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +42,15 @@ static void add_tick(cutune__svg_axis *a, double v)
 
 static void fit_linear(cutune__svg_axis *a)
 {
+    /* Near DBL_MAX a range, and nice() of it, overflow: the axis stops
+     * short of such values, which are drawn at its end. */
+    const double big = DBL_MAX / 64;
+    if (!isfinite(a->lo) || !isfinite(a->hi)) {
+        a->lo = isfinite(a->lo) ? a->lo : 0;
+        a->hi = isfinite(a->hi) ? a->hi : a->lo + 1;
+    }
+    a->lo = fmin(fmax(a->lo, -big), big);
+    a->hi = fmin(fmax(a->hi, -big), big);
     if (!(a->hi > a->lo)) {
         double pad = a->lo == 0 ? 1 : fabs(a->lo) * 0.1;
         a->lo -= pad;
@@ -52,7 +62,12 @@ static void fit_linear(cutune__svg_axis *a)
     a->lo = lo;
     a->hi = hi;
     a->decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-    for (double k = 0; lo + k * step <= hi + step / 2; k++)
+    if (a->decimals > 12)
+        a->decimals = 12;
+    /* Bounded by count: where step is below the precision of lo, lo +
+     * k * step would not move. */
+    for (int k = 0; k <= 4 * CUTUNE__SVG_MAX_TICKS && lo + k * step <= hi + step / 2;
+         k++)
         add_tick(a, lo + k * step);
 }
 
@@ -71,12 +86,22 @@ static void fit_log_narrow(cutune__svg_axis *a)
         add_tick(a, lo + k * step);
 }
 
+/* A log axis spans 1e-300 to 1e300 at most: the powers of ten at its ends
+ * must be neither 0 (a subnormal's decade) nor inf; values beyond are
+ * drawn at its ends. */
+static void clamp_log(cutune__svg_axis *a)
+{
+    a->lo = fmin(fmax(a->lo, 1e-300), 1e300);
+    a->hi = fmin(fmax(a->hi, 1e-300), 1e300);
+}
+
 static void fit_log10(cutune__svg_axis *a)
 {
     if (!(a->hi > 0) || !isfinite(a->hi))
         a->hi = 1;
     if (!(a->lo > 0) || !isfinite(a->lo))
         a->lo = a->hi / 10;
+    clamp_log(a);
     if (!(a->hi > a->lo * 1.0000001)) {
         a->lo /= 2;
         a->hi *= 2;
@@ -123,6 +148,7 @@ static void fit_log2(cutune__svg_axis *a)
         a->hi = 1;
     if (!(a->lo > 0) || !isfinite(a->lo))
         a->lo = a->hi / 2;
+    clamp_log(a);
     int e0 = (int)floor(log2(a->lo) + 1e-9), e1 = (int)ceil(log2(a->hi) - 1e-9);
     if (e0 == e1) {
         e0--;
@@ -185,7 +211,11 @@ static double axis_frac(const cutune__svg_axis *a, double v)
     double lo = axis_t(a, a->lo), hi = axis_t(a, a->hi), t = axis_t(a, v);
     if (isnan(t))
         return NAN;
-    double f = (t - lo) / (hi - lo);
+    /* Halved, so that a range near DBL_MAX does not overflow to inf and
+     * the coordinate to NaN. */
+    double f = (t / 2 - lo / 2) / (hi / 2 - lo / 2);
+    if (isnan(f))
+        return 0;
     return f < 0 ? 0 : f > 1 ? 1 : f;
 }
 

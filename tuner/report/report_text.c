@@ -94,17 +94,24 @@ char *cutune__rtext_num(char *buf, double v, int digits)
     }
     double a = fabs(v);
     if (a != 0 && (a < 1e-4 || a >= 1e6)) {
-        int e = (int)floor(log10(a));
-        double m = v / pow(10, e);
-        /* 9.9996e6 rounds to 10.000 at 4 digits */
-        char mant[32];
-        snprintf(mant, sizeof mant, "%.*g", digits, m);
-        if (strcmp(mant, "10") == 0 || strcmp(mant, "-10") == 0) {
-            e++;
-            m /= 10;
-            snprintf(mant, sizeof mant, "%.*g", digits, m);
+        /* printf splits mantissa and exponent: dividing by pow(10, e)
+         * overflows for subnormals (5e-324 became "infe-324") and rounds
+         * 9.9996e6 to a mantissa of 10. */
+        char sci[48];
+        snprintf(sci, sizeof sci, "%.*e", digits > 1 ? digits - 1 : 0, v);
+        char *e = strchr(sci, 'e');
+        int exp10 = e ? atoi(e + 1) : 0;
+        if (e) {
+            char *end = e;
+            if (strchr(sci, '.')) {
+                while (end[-1] == '0')
+                    end--;
+                if (end[-1] == '.')
+                    end--;
+            }
+            *end = '\0';
         }
-        snprintf(buf, 32, "%.20se%d", mant, e);
+        snprintf(buf, 32, "%.20se%d", sci, exp10);
         return buf;
     }
     snprintf(buf, 32, "%.*g", digits, v);
