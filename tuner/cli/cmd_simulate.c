@@ -60,22 +60,36 @@ static void print_quartiles(const char *label, cutune_quartiles q,
     printf("  %-14s %s  [%s, %s]\n", label, a, b, c);
 }
 
-/* Evaluation counts with "-" for never. */
-static void fmt_evals(char *buf, size_t len, double v)
+/* A count or a time, "-" for never (infinite or NaN). */
+static void fmt_or_never(char *buf, size_t len, const char *fmt, double v)
 {
     if (isinf(v) || isnan(v))
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.0f", v);
+        snprintf(buf, len, fmt, v);
 }
 
-/* Modelled seconds with "-" for never. */
+static void fmt_evals(char *buf, size_t len, double v)
+{
+    fmt_or_never(buf, len, "%.0f", v);
+}
+
 static void fmt_seconds(char *buf, size_t len, double v)
 {
-    if (isinf(v) || isnan(v))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.1f", v);
+    fmt_or_never(buf, len, "%.1f", v);
+}
+
+/* A median and quartiles of evaluations or seconds until a fraction of
+ * the optimum, with the runs that got there at all. */
+static void print_reached(const char *label, cutune_quartiles q,
+                          size_t got, size_t n_runs, const char *fmt)
+{
+    char a[16], b[16], c[16];
+    fmt_or_never(a, sizeof a, fmt, q.median);
+    fmt_or_never(b, sizeof b, fmt, q.q1);
+    fmt_or_never(c, sizeof c, fmt, q.q3);
+    printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label, a,
+           b, c, got, n_runs);
 }
 
 /* The clock of each run and over the runs (--threads). */
@@ -99,13 +113,10 @@ static void print_clock(const cutune_simulate_result *r)
         return;
     print_quartiles("wall s", r->wall_s, "%.1f");
     for (int i = 0; i < 3; i++) {
-        char label[32], a[16], b[16], c[16];
+        char label[32];
         snprintf(label, sizeof label, "s to %s", ratio[i]);
-        fmt_seconds(a, sizeof a, r->seconds_to[i].median);
-        fmt_seconds(b, sizeof b, r->seconds_to[i].q1);
-        fmt_seconds(c, sizeof c, r->seconds_to[i].q3);
-        printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label,
-               a, b, c, r->runs_to[i], r->n_runs);
+        print_reached(label, r->seconds_to[i], r->runs_to[i], r->n_runs,
+                      "%.1f");
     }
 }
 
@@ -176,13 +187,10 @@ static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
     print_quartiles("optimum/best", r->ratio, "%.3f");
     print_quartiles("P", r->score, "%.3f");
     for (int i = 0; i < 3; i++) {
-        char label[32], a[16], b[16], c[16];
+        char label[32];
         snprintf(label, sizeof label, "evals to %s", within[i]);
-        fmt_evals(a, sizeof a, r->evals_within[i].median);
-        fmt_evals(b, sizeof b, r->evals_within[i].q1);
-        fmt_evals(c, sizeof c, r->evals_within[i].q3);
-        printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label,
-               a, b, c, r->runs_within[i], r->n_runs);
+        print_reached(label, r->evals_within[i], r->runs_within[i], r->n_runs,
+                      "%.0f");
     }
 }
 
