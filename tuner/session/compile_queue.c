@@ -214,6 +214,23 @@ int cutune__cq_take(cutune__cq *q, size_t config, cutune__compile_job *job)
     return 0;
 }
 
+void cutune__cq_release(cutune__cq *q, size_t config)
+{
+    if (!q || config >= q->order.n)
+        return;
+    pthread_mutex_lock(&q->mu);
+    if (q->ready[config] && q->sets[config]) {
+        cutune__compile_job *job = &q->sets[config]->jobs[0];
+        free(job->cubin);
+        free(job->lowered_name);
+        job->cubin = NULL;
+        job->lowered_name = NULL;
+        job->cubin_size = 0;
+        job->ok = 0;
+    }
+    pthread_mutex_unlock(&q->mu);
+}
+
 void cutune__cq_stats(cutune__cq *q, cutune__order_stats *st)
 {
     pthread_mutex_lock(&q->mu);

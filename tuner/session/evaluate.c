@@ -302,6 +302,13 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
     if (isfinite(objectives[i]) && !reused &&
         (s->best_ms == 0 || objectives[i] < s->best_ms))
         s->best_ms = objectives[i];
+    /* A binary can be let go once its configuration cannot be a finalist
+     * (the best only gets faster): a tune of a large space keeps only
+     * its contenders' (the final round compiles again what it lacks). */
+    if (s->cq && !reused &&
+        !(isfinite(objectives[i]) &&
+          objectives[i] <= s->best_ms * (1.0 + FINAL_MARGIN)))
+        cutune__cq_release(s->cq, e->pub.config_index);
     const char *from = e->reused ? ", measured before" : "";
     if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
         cutune__session_log(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s%s",

@@ -331,6 +331,10 @@ size_t cutune__cq_wait_any(cutune__cq *q, const size_t *configs, size_t n);
 /* The compiled job of `config`, owned by the queue; NULL when none. */
 cutune__compile_job *cutune__cq_job(cutune__cq *q, size_t config);
 void cutune__cq_stats(cutune__cq *q, cutune__order_stats *st);
+/* Frees the binary of a measured `config` (q NULL: nothing); the job
+ * stays, marked not compiled, so that nothing takes it for the final
+ * round. */
+void cutune__cq_release(cutune__cq *q, size_t config);
 /* Moves the compiled result of `config` into `job` (its inputs kept):
  * 0, or -1 when the queue (NULL: none) has none that compiled. */
 int cutune__cq_take(cutune__cq *q, size_t config, cutune__compile_job *job);
