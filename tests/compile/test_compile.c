@@ -1,7 +1,7 @@
 /* NVRTC compilation without a GPU: every vector_add configuration for
  * sm_80 and sm_90, the worker's comparison kernels, a compile error kept
- * as a result with its log; pools let go while compiling (a batch the
- * strategy ended early) and compile processes shut down mid-compile. */
+ * as a result with its log; jobs of one key at once and compile
+ * processes shut down mid-compile. */
 #define _GNU_SOURCE
 
 #include <pthread.h>
@@ -214,30 +214,21 @@ static void test_refresh(void)
     remove_tree(dir);
 }
 
-/* A stand-in compiler: a compile takes 10, 30 or 200 ms (by its source)
- * on one of PROCS shared slots; it counts how many run at once and how
- * many ran. */
+/* A stand-in compiler: a compile takes 200 ms, long enough for jobs
+ * started together to overlap, on one of PROCS shared slots; it counts
+ * how many ran. */
 enum { PROCS = 4 };
 static struct fake {
     pthread_mutex_t lock;
     pthread_cond_t freed;
     int busy[PROCS];
-    int running, most, compiled;
-    int first_running;      /* compiles of "first" jobs running now */
-    int first_at_second;    /* of them, running when a "second" began */
-    int hold, waiting;      /* while hold, acquire waits (counted) */
-} fake = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0,
-          0, -1, 0, 0};
+    int compiled;
+} fake = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {0}, 0};
 
 static int fake_acquire(void *ctx)
 {
     (void)ctx;
     pthread_mutex_lock(&fake.lock);
-    while (fake.hold) {
-        fake.waiting++;
-        pthread_cond_wait(&fake.freed, &fake.lock);
-        fake.waiting--;
-    }
     for (;;)
         for (int i = 0; i < PROCS; i++)
             if (!fake.busy[i]) {
@@ -262,33 +253,20 @@ static int fake_compile(void *ctx, int slot, cutune__compile_job *job)
 {
     (void)ctx;
     (void)slot;
-    int first = strncmp(job->source, "first", 5) == 0;
-    /* "first-short" is done while the other "first" jobs still run. */
-    long ms = !first ? 30 : strcmp(job->source, "first-short") ? 200 : 10;
-    pthread_mutex_lock(&fake.lock);
-    if (++fake.running > fake.most)
-        fake.most = fake.running;
-    fake.first_running += first;
-    if (!first && fake.first_at_second < 0)
-        fake.first_at_second = fake.first_running;
-    pthread_mutex_unlock(&fake.lock);
-    struct timespec ts = {0, ms * 1000 * 1000};
+    struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
     job->ok = 1;
     job->cubin = malloc(4);
     job->cubin_size = 4;
     job->log = strdup("");
     pthread_mutex_lock(&fake.lock);
-    fake.running--;
-    fake.first_running -= first;
     fake.compiled++;
     pthread_mutex_unlock(&fake.lock);
     return 0;
 }
 
-/* Jobs of one key at once (a batch ended early still compiling what the
- * next batch proposes again): one compiles, the others wait for it and
- * take its result from the binary cache. A refresh compiles regardless. */
+/* Jobs of one key at once: one compiles, the others wait for it and take
+ * its result from the binary cache. A refresh compiles regardless. */
 static void test_shared_compile(void)
 {
     char dir[] = "/tmp/cutune-compile-shared-XXXXXX";
@@ -300,7 +278,7 @@ static void test_shared_compile(void)
     char *opts[] = {(char *)"--gpu-architecture=sm_90"};
     cutune__compile_job jobs[3];
     for (int i = 0; i < 3; i++)
-        jobs[i] = (cutune__compile_job){.source = "first-same",
+        jobs[i] = (cutune__compile_job){.source = "same",
                                         .source_name = "k.cu",
                                         .options = opts,
                                         .n_options = 1,
@@ -336,133 +314,17 @@ static void test_shared_compile(void)
     remove_tree(dir);
 }
 
-static int released;
-static void count_release(void *jobs)
-{
-    cutune__compile_job *j = jobs;
-    for (int i = 0; i < 8; i++)
-        cutune__compile_job_clear(&j[i]);
-    free(j);
-    released++;
-}
+struct batch_run {
+    cutune__compile_job *jobs;
+    size_t n;
+    const cutune__compiler *c;
+};
 
-/* Releases the cancelled pool's jobs, counting any that is neither
- * compiled nor failed as NVRTC (never started: log NULL, fine too). */
-static int cancel_bad, cancel_killed;
-static void count_release_check(void *jobs)
+static void *run_batch(void *arg)
 {
-    cutune__compile_job *j = jobs;
-    for (int i = 0; i < 8; i++) {
-        if (j[i].log && !j[i].ok && !j[i].nvrtc_failed)
-            cancel_bad++;
-        cancel_killed += j[i].nvrtc_failed;
-    }
-    count_release(jobs);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* A pool let go after its first job: the jobs it had not started are
- * never compiled, those running finish beside the next pool (which does
- * not wait for them: there are twice as many slots as a pool's threads),
- * and its jobs are released once, after the last. */
-static void test_detach(void)
-{
-    const cutune__compiler fc = {fake_compile, NULL, 2, fake_acquire,
-                                 fake_release};
-    static char *opts[] = {(char *)"-DX=1"};
-    cutune__compile_job proto = {.source = "x", .source_name = "x.cu",
-                                 .options = opts, .n_options = 1};
-    cutune__compile_job *first = calloc(8, sizeof *first);
-    cutune__compile_job second[2] = {proto, proto};
-    second[0].source = second[1].source = "second";
-    for (int i = 0; i < 8; i++) {
-        first[i] = proto;
-        first[i].source = i == 0 ? "first-short" : "first";
-    }
-    cutune__compile_drain *drain = cutune__compile_drain_create();
-    CHECK(drain != NULL);
-    cutune__compile_pool *p1 = cutune__compile_start(first, 8, 0, &fc);
-    CHECK(p1 != NULL);
-    cutune__compile_wait(p1, 0);
-    CHECK_INT(first[0].ok, 1);
-    cutune__compile_detach(p1, drain, count_release, first);
-    /* The next batch starts beside what is still running. */
-    double t0 = now_s();
-    cutune__compile_pool *p2 = cutune__compile_start(second, 2, 0, &fc);
-    cutune__compile_wait(p2, 0);
-    double waited = now_s() - t0;
-    cutune__compile_finish(p2);
-    CHECK(fake.first_at_second > 0);
-    CHECK_INT(second[0].ok, 1);
-    CHECK_INT(second[1].ok, 1);
-    cutune__compile_job_clear(&second[0]);
-    cutune__compile_job_clear(&second[1]);
-    cutune__compile_drain_wait(drain);
-    CHECK_INT(cutune__compile_drain_pending(drain), 0);
-    CHECK_INT(released, 1);
-    CHECK(fake.most <= PROCS);
-    /* Jobs not started when it was let go never are. */
-    CHECK(fake.compiled - 2 < 8);
-    /* A pool with nothing left to run is released on the spot. */
-    cutune__compile_job *idle = calloc(8, sizeof *idle);
-    for (int i = 0; i < 8; i++)
-        idle[i] = proto;
-    cutune__compile_pool *p3 = cutune__compile_start(idle, 1, 0, &fc);
-    cutune__compile_wait(p3, 0);
-    cutune__compile_finish(NULL);
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    nanosleep(&ts, NULL); /* let its thread end */
-    cutune__compile_detach(p3, drain, count_release, idle);
-    cutune__compile_drain_destroy(drain);
-    CHECK_INT(released, 2);
-    printf("detach: next batch's first job after %.1f ms, beside %d still "
-           "running; %d compiled, at most %d at once\n", 1e3 * waited,
-           fake.first_at_second, fake.compiled, fake.most);
-}
-
-/* Jobs of a pool let go while they wait for a process are not compiled
- * once they get one. */
-static void test_let_go_waiting(void)
-{
-    const cutune__compiler fc = {fake_compile, NULL, 2, fake_acquire,
-                                 fake_release};
-    static char *opts[] = {(char *)"-DX=1"};
-    cutune__compile_job *jobs = calloc(8, sizeof *jobs);
-    for (int i = 0; i < 8; i++)
-        jobs[i] = (cutune__compile_job){.source = "first", .source_name =
-                                        "x.cu", .options = opts,
-                                        .n_options = 1};
-    cutune__compile_drain *drain = cutune__compile_drain_create();
-    pthread_mutex_lock(&fake.lock);
-    fake.hold = 1;
-    pthread_mutex_unlock(&fake.lock);
-    cutune__compile_pool *pool = cutune__compile_start(jobs, 8, 0, &fc);
-    CHECK(pool != NULL);
-    /* Both threads have a job and wait for a process. */
-    int waiting = 0;
-    for (int t = 0; t < 500 && waiting < 2; t++) {
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        pthread_mutex_lock(&fake.lock);
-        waiting = fake.waiting;
-        pthread_mutex_unlock(&fake.lock);
-    }
-    CHECK_INT(waiting, 2);
-    int before = fake.compiled, released_before = released;
-    cutune__compile_detach(pool, drain, count_release, jobs);
-    pthread_mutex_lock(&fake.lock);
-    fake.hold = 0;
-    pthread_cond_broadcast(&fake.freed);
-    pthread_mutex_unlock(&fake.lock);
-    cutune__compile_drain_destroy(drain);
-    CHECK_INT(fake.compiled, before);
-    CHECK_INT(released, released_before + 1);
+    const struct batch_run *r = arg;
+    cutune__compile_batch(r->jobs, r->n, 0, r->c);
+    return NULL;
 }
 
 /* Compiles on each of the 4 process slots in turn (the others held, so
@@ -512,25 +374,30 @@ static void test_cancel(const char *worker)
         "#pragma unroll\n"
         "  for (int i = 0; i < 20000; i++) a = a * x[i % 7] + x[i % 5];\n"
         "  x[1] = a;\n}\n";
-    cutune__compile_job *jobs = calloc(8, sizeof *jobs);
+    cutune__compile_job jobs[8];
     for (int i = 0; i < 8; i++)
         jobs[i] = (cutune__compile_job){.source = slow,
                                         .source_name = "c.cu",
                                         .options = opts,
                                         .n_options = 1};
-    cutune__compile_drain *drain = cutune__compile_drain_create();
-    cutune__compile_pool *pool = cutune__compile_start(jobs, 8, 0, c);
-    CHECK(pool != NULL);
-    cutune__compile_job *seen = jobs;
-    int before = released;
+    struct batch_run run = {jobs, 8, c};
+    pthread_t batch;
+    CHECK_INT(pthread_create(&batch, NULL, run_batch, &run), 0);
     /* Let the processes start and NVRTC begin, so that some are killed. */
     struct timespec ts = {0, 100 * 1000 * 1000};
     nanosleep(&ts, NULL);
-    cutune__compile_detach(pool, drain, count_release_check, seen);
     cutune__compile_procs_cancel(procs);
-    cutune__compile_drain_wait(drain);
+    pthread_join(batch, NULL);
     cutune__compile_procs_resume(procs);
-    CHECK_INT(released, before + 1);
+    /* A cancel makes no configuration's result: a job with a log either
+     * compiled or failed as NVRTC. */
+    int cancel_bad = 0, cancel_killed = 0;
+    for (int i = 0; i < 8; i++) {
+        if (jobs[i].log && !jobs[i].ok && !jobs[i].nvrtc_failed)
+            cancel_bad++;
+        cancel_killed += jobs[i].nvrtc_failed;
+        cutune__compile_job_clear(&jobs[i]);
+    }
     CHECK_INT(cancel_bad, 0);
     printf("cancel: %d compile%s cut short\n", cancel_killed,
            cancel_killed == 1 ? "" : "s");
@@ -545,7 +412,6 @@ static void test_cancel(const char *worker)
         c->release(c->ctx, all[k]);
     cutune__compile_procs_resume(procs);
     every_slot_compiles(c, opts);
-    cutune__compile_drain_destroy(drain);
     cutune__compile_procs_destroy(procs);
 }
 
@@ -556,8 +422,6 @@ int main(void)
     test_missing_kernel();
     test_compile_error();
     test_batch();
-    test_detach();
-    test_let_go_waiting();
     test_shared_compile();
     const char *worker = getenv("CUTUNE_WORKER");
     if (worker && *worker)

@@ -60,8 +60,8 @@ static int compile_uncached(cutune__compile_job *job);
 /* Keys being compiled in this process, per binary cache. A job that
  * misses the cache while another compiles the same key waits for that one
  * and takes its result from the cache, instead of compiling it a second
- * time side by side: a batch a strategy ends early leaves its compiles
- * running, and the next batch often proposes some of them again. */
+ * time side by side (the jobs of one batch, or of threads sharing one
+ * cache, may hold the same key). */
 typedef struct inflight {
     const cutune__binary_cache *cache;
     char *key;
@@ -80,20 +80,15 @@ static inflight **inflight_find(const cutune__binary_cache *cache,
     return at;
 }
 
-static int pool_let_go(cutune__compile_pool *pl);
-
 /* Claims `key` for this job's compile: waits while another job holds it
  * (unless `wait` is 0) and returns 1 when the cache then has the result
- * (the job is filled from it), -1 when the job's pool `pl` was let go
- * meanwhile (not wanted: not compiled), 0 when the job should compile,
- * with `*mine` the claim to give back (NULL where memory ran out: it
- * compiles unclaimed). */
+ * (the job is filled from it), 0 when the job should compile, with
+ * `*mine` the claim to give back (NULL where memory ran out: it compiles
+ * unclaimed). */
 static int inflight_claim(cutune__compile_job *job, char *key, int wait,
-                          cutune__compile_pool *pl, inflight **mine)
+                          inflight **mine)
 {
     *mine = NULL;
-    if (pl && pool_let_go(pl))
-        return -1; /* no claim for others to wait on */
     pthread_mutex_lock(&inflight_lock);
     for (;;) {
         if (!wait || !*inflight_find(job->cache, key))
@@ -105,8 +100,6 @@ static int inflight_claim(cutune__compile_job *job, char *key, int wait,
             job->waited = 1;
             return 1;
         }
-        if (pl && pool_let_go(pl))
-            return -1;
         /* Not stored (NVRTC itself failed, or was cancelled): ours to
          * compile, unless someone else claimed it meanwhile. */
         pthread_mutex_lock(&inflight_lock);
@@ -153,21 +146,8 @@ static int cancelled(cutune__compile_job *job)
     return -1;
 }
 
-/* cutune__compile_with for a job of pool `pl` (NULL: none): a job whose
- * pool was let go while it waited for a process is not compiled. */
-static int compile_for(cutune__compile_job *job,
-                       const cutune__compiler *remote, int slot,
-                       cutune__compile_pool *pl);
-
 int cutune__compile_with(cutune__compile_job *job,
                          const cutune__compiler *remote, int slot)
-{
-    return compile_for(job, remote, slot, NULL);
-}
-
-static int compile_for(cutune__compile_job *job,
-                       const cutune__compiler *remote, int slot,
-                       cutune__compile_pool *pl)
 {
     double t0 = cutune__now();
     job->ok = 0;
@@ -201,7 +181,7 @@ static int compile_for(cutune__compile_job *job,
         /* A refresh replaces an entry that would not load: it compiles
          * whatever others are doing (a job that finds the old entry
          * meanwhile takes it, as it would have without the refresh). */
-        claim = key ? inflight_claim(job, key, !job->refresh, pl, &mine) : 0;
+        claim = key ? inflight_claim(job, key, !job->refresh, &mine) : 0;
         if (claim > 0) {
             free(key);
             job->seconds = cutune__now() - t0;
@@ -209,16 +189,10 @@ static int compile_for(cutune__compile_job *job,
         }
     }
     int rc;
-    if (claim < 0) {
-        rc = cancelled(job);
-    } else if (!remote) {
+    if (!remote) {
         rc = compile_uncached(job);
     } else if (remote->acquire) {
         int shared = remote->acquire(remote->ctx);
-        if (shared >= 0 && pl && pool_let_go(pl)) {
-            remote->release(remote->ctx, shared);
-            shared = -1;
-        }
         if (shared < 0) {
             rc = cancelled(job);
         } else {
@@ -333,94 +307,38 @@ static int compile_uncached(cutune__compile_job *job)
     return rc;
 }
 
-struct cutune__compile_drain {
-    pthread_mutex_t lock;
-    pthread_cond_t ended;
-    int pending;
-};
-
-struct cutune__compile_pool {
+/* A batch's threads take the next job in index order until none is
+ * left; the caller joins them. */
+typedef struct batch {
     cutune__compile_job *jobs;
     size_t n;
-    size_t next;        /* the next job to compile */
-    unsigned char *done;
+    size_t next;
     int failed;
     pthread_mutex_t lock;
-    pthread_cond_t finished;
-    pthread_t *threads;
-    int n_threads;
-    int running;        /* threads not ended yet */
     const cutune__compiler *remote;
-    struct pool_slot {
-        struct cutune__compile_pool *pool;
-        int slot;
-    } *slots;
-    /* Set by cutune__compile_detach: the last thread to end frees. */
-    int detached;
-    int let_go;         /* detach has begun: jobs waiting for a process
-                           are no longer compiled */
-    cutune__compile_drain *drain;
-    void (*release)(void *ctx);
-    void *release_ctx;
+} batch;
+
+struct batch_slot {
+    batch *b;
+    int slot;
 };
 
-/* Whether the pool was let go (its jobs are no longer wanted). */
-static int pool_let_go(cutune__compile_pool *pl)
+static void *batch_thread(void *arg)
 {
-    pthread_mutex_lock(&pl->lock);
-    int gone = pl->let_go;
-    pthread_mutex_unlock(&pl->lock);
-    return gone;
-}
-
-static void pool_free(cutune__compile_pool *pl)
-{
-    pthread_cond_destroy(&pl->finished);
-    pthread_mutex_destroy(&pl->lock);
-    free(pl->done);
-    free(pl->threads);
-    free(pl->slots);
-    free(pl);
-}
-
-/* The end of a detached pool: its jobs go back to their owner, its drain
- * counts one fewer. */
-static void pool_end_detached(cutune__compile_pool *pl)
-{
-    cutune__compile_drain *d = pl->drain;
-    if (pl->release)
-        pl->release(pl->release_ctx);
-    pool_free(pl);
-    if (d) {
-        pthread_mutex_lock(&d->lock);
-        d->pending--;
-        pthread_cond_broadcast(&d->ended);
-        pthread_mutex_unlock(&d->lock);
-    }
-}
-
-static void *pool_thread(void *arg)
-{
-    struct pool_slot *me = arg;
-    cutune__compile_pool *pl = me->pool;
+    const struct batch_slot *me = arg;
+    batch *b = me->b;
     for (;;) {
-        pthread_mutex_lock(&pl->lock);
-        size_t i = pl->next < pl->n ? pl->next++ : SIZE_MAX;
-        if (i == SIZE_MAX) {
-            int last = --pl->running == 0 && pl->detached;
-            pthread_mutex_unlock(&pl->lock);
-            if (last)
-                pool_end_detached(pl);
+        pthread_mutex_lock(&b->lock);
+        size_t i = b->next < b->n ? b->next++ : SIZE_MAX;
+        pthread_mutex_unlock(&b->lock);
+        if (i == SIZE_MAX)
             return NULL;
+        int rc = cutune__compile_with(&b->jobs[i], b->remote, me->slot);
+        if (rc != 0) {
+            pthread_mutex_lock(&b->lock);
+            b->failed = 1;
+            pthread_mutex_unlock(&b->lock);
         }
-        pthread_mutex_unlock(&pl->lock);
-        int rc = compile_for(&pl->jobs[i], pl->remote, me->slot, pl);
-        pthread_mutex_lock(&pl->lock);
-        pl->done[i] = 1;
-        if (rc != 0)
-            pl->failed = 1;
-        pthread_cond_broadcast(&pl->finished);
-        pthread_mutex_unlock(&pl->lock);
     }
 }
 
@@ -432,165 +350,34 @@ static int default_threads(int threads)
     return cores > 0 ? (int)cores : 1;
 }
 
-cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
-                                            size_t n, int threads,
-                                            const cutune__compiler *remote)
+int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads,
+                          const cutune__compiler *remote)
 {
     threads = remote ? remote->slots : default_threads(threads);
     if ((size_t)threads > n)
         threads = n > 0 ? (int)n : 1;
-    cutune__compile_pool *pl = calloc(1, sizeof *pl);
-    if (!pl)
-        return NULL;
-    pl->jobs = jobs;
-    pl->n = n;
-    pl->remote = remote;
-    pl->done = calloc(n ? n : 1, 1);
-    pl->threads = calloc((size_t)threads, sizeof *pl->threads);
-    pl->slots = calloc((size_t)threads, sizeof *pl->slots);
-    if (!pl->done || !pl->threads || !pl->slots) {
-        free(pl->done);
-        free(pl->threads);
-        free(pl->slots);
-        free(pl);
-        return NULL;
-    }
-    pthread_mutex_init(&pl->lock, NULL);
-    pthread_cond_init(&pl->finished, NULL);
-    for (; pl->n_threads < threads; pl->n_threads++) {
-        struct pool_slot *slot = &pl->slots[pl->n_threads];
-        slot->pool = pl;
-        slot->slot = pl->n_threads;
-        pthread_mutex_lock(&pl->lock);
-        pl->running++;
-        pthread_mutex_unlock(&pl->lock);
-        if (pthread_create(&pl->threads[pl->n_threads], NULL, pool_thread,
-                           slot) != 0) {
-            pthread_mutex_lock(&pl->lock);
-            pl->running--;
-            pthread_mutex_unlock(&pl->lock);
+    batch b = {.jobs = jobs, .n = n, .remote = remote};
+    pthread_mutex_init(&b.lock, NULL);
+    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+    struct batch_slot *slots = calloc((size_t)threads, sizeof *slots);
+    int started = 0;
+    for (; tids && slots && started < threads; started++) {
+        slots[started] = (struct batch_slot){&b, started};
+        if (pthread_create(&tids[started], NULL, batch_thread,
+                           &slots[started]) != 0)
             break;
-        }
     }
-    if (pl->n_threads == 0) {
-        cutune__compile_finish(pl);
-        return NULL;
-    }
-    return pl;
-}
-
-void cutune__compile_wait(cutune__compile_pool *pl, size_t index)
-{
-    pthread_mutex_lock(&pl->lock);
-    while (index < pl->n && !pl->done[index])
-        pthread_cond_wait(&pl->finished, &pl->lock);
-    pthread_mutex_unlock(&pl->lock);
-}
-
-void cutune__compile_finish(cutune__compile_pool *pl)
-{
-    if (!pl)
-        return;
-    pthread_mutex_lock(&pl->lock);
-    pl->next = pl->n;
-    pthread_mutex_unlock(&pl->lock);
-    for (int i = 0; i < pl->n_threads; i++)
-        pthread_join(pl->threads[i], NULL);
-    pool_free(pl);
-}
-
-void cutune__compile_detach(cutune__compile_pool *pl,
-                            cutune__compile_drain *drain,
-                            void (*release)(void *ctx), void *ctx)
-{
-    /* Slots of a compiler without acquire belong to the threads of one
-     * pool at a time: this pool's must end before another's start. */
-    if (!pl || (pl->remote && !pl->remote->acquire)) {
-        cutune__compile_finish(pl);
-        if (release)
-            release(ctx);
-        return;
-    }
-    if (drain) {
-        pthread_mutex_lock(&drain->lock);
-        drain->pending++;
-        pthread_mutex_unlock(&drain->lock);
-    }
-    pthread_mutex_lock(&pl->lock);
-    pl->next = pl->n;
-    pl->let_go = 1;
-    pl->drain = drain;
-    pl->release = release;
-    pl->release_ctx = ctx;
-    pthread_mutex_unlock(&pl->lock);
-    /* No thread frees the pool before `detached` is set, so the thread
-     * handles stay valid here. */
-    for (int i = 0; i < pl->n_threads; i++)
-        pthread_detach(pl->threads[i]);
-    pthread_mutex_lock(&pl->lock);
-    pl->detached = 1;
-    int ended = pl->running == 0;
-    pthread_mutex_unlock(&pl->lock);
-    if (ended)
-        pool_end_detached(pl);
-}
-
-cutune__compile_drain *cutune__compile_drain_create(void)
-{
-    cutune__compile_drain *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->ended, NULL);
-    return d;
-}
-
-void cutune__compile_drain_wait(cutune__compile_drain *d)
-{
-    if (!d)
-        return;
-    pthread_mutex_lock(&d->lock);
-    while (d->pending > 0)
-        pthread_cond_wait(&d->ended, &d->lock);
-    pthread_mutex_unlock(&d->lock);
-}
-
-int cutune__compile_drain_pending(cutune__compile_drain *d)
-{
-    if (!d)
-        return 0;
-    pthread_mutex_lock(&d->lock);
-    int n = d->pending;
-    pthread_mutex_unlock(&d->lock);
-    return n;
-}
-
-void cutune__compile_drain_destroy(cutune__compile_drain *d)
-{
-    if (!d)
-        return;
-    cutune__compile_drain_wait(d);
-    pthread_cond_destroy(&d->ended);
-    pthread_mutex_destroy(&d->lock);
-    free(d);
-}
-
-int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads,
-                          const cutune__compiler *remote)
-{
-    cutune__compile_pool *pl = cutune__compile_start(jobs, n, threads, remote);
-    if (!pl) {
+    if (started == 0) {
         /* No thread could be started: compile here, one after another. */
-        int failed = 0;
-        for (size_t i = 0; i < n; i++)
-            failed |= cutune__compile_with(&jobs[i], remote, 0) != 0;
-        return failed ? -1 : 0;
+        struct batch_slot here = {&b, 0};
+        batch_thread(&here);
     }
-    for (size_t i = 0; i < n; i++)
-        cutune__compile_wait(pl, i);
-    int failed = pl->failed;
-    cutune__compile_finish(pl);
-    return failed ? -1 : 0;
+    for (int i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    free(slots);
+    free(tids);
+    pthread_mutex_destroy(&b.lock);
+    return b.failed ? -1 : 0;
 }
 
 void cutune__compile_job_clear(cutune__compile_job *job)

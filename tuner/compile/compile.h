@@ -42,18 +42,19 @@ int cutune__compile(cutune__compile_job *job);
 
 /* Somewhere else to run NVRTC: NVRTC serializes the threads of one
  * process, so throughput beyond about two threads needs processes. Each
- * pool thread `slot` (0 <= slot < slots) calls `compile` for its jobs,
+ * thread `slot` (0 <= slot < slots) calls `compile` for its jobs,
  * which fills the job's results like cutune__compile does (the binary
  * cache is consulted before and filled after, in this process). */
 typedef struct cutune__compiler {
     int (*compile)(void *ctx, int slot, cutune__compile_job *job);
     void *ctx;
     int slots;
-    /* Optional: slots shared by every pool at once (a pool ended early
-     * may still be compiling). acquire waits for a free slot and returns
-     * it (-1: the compiler is being shut down; the job fails as an NVRTC
-     * failure), release gives it back; a job found in the binary cache
-     * takes none. Without them, pool thread i uses slot i. */
+    /* Optional: slots shared by every thread compiling through this
+     * compiler at once, whoever started it (a batch, the session's compile
+     * queue). acquire waits for a free slot and returns it (-1: the
+     * compiler is being shut down; the job fails as an NVRTC failure),
+     * release gives it back; a job found in the binary cache takes none.
+     * Without them, the caller's `slot` is used. */
     int (*acquire)(void *ctx);
     void (*release)(void *ctx, int slot);
 } cutune__compiler;
@@ -67,45 +68,6 @@ int cutune__compile_with(cutune__compile_job *job,
  * Returns -1 when any job returned -1. */
 int cutune__compile_batch(cutune__compile_job *jobs, size_t n, int threads,
                           const cutune__compiler *remote);
-
-/* The same, in the background: the caller takes each job as soon as it is
- * compiled, so measuring one overlaps compiling the next. */
-typedef struct cutune__compile_pool cutune__compile_pool;
-
-/* NULL when no thread could be started or memory ran out; the caller then
- * compiles with cutune__compile_batch. The jobs must outlive the pool. */
-cutune__compile_pool *cutune__compile_start(cutune__compile_job *jobs,
-                                            size_t n, int threads,
-                                            const cutune__compiler *remote);
-/* Waits until job `index` is compiled. Jobs start in index order, so
- * taking them in order keeps the threads ahead of the caller. */
-void cutune__compile_wait(cutune__compile_pool *pool, size_t index);
-/* Starts no further job, waits for the running ones and frees the pool;
- * jobs never started keep ok = 0 and no log. */
-void cutune__compile_finish(cutune__compile_pool *pool);
-
-/* Pools let go with cutune__compile_detach, counted so that their owner
- * can wait for them before freeing what their jobs borrow. */
-typedef struct cutune__compile_drain cutune__compile_drain;
-
-cutune__compile_drain *cutune__compile_drain_create(void);
-/* Waits until every pool detached into `drain` has ended. */
-void cutune__compile_drain_wait(cutune__compile_drain *drain);
-/* Pools detached into `drain` and not ended yet. */
-int cutune__compile_drain_pending(cutune__compile_drain *drain);
-/* Waits, then frees. */
-void cutune__compile_drain_destroy(cutune__compile_drain *drain);
-
-/* Like cutune__compile_finish, but returns at once: jobs already running
- * finish in the background (into the binary cache, for a later request
- * to find), jobs still waiting for a process are not compiled, then
- * `release(ctx)` is called (by the last pool thread, or here when none is
- * running) and the pool is freed. The caller must not touch the jobs
- * after this; release is where they are freed. With a compiler that has
- * slots but no acquire, this waits like cutune__compile_finish. */
-void cutune__compile_detach(cutune__compile_pool *pool,
-                            cutune__compile_drain *drain,
-                            void (*release)(void *ctx), void *ctx);
 
 void cutune__compile_job_clear(cutune__compile_job *job);
 

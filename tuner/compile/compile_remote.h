@@ -24,7 +24,7 @@ void cutune__compile_procs_destroy(cutune__compile_procs *p);
 void cutune__compile_procs_cancel(cutune__compile_procs *p);
 void cutune__compile_procs_resume(cutune__compile_procs *p);
 
-/* The compiler to give cutune__compile_start/batch. */
+/* The compiler to give cutune__compile_with/batch. */
 const cutune__compiler *cutune__compile_procs_compiler(
     const cutune__compile_procs *p);
 
