@@ -9,17 +9,8 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
+#include "line_space.h"
 #include "replay.h"
-
-static cutune__space *line_space(size_t n, cutune__value *v)
-{
-    for (size_t i = 0; i < n; i++) {
-        v[i].type = CUTUNE__V_INT;
-        v[i].u.i = (int64_t)i;
-    }
-    cutune__param p = {"x", v, n};
-    return cutune__space_create(&p, 1, NULL, 0, NULL, 0, NULL);
-}
 
 static void test_random_best(void)
 {

@@ -10,6 +10,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
+#include "line_space.h"
 #include "replay.h"
 #include "batch_jobs.h"
 #include "replay_clock.h"
@@ -59,16 +60,6 @@ static void test_new_batch(void)
      * a job never queued, urged at 4.1, starts when 3 is done. */
     CHECK_NEAR(cutune__clock_measure(&c, 5), 6.1, 1e-12);
     cutune__clock_free(&c);
-}
-
-static cutune__space *line_space(size_t n, cutune__value *v)
-{
-    for (size_t i = 0; i < n; i++) {
-        v[i].type = CUTUNE__V_INT;
-        v[i].u.i = (int64_t)i;
-    }
-    cutune__param p = {"x", v, n};
-    return cutune__space_create(&p, 1, NULL, 0, NULL, 0, NULL);
 }
 
 /* Brute force over eight configurations on four threads, compiles of 1 s,
