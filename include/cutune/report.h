@@ -13,7 +13,9 @@ extern "C" {
 typedef struct cutune_report cutune_report;
 
 /* What a tune knows that a T4 file does not. Every field is optional:
- * what is not given is marked unknown in the page, never guessed. */
+ * what is not given is taken from the file's metadata where it names it
+ * (the device, the strategy), else marked unknown in the page, never
+ * guessed. */
 typedef struct cutune_report_options {
     const char *results_path;      /* T4 results file, plain or gzip */
     const char *title;             /* NULL: from the problem or cache */
@@ -29,6 +31,9 @@ typedef struct cutune_report_options {
     double winner_ms;              /* the winner's final time; 0: unknown */
     size_t max_points;             /* points per plot; 0: 5000 */
     size_t top;                    /* rows of the top table; 0: 20 */
+    cutune_log_fn log;             /* warnings (a results file recorded
+                                      for another problem); NULL: none */
+    void *log_user;
 } cutune_report_options;
 
 void cutune_report_options_init(cutune_report_options *options);

@@ -278,7 +278,7 @@ static void test_round_trip(void)
     for (int f = 0; f < 2; f++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[f]);
         char err[512] = "";
-        CHECK_INT(cutune__t4_write(path, p, recs, 3, err, sizeof err),
+        CHECK_INT(cutune__t4_write(path, p, NULL, recs, 3, err, sizeof err),
                   CUTUNE_OK);
         FILE *fp = fopen(path, "rb");
         int c0 = fp ? fgetc(fp) : EOF;
@@ -316,9 +316,9 @@ static void test_round_trip(void)
     }
     char err[512] = "";
     cutune__t4_record bad = {.config_index = 99};
-    CHECK_INT(cutune__t4_write(path, p, &bad, 1, err, sizeof err),
+    CHECK_INT(cutune__t4_write(path, p, NULL, &bad, 1, err, sizeof err),
               CUTUNE_ERR_INVALID_ARGUMENT);
-    CHECK_INT(cutune__t4_write("/no/such/dir/out.json", p, recs, 1, err,
+    CHECK_INT(cutune__t4_write("/no/such/dir/out.json", p, NULL, recs, 1, err,
                                sizeof err), CUTUNE_ERR_IO);
     CHECK_CONTAINS(err, "/no/such/dir/out.json");
     cutune_problem_destroy(p);

@@ -89,7 +89,8 @@ static void test_own_t4(void)
             fastest = i;
     }
     char err[512] = "";
-    CHECK_INT(cutune__t4_write("own_T4.json.gz", p, rec, n, err, sizeof err),
+    CHECK_INT(cutune__t4_write("own_T4.json.gz", p, NULL, rec, n, err,
+                               sizeof err),
               CUTUNE_OK);
     cutune_param_value baseline[16], winner[16];
     cutune__problem_config_values(p, rec[0].config_index, baseline);
@@ -161,7 +162,7 @@ static void test_counters(void)
         {.config_index = 11, .outcome = CUTUNE_OUTCOME_COMPILE,
          .time_ms = NAN}};
     char err[512] = "";
-    CHECK_INT(cutune__t4_write("counters_T4.json", p, rec, 3, err,
+    CHECK_INT(cutune__t4_write("counters_T4.json", p, NULL, rec, 3, err,
                                sizeof err), CUTUNE_OK);
     cutune_report_options o;
     cutune_report_options_init(&o);
@@ -180,7 +181,7 @@ static void test_counters(void)
     free(html);
     /* Results without counters have no such columns. */
     rec[0].n_extra = rec[1].n_extra = 0;
-    CHECK_INT(cutune__t4_write("counters_T4.json", p, rec, 3, err,
+    CHECK_INT(cutune__t4_write("counters_T4.json", p, NULL, rec, 3, err,
                                sizeof err), CUTUNE_OK);
     CHECK_INT(cutune_report_create(p, &o, &r), CUTUNE_OK);
     CHECK_INT(cutune_report_write(r, "counters.html"), CUTUNE_OK);
@@ -215,7 +216,8 @@ static void test_big_space(void)
             .time_ms = rt[i], .compile_ms = 50, .timestamp = 1.7e9 + i};
     }
     char err[512] = "";
-    CHECK_INT(cutune__t4_write("big_T4.json.gz", p, rec, n, err, sizeof err),
+    CHECK_INT(cutune__t4_write("big_T4.json.gz", p, NULL, rec, n, err,
+                               sizeof err),
               CUTUNE_OK);
     free(rec);
     free(rt);

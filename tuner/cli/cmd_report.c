@@ -203,6 +203,9 @@ int cli_cmd_report(int argc, char **argv)
     if (rc)
         return rc;
     o.results_path = results;
+    cli_progress warnings = {0};
+    o.log = cli_on_log;
+    o.log_user = &warnings;
     rc = write_report(p, &o, output, 1);
     cutune_problem_destroy(p);
     return rc;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,7 +250,12 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     if (!json_is_string(inv))
         return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                             "%s: results[%zu].invalidity: missing", path, i);
-    if (!cutune__t4_outcome_from_str(json_string_value(inv), &e->outcome))
+    /* cutune's finer reason, where it wrote one, says more than the
+     * schema's enum ("constraints" for RESOURCES). */
+    const char *finer =
+        json_string_value(json_object_get(res, "cutune_invalidity"));
+    if (!(finer && cutune__t4_outcome_from_str(finer, &e->outcome)) &&
+        !cutune__t4_outcome_from_str(json_string_value(inv), &e->outcome))
         t4->n_other_invalidity++;
 
     json_t *times = json_object_get(res, "times");
@@ -334,6 +340,46 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     return CUTUNE_OK;
 }
 
+/* The metadata's strings that cutune reads back; -1 when memory ran
+ * out. A field of another type than cutune writes counts as absent. */
+static int read_meta(json_t *metadata, cutune__t4_meta *m)
+{
+    json_t *dev = json_object_get(metadata, "device");
+    json_t *prob = json_object_get(metadata, "problem");
+    const struct {
+        json_t *from;
+        const char *key;
+        const char **to;
+    } strings[] = {{dev, "name", &m->device_name},
+                   {dev, "uuid", &m->device_uuid},
+                   {prob, "name", &m->problem_name},
+                   {prob, "source_hash", &m->source_hash},
+                   {metadata, "strategy", &m->strategy},
+                   {metadata, "cutune_version", &m->cutune_version}};
+    for (size_t k = 0; k < sizeof strings / sizeof *strings; k++) {
+        json_t *j = json_object_get(strings[k].from, strings[k].key);
+        const char *v = json_string_value(j);
+        if (v && *v && !(*strings[k].to = strdup(v)))
+            return -1;
+    }
+    json_t *size = json_object_get(prob, "size");
+    size_t n = json_array_size(size);
+    long long *dims = n ? malloc(n * sizeof *dims) : NULL;
+    if (n && !dims)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        json_t *d = json_array_get(size, k);
+        if (!json_is_integer(d)) {
+            free(dims);
+            return 0;
+        }
+        dims[k] = json_integer_value(d);
+    }
+    m->problem_size = dims;
+    m->n_problem_size = n;
+    return 0;
+}
+
 cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen)
 {
@@ -371,6 +417,10 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
     }
     json_t *unit = json_object_get(json_object_get(root, "metadata"),
                                    "timeunit");
+    if (read_meta(json_object_get(root, "metadata"), &t4->meta) != 0) {
+        st = cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        goto done;
+    }
     if (json_is_string(unit) &&
         (to_ms = unit_to_ms(json_string_value(unit))) == 0.0) {
         st = cutune__errf(err, errlen, CUTUNE_ERR_UNSUPPORTED,
@@ -415,7 +465,77 @@ void cutune__t4_free(cutune__t4 *t4)
         free(e->extra_values);
     }
     free(t4->entries);
+    free((char *)t4->meta.device_name);
+    free((char *)t4->meta.device_uuid);
+    free((char *)t4->meta.problem_name);
+    free((char *)t4->meta.source_hash);
+    free((char *)t4->meta.strategy);
+    free((char *)t4->meta.cutune_version);
+    free((long long *)t4->meta.problem_size);
     free(t4);
+}
+
+/* "4096x4096" into buf. */
+static void size_text(const long long *size, size_t n, char *buf,
+                      size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n && at < len; k++) {
+        int w = snprintf(buf + at, len - at, "%s%lld", k ? "x" : "",
+                         size[k]);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+/* Appends one difference, "; " between them, to what[0..*at). */
+__attribute__((format(printf, 4, 5)))
+static void differ(char *what, size_t len, size_t *at, const char *fmt, ...)
+{
+    if (*at + 3 >= len)
+        return;
+    if (*at) {
+        memcpy(what + *at, "; ", 3);
+        *at += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(what + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *at = *at + (size_t)w < len ? *at + (size_t)w : len - 1;
+}
+
+int cutune__t4_mismatch(const cutune__t4 *t4, const char *path,
+                        const cutune_problem *p, char *msg, size_t len)
+{
+    const cutune__t4_meta *m = &t4->meta;
+    char what[768] = "", mine[128], theirs[128];
+    size_t at = 0;
+    if (m->problem_name && p->name && strcmp(m->problem_name, p->name))
+        differ(what, sizeof what, &at, "problem '%s' (here '%s')",
+               m->problem_name, p->name);
+    size_t n = m->n_problem_size;
+    const long long *dims_here = p->problem_size;
+    if (n && p->n_problem_size &&
+        (n != p->n_problem_size ||
+         memcmp(m->problem_size, dims_here, n * sizeof *dims_here))) {
+        size_text(m->problem_size, n, theirs, sizeof theirs);
+        size_text(p->problem_size, p->n_problem_size, mine, sizeof mine);
+        differ(what, sizeof what, &at, "size %s (here %s)", theirs, mine);
+    }
+    if (m->source_hash && p->source_hash[0] &&
+        strcmp(m->source_hash, p->source_hash))
+        differ(what, sizeof what, &at, "kernel source hash %s (here %s)",
+               m->source_hash, p->source_hash);
+    msg[0] = '\0';
+    if (!at)
+        return 0;
+    snprintf(msg, len, "%s: recorded for a different problem from %s: %s; its "
+             "times are used as they are", path, p->origin, what);
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -477,15 +597,20 @@ static json_t *record_json(const cutune_problem *p,
         bad |= json_object_set_new(conf, p->param_names[k],
                                    value_json(&p->param_values[k][cfg[k]]));
     if (!bad) {
+        /* The schema types these as numbers: an unknown one is left
+         * out rather than written null. */
+        const struct {
+            const char *key;
+            double ms;
+        } spent[] = {{"compilation", r->compile_ms},
+                     {"framework", r->framework_ms},
+                     {"search_algorithm", r->search_ms},
+                     {"validation", r->validation_ms}};
         bad |= json_object_set_new(res, "times", times);
-        bad |= json_object_set_new(times, "compilation",
-                                   number(r->compile_ms));
-        bad |= json_object_set_new(times, "framework",
-                                   number(r->framework_ms));
-        bad |= json_object_set_new(times, "search_algorithm",
-                                   number(r->search_ms));
-        bad |= json_object_set_new(times, "validation",
-                                   number(r->validation_ms));
+        for (size_t k = 0; k < sizeof spent / sizeof *spent; k++)
+            if (isfinite(spent[k].ms))
+                bad |= json_object_set_new(times, spent[k].key,
+                                           json_real(spent[k].ms));
         bad |= json_object_set_new(times, "runtimes", runtimes);
     } else {
         json_decref(times);
@@ -495,11 +620,21 @@ static json_t *record_json(const cutune_problem *p,
         bad |= json_array_append_new(runtimes, number(r->runtimes[k]));
     int correct = r->outcome == CUTUNE_OUTCOME_CORRECT;
     if (!bad) {
+        /* The schema's enum has no RESOURCES: Kernel Tuner files a
+         * configuration the device cannot launch as given under
+         * "constraints"; cutune's own field keeps the finer reason. */
+        int resources = r->outcome == CUTUNE_OUTCOME_RESOURCES;
         bad |= json_object_set_new(
-            res, "invalidity", json_string(cutune_outcome_str(r->outcome)));
+            res, "invalidity",
+            json_string(resources ? "constraints"
+                                  : cutune_outcome_str(r->outcome)));
+        if (resources)
+            bad |= json_object_set_new(
+                res, "cutune_invalidity",
+                json_string(cutune_outcome_str(r->outcome)));
         bad |= json_object_set_new(res, "correctness", json_integer(correct));
         bad |= json_object_set_new(res, "measurements", meas);
-        if (correct)
+        if (correct && isfinite(r->time_ms))
             bad |= json_array_append_new(
                 meas, json_pack("{s:s, s:o, s:s}", "name", "time", "value",
                                 number(r->time_ms), "unit", "ms"));
@@ -520,6 +655,65 @@ static json_t *record_json(const cutune_problem *p,
         return NULL;
     }
     return res;
+}
+
+/* Sets key to a string where there is one; nonzero on failure. */
+static int set_text(json_t *obj, const char *key, const char *text)
+{
+    return text && *text ? json_object_set_new(obj, key, json_string(text))
+                         : 0;
+}
+
+/* The file's `metadata`: the time unit, then what `m` knows (the schema
+ * allows any further key). NULL when memory ran out. */
+static json_t *meta_json(const cutune__t4_meta *m)
+{
+    json_t *o = json_pack("{s:s}", "timeunit", "milliseconds");
+    if (!o || !m)
+        return o;
+    json_t *dev = json_object(), *prob = json_object(), *size = json_array();
+    int bad = json_object_set_new(o, "device", dev) |
+              json_object_set_new(o, "problem", prob) |
+              json_object_set_new(prob, "size", size);
+    bad |= set_text(dev, "name", m->device_name);
+    if (!bad && (m->cc_major || m->cc_minor)) {
+        char cc[32];
+        snprintf(cc, sizeof cc, "%d.%d", m->cc_major, m->cc_minor);
+        bad |= json_object_set_new(dev, "compute_capability",
+                                   json_string(cc));
+    }
+    bad |= set_text(dev, "uuid", m->device_uuid);
+    bad |= set_text(prob, "name", m->problem_name);
+    for (size_t k = 0; !bad && k < m->n_problem_size; k++)
+        bad |= json_array_append_new(size, json_integer(m->problem_size[k]));
+    bad |= set_text(prob, "source_hash", m->source_hash);
+    if (!bad && m->strategy) {
+        /* JSON integers are signed 64-bit: a larger seed as text. */
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
+        bad |= set_text(o, "strategy", m->strategy) |
+               json_object_set_new(o, "seed",
+                                   m->seed <= INT64_MAX
+                                       ? json_integer((json_int_t)m->seed)
+                                       : json_string(seed));
+        json_t *budget = json_object();
+        bad |= json_object_set_new(o, "budget", budget);
+        if (!bad && m->max_evals)
+            bad |= json_object_set_new(budget, "evaluations",
+                                       json_integer((json_int_t)m->max_evals));
+        if (!bad && m->max_seconds > 0)
+            bad |= json_object_set_new(budget, "seconds",
+                                       json_real(m->max_seconds));
+        if (!bad && m->fraction > 0)
+            bad |= json_object_set_new(budget, "fraction",
+                                       json_real(m->fraction));
+    }
+    bad |= set_text(o, "cutune_version", m->cutune_version);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 /* `text` gzip-compressed, its length in *len (in: the text's); NULL when
@@ -558,6 +752,7 @@ static char *gzip_text(const char *text, size_t *len)
 }
 
 cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
+                               const cutune__t4_meta *meta,
                                const cutune__t4_record *records, size_t n,
                                char *err, size_t errlen)
 {
@@ -572,8 +767,8 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
                                 "space",
                                 i, records[i].config_index);
     json_t *results = json_array();
-    json_t *root = json_pack("{s:{s:s}, s:s}", "metadata", "timeunit",
-                             "milliseconds", "schema_version", "1.0.0");
+    json_t *root = json_pack("{s:o, s:s}", "metadata", meta_json(meta),
+                             "schema_version", "1.0.0");
     if (!results || !root)
         goto oom;
     for (size_t i = 0; i < n; i++)

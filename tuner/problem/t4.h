@@ -7,11 +7,19 @@
  * `search_algorithm`, `validation`), `invalidity` ("correct", "compile",
  * "runtime", "correctness", "constraints", "timeout", ...) and
  * `objectives`.
+ *
+ * The T4 1.0.0 schema's `invalidity` is an enum that lacks cutune's
+ * RESOURCES: such a result is written `"invalidity": "constraints"` with
+ * the finer reason in cutune's own `"cutune_invalidity": "resources"`,
+ * and read back as RESOURCES, as is the `"invalidity": "resources"` that
+ * earlier versions wrote. `metadata` names the device, the problem, the
+ * search and the cutune that wrote the file (cutune__t4_meta).
  */
 #ifndef CUTUNE_TUNER_T4_H
 #define CUTUNE_TUNER_T4_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cutune/cutune.h"
 
@@ -35,6 +43,26 @@ typedef struct cutune__t4_entry {
     size_t n_extra;
 } cutune__t4_entry;
 
+/* Where results come from, as `metadata` names it. Writing, every field
+ * is optional (NULL, 0 or NAN: not written) and its pointers borrowed;
+ * reading (cutune__t4.meta), the strings and the size are the
+ * cutune__t4's, NULL when the file does not say. */
+typedef struct cutune__t4_meta {
+    const char *device_name;
+    int cc_major, cc_minor;        /* compute capability; 0.0: unknown */
+    const char *device_uuid;
+    const char *problem_name;
+    const long long *problem_size;
+    size_t n_problem_size;
+    const char *source_hash;       /* cutune_problem_source_hash() */
+    const char *strategy;          /* NULL: no search (explain) */
+    uint64_t seed;                 /* written with the strategy */
+    size_t max_evals;              /* the resolved budget, with the */
+    double max_seconds;            /* strategy: 0 where unlimited */
+    double fraction;
+    const char *cutune_version;
+} cutune__t4_meta;
+
 typedef struct cutune__t4 {
     cutune__t4_entry *entries;
     size_t n_entries;
@@ -44,6 +72,9 @@ typedef struct cutune__t4 {
                               correct/compile/runtime/correctness/timeout/
                               resources ("constraints", or newer names):
                               read as RUNTIME */
+    cutune__t4_meta meta;  /* what the file's metadata names; the
+                              seed, budget and compute capability are
+                              not read back */
 } cutune__t4;
 
 /* Reads `path` (gzip when it starts with the gzip magic, else plain JSON)
@@ -53,6 +84,14 @@ typedef struct cutune__t4 {
 cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen);
 void cutune__t4_free(cutune__t4 *t4);
+
+/* One line (no newline) into msg naming what the file's metadata says
+ * that differs from `problem`: its name, its size, its kernel source
+ * hash, each where both sides know it. Returns 1 when something differs,
+ * else 0 (msg then ""). Readers log it once, as a warning. */
+int cutune__t4_mismatch(const cutune__t4 *t4, const char *path,
+                        const cutune_problem *problem, char *msg,
+                        size_t len);
 
 /* What evaluating the entry cost, in seconds, as recorded: its
  * compilation plus every recorded run (the time a replay's time budget
@@ -92,10 +131,12 @@ typedef struct cutune__t4_record {
 } cutune__t4_record;
 
 /* Writes `records` as a T4 file at `path`, gzip-compressed when the path
- * ends in ".gz". Configuration values are written with their JSON types
- * (numbers stay numbers), so the file reads back onto the same space with
- * cutune__t4_load. */
+ * ends in ".gz", every result valid against the T4 1.0.0 schema.
+ * Configuration values are written with their JSON types (numbers stay
+ * numbers), so the file reads back onto the same space with
+ * cutune__t4_load. `meta` (NULL: none) adds to `metadata`. */
 cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
+                               const cutune__t4_meta *meta,
                                const cutune__t4_record *records, size_t n,
                                char *err, size_t errlen);
 

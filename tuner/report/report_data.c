@@ -312,6 +312,28 @@ static int add_notes(cutune_report *r, const cutune__t4 *t4)
     return bad;
 }
 
+/* What the file's metadata knows and the caller did not say (the
+ * device, the strategy); a file recorded for another problem is a
+ * warning, logged once, and a note on the page. */
+static cutune_status take_meta(cutune_report *r, const cutune__t4 *t4,
+                               const cutune_report_options *o)
+{
+    const cutune__t4_meta *m = &t4->meta;
+    if ((!r->device && m->device_name &&
+         !(r->device = strdup(m->device_name))) ||
+        (!r->strategy && m->strategy && !(r->strategy = strdup(m->strategy))))
+        return cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    char differs[1024];
+    if (!cutune__t4_mismatch(t4, o->results_path, r->problem, differs,
+                             sizeof differs))
+        return CUTUNE_OK;
+    if (o->log)
+        o->log(o->log_user, CUTUNE_LOG_WARN, differs);
+    if (cutune__report_note(r, "%s", differs))
+        return cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    return CUTUNE_OK;
+}
+
 cutune_status cutune__report_load(cutune_report *r,
                                   const cutune_report_options *o)
 {
@@ -323,6 +345,8 @@ cutune_status cutune__report_load(cutune_report *r,
     if (st)
         return cutune__report_fail(r, st, "%s", err);
     st = copy_entries(r, t4);
+    if (!st)
+        st = take_meta(r, t4, o);
     r->has_bytes = !p->space_only && p->bytes_per_launch != NULL;
     r->has_flops = !p->space_only && p->flops_per_launch != NULL;
     if (!st) {

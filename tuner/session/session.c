@@ -103,6 +103,7 @@ void cutune__session_clear_tune(cutune_session *s)
     memset(&s->tel, 0, sizeof s->tel);
     s->warned_other_processes = 0;
     s->best_ms = 0;
+    s->tuned_with = NULL;
     for (size_t i = 0; i < s->n_evals; i++) {
         free((char *)s->evals[i].pub.message);
         free(s->evals[i].runtimes);

@@ -218,6 +218,9 @@ struct cutune_session {
     /* State of the tune in progress. */
     cutune__budget budget;          /* the caller's limits, else the T1
                                        file's, resolved for the strategy */
+    const cutune__strategy_type *tuned_with; /* the last tune's strategy;
+                                       NULL: none (explain measures
+                                       without one) */
     struct {
         uint32_t mode;              /* cutune__check of the runs now */
         size_t agreed, differed;    /* CHECK_PROBE's sample so far */

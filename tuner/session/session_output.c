@@ -190,10 +190,27 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
         recs[i].extra_units = e->extra_units;
         recs[i].n_extra = e->n_extra;
     }
+    const cutune_device *dev = &s->device.fingerprint;
+    const cutune_problem *p = s->problem;
+    cutune__t4_meta meta = {
+        .device_name = dev->name,
+        .cc_major = dev->cc_major,
+        .cc_minor = dev->cc_minor,
+        .device_uuid = dev->uuid,
+        .problem_name = p->name,
+        .problem_size = p->problem_size,
+        .n_problem_size = p->n_problem_size,
+        .source_hash = p->source_hash,
+        .strategy = s->tuned_with ? s->tuned_with->name : NULL,
+        .seed = s->opt.seed,
+        .max_evals = s->budget.max_evals,
+        .max_seconds = s->budget.max_seconds,
+        .fraction = s->budget.fraction,
+        .cutune_version = cutune_version(),
+    };
     char err[1024];
-    cutune_status st = cutune__t4_write(path, s->problem, recs,
-                                        s->n_evals,
-                                        err, sizeof err);
+    cutune_status st = cutune__t4_write(path, s->problem, &meta, recs,
+                                        s->n_evals, err, sizeof err);
     free(recs);
     if (st)
         return cutune__session_fail(s, st, "%s", err);

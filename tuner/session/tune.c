@@ -341,6 +341,7 @@ cutune_status cutune_session_tune(cutune_session *s,
                                   problem->origin, problem->search_strategy);
     } else {
         s->budget = tune_budget(s, problem, type);
+        s->tuned_with = type;
         if (!(st = start_tune(s, &start)) &&
             !(st = search(s, type, start, &sr)) &&
             !(st = cutune__session_publish(s, &sr, start, type))) {

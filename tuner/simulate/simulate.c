@@ -442,6 +442,10 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     st = cutune__t4_load(o.results_path, problem, &t4, err, sizeof err);
     if (st != CUTUNE_OK)
         return fail(sim, st, "%s", err);
+    char differs[1024];
+    if (cutune__t4_mismatch(t4, o.results_path, problem, differs,
+                            sizeof differs))
+        logf_(&o, CUTUNE_LOG_WARN, "%s", differs);
     if (t4->n_outside > 0)
         logf_(&o, CUTUNE_LOG_WARN, "%s: %zu recorded configuration%s not "
               "in the space of %s, ignored", o.results_path, t4->n_outside,
