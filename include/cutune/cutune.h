@@ -166,8 +166,14 @@ const char *cutune_problem_name(const cutune_problem *problem);
 const char *cutune_problem_kernel_name(const cutune_problem *problem);
 /* A hex digest of the kernel source, for stale-cache checks. */
 const char *cutune_problem_source_hash(const cutune_problem *problem);
+/* The problem size per dimension; 0 in a dimension whose T1 ProblemSize
+ * names tunable parameters (it varies with the configuration). */
 size_t cutune_problem_size_dims(const cutune_problem *problem);
 long long cutune_problem_size(const cutune_problem *problem, size_t dim);
+/* The expression a varying dimension is (borrowed from the problem), or
+ * NULL where the dimension is a fixed number. */
+const char *cutune_problem_size_expr(const cutune_problem *problem,
+                                     size_t dim);
 size_t cutune_problem_param_count(const cutune_problem *problem);
 const char *cutune_problem_param_name(const cutune_problem *problem,
                                       size_t param);
