@@ -307,8 +307,10 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         }
     }
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
-        /* A tune ranks by the median, so every replay of the file does. */
-        if (e->n_runtimes > 0) {
+        /* A tune ranks by the median, so every replay of the file does;
+         * a Kernel Tuner cache by its own objective, so that its best is
+         * Kernel Tuner's. */
+        if (e->n_runtimes > 0 && !t4->from_kernel_tuner) {
             e->time_ms = cutune__median(e->runtimes, e->n_runtimes);
             if (isnan(e->time_ms))
                 return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
@@ -334,6 +336,36 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     return CUTUNE_OK;
 }
 
+/* The device and the problem size the file names, if any. */
+static cutune_status read_origin(json_t *meta, cutune__t4 *t4, char *err,
+                                 size_t errlen)
+{
+    json_t *name = json_object_get(meta, "device_name");
+    if (!json_is_string(name))
+        name = json_object_get(json_object_get(meta, "device"), "name");
+    if (json_is_string(name) && json_string_length(name) > 0 &&
+        !(t4->device_name = strdup(json_string_value(name))))
+        return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                            "out of memory");
+    json_t *size = json_object_get(meta, "problem_size");
+    size_t n = json_array_size(size);
+    if (n == 0)
+        return CUTUNE_OK;
+    if (!(t4->problem_size = calloc(n, sizeof *t4->problem_size)))
+        return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                            "out of memory");
+    /* A size that is not a list of whole numbers is no size it can be
+     * compared with, not a broken file. */
+    for (size_t d = 0; d < n; d++) {
+        json_t *v = json_array_get(size, d);
+        if (!json_is_integer(v) || json_integer_value(v) <= 0)
+            return CUTUNE_OK;
+        t4->problem_size[d] = json_integer_value(v);
+    }
+    t4->n_problem_size = n;
+    return CUTUNE_OK;
+}
+
 cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen)
 {
@@ -350,11 +382,21 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
         return st;
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        root = cutune__kt_cache_reopen(text, len);
     free(text);
     if (!root)
         return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                             "%s: line %d, column %d: %s", path, jerr.line,
                             jerr.column, jerr.text);
+    int from_kernel_tuner = cutune__kt_cache_is(root);
+    if (from_kernel_tuner) {
+        json_t *kt = root;
+        st = cutune__kt_cache_to_t4(path, kt, problem, &root, err, errlen);
+        json_decref(kt);
+        if (st)
+            return st;
+    }
     cutune__t4 *t4 = calloc(1, sizeof *t4);
     uint32_t *cfg = malloc((problem->n_params ? problem->n_params : 1) *
                            sizeof *cfg);
@@ -366,9 +408,14 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
     }
     if (!json_is_array(results)) {
         st = cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
-                          "%s: results: missing (is this a T4 file?)", path);
+                          "%s: results: missing (is this a T4 file or a "
+                          "Kernel Tuner cache file?)", path);
         goto done;
     }
+    t4->from_kernel_tuner = from_kernel_tuner;
+    if ((st = read_origin(json_object_get(root, "metadata"), t4, err,
+                          errlen)))
+        goto done;
     json_t *unit = json_object_get(json_object_get(root, "metadata"),
                                    "timeunit");
     if (json_is_string(unit) &&
@@ -415,6 +462,8 @@ void cutune__t4_free(cutune__t4 *t4)
         free(e->extra_values);
     }
     free(t4->entries);
+    free(t4->device_name);
+    free(t4->problem_size);
     free(t4);
 }
 

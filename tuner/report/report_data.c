@@ -323,6 +323,10 @@ cutune_status cutune__report_load(cutune_report *r,
     if (st)
         return cutune__report_fail(r, st, "%s", err);
     st = copy_entries(r, t4);
+    /* The device the file names, where the caller named none. */
+    if (!st && !r->device && t4->device_name &&
+        !(r->device = strdup(t4->device_name)))
+        st = cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
     r->has_bytes = !p->space_only && p->bytes_per_launch != NULL;
     r->has_flops = !p->space_only && p->flops_per_launch != NULL;
     if (!st) {
