@@ -33,6 +33,12 @@ best='"optimum_ms": 0.010136199835687875'
 expect 0 '"compiled": 6' "$cutune" compile "$data/reduction.json" \
     --arch sm_80 --limit 6 --json
 expect 0 '(num_blocks)' "$cutune" space "$data/reduction.json"
+# KernelFile in the folder above the T1 file's, as Kernel Tuner finds it.
+mkdir -p "$tmp/above/t1"
+cp "$data/reduction.cu" "$tmp/above/"
+cp "$data/reduction.json" "$tmp/above/t1/"
+expect 0 '"compiled": 2' "$cutune" compile "$tmp/above/t1/reduction.json" \
+    --arch sm_80 --limit 2 --json
 expect 0 "$best" "$cutune" simulate "$data/sum_cpu.json" \
     --results "$data/kt_cache_cpu.json" --strategy brute_force --json
 expect 0 '"correct": 19' "$cutune" simulate "$data/sum_cpu.json" \

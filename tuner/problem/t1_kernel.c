@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "kernel_source.h"
 #include "util.h"
@@ -252,6 +253,17 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
                               : cutune__strdup_printf("%s/%s", dir, kf);
     if (!path)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    /* Kernel Tuner's T1 reader also looks in the folder above the T1
+     * file's (problems kept in a folder beside their kernels). */
+    if (kf[0] != '/' && access(path, F_OK) != 0) {
+        char *above = cutune__strdup_printf("%s/../%s", dir, kf);
+        if (above && access(above, F_OK) == 0) {
+            free(path);
+            path = above;
+        } else {
+            free(above);
+        }
+    }
     /* The name first: a HIP or OpenCL file is refused as such even where
      * it is not beside the T1 file. */
     const char *why;
