@@ -166,8 +166,14 @@ const char *cutune_problem_name(const cutune_problem *problem);
 const char *cutune_problem_kernel_name(const cutune_problem *problem);
 /* A hex digest of the kernel source, for stale-cache checks. */
 const char *cutune_problem_source_hash(const cutune_problem *problem);
+/* The problem size per dimension; 0 in a dimension whose T1 ProblemSize
+ * names tunable parameters (it varies with the configuration). */
 size_t cutune_problem_size_dims(const cutune_problem *problem);
 long long cutune_problem_size(const cutune_problem *problem, size_t dim);
+/* The expression a varying dimension is (borrowed from the problem), or
+ * NULL where the dimension is a fixed number. */
+const char *cutune_problem_size_expr(const cutune_problem *problem,
+                                     size_t dim);
 size_t cutune_problem_param_count(const cutune_problem *problem);
 const char *cutune_problem_param_name(const cutune_problem *problem,
                                       size_t param);
@@ -521,6 +527,47 @@ cutune_status cutune_cache_lookup_device(cutune_cache *cache,
                                          const cutune_problem *problem,
                                          const cutune_cache_record **record,
                                          cutune_match *match);
+
+/* Importing recorded results into the cache. Zero the options with
+ * cutune_import_options_init(); fields may be added at the end. */
+typedef struct cutune_import_options {
+    /* The device that measured the file, where the file names none
+     * (borrowed for the call; NULL: none given). */
+    const char *device_name;
+} cutune_import_options;
+
+void cutune_import_options_init(cutune_import_options *options);
+
+typedef struct cutune_import_result {
+    size_t results;        /* results in the file */
+    size_t correct;        /* correct results on the problem's space */
+    size_t outside;        /* results whose configuration is not in it */
+    double time_ms;        /* the best one's time; NaN when none */
+    char config[1024];     /* the best one, "name=value, ..."; "" if none */
+    char device_name[256]; /* the device the record was filed under */
+    int kernel_tuner;      /* the file was a Kernel Tuner cache */
+} cutune_import_result;
+
+/* Reads `path`, a T4 file (plain or gzip) or a Kernel Tuner cache file
+ * (`tune_params_keys`, `cache`; also one a cut-short run left open),
+ * places its results on `problem`'s space as `simulate` does, and appends
+ * the best correct configuration to `cache` as a record of `problem` (its
+ * name, source hash and size: load it with the size the file was
+ * measured at) on the device the file names (a Kernel Tuner cache's
+ * `device_name`, a T4 file's `metadata.device_name` or
+ * `metadata.device.name`), else on `options->device_name`. A Kernel Tuner
+ * cache's best is by its `time`, Kernel Tuner's own objective.
+ * Refused with CUTUNE_ERR_INVALID_ARGUMENT: no device named anywhere, a
+ * device given that is not the file's, a file measured at another size
+ * than the problem's. CUTUNE_ERR_NO_VALID_RESULT: no correct result on
+ * the space. Messages in cutune_cache_errmsg(cache). All pointers are
+ * borrowed for the call; `options` and `result` may be NULL, and
+ * `result` is filled in as far as the file was read, also on failure. */
+cutune_status cutune_cache_import(cutune_cache *cache,
+                                  const cutune_problem *problem,
+                                  const char *path,
+                                  const cutune_import_options *options,
+                                  cutune_import_result *result);
 
 typedef struct cutune_cache_merge_stats {
     size_t records_read;

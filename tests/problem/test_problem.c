@@ -9,7 +9,9 @@
 
 #include "check.h"
 #include "tmpdir.h"
+#include "kernel_source.h"
 #include "problem.h"
+#include "util.h"
 
 static char dir[] = "/tmp/cutune-problem-test-XXXXXX";
 
@@ -588,6 +590,121 @@ static void test_template_prelude(void)
     cutune_problem_destroy(p);
 }
 
+/* Kernel Tuner's problem_size="num_blocks": a ProblemSize naming a
+ * tunable makes the grid that tunable (GridDivX [] divides by 1), per
+ * configuration; GridDiv entries may be expressions. */
+static void test_kt_problem_size(void)
+{
+    const char *data = getenv("CUTUNE_TEST_DATA");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/kt/reduction.json", data ? data : "");
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    if (!p->space) {
+        fprintf(stderr, "%s\n", cutune_problem_errmsg(p));
+        cutune_problem_destroy(p);
+        return;
+    }
+    CHECK_INT(cutune_problem_space_size(p), 108);
+    CHECK_INT(cutune_problem_size_dims(p), 1);
+    CHECK_INT(cutune_problem_size(p, 0), 0);
+    CHECK_STR(cutune_problem_size_expr(p, 0), "num_blocks");
+    for (size_t c = 0; c < cutune_problem_space_size(p); c += 7) {
+        unsigned grid[3], block[3];
+        char err[256];
+        cutune_param_value v[3];
+        cutune__problem_config_values(p, c, v);
+        CHECK_INT(cutune__problem_geometry(p, c, grid, block, err,
+                                           sizeof err), 0);
+        CHECK_INT(grid[0], atoi(v[1].value));
+        CHECK_INT(block[0], atoi(v[0].value));
+        CHECK_INT(grid[1], 1);
+    }
+    cutune_problem_destroy(p);
+
+    /* A size of its own that depends on two tunables, and a GridDiv
+     * expression. */
+    write_file("reduction.cu", "extern \"C\" __global__ void "
+               "sum_floats(float *a, const float *b, int n) {}\n");
+    char *text = NULL;
+    size_t len = 0;
+    char err[256];
+    CHECK_INT(cutune__read_regular_file(path, 1 << 20, &text, &len, err,
+                                        sizeof err), 0);
+    if (!text)
+        return;
+    const char *swaps[][2] = {
+        {"\"ProblemSize\": \"num_blocks\"",
+         "\"ProblemSize\": [\"num_blocks * vector\", 3]"},
+        {"\"GridDivX\": []", "\"GridDivX\": [\"vector\"], "
+         "\"GridDivY\": [\"2 - 1\"]"}};
+    for (size_t i = 0; i < 2; i++) {
+        char *at = strstr(text, swaps[i][0]);
+        CHECK(at != NULL);
+        if (!at)
+            break;
+        char *next = cutune__strdup_printf("%.*s%s%s", (int)(at - text),
+                                           text, swaps[i][1],
+                                           at + strlen(swaps[i][0]));
+        free(text);
+        text = next;
+    }
+    write_file("reduction2.json", text);
+    snprintf(path, sizeof path, "%s/reduction2.json", dir);
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    if (p->space) {
+        CHECK_INT(cutune_problem_size_dims(p), 2);
+        CHECK_INT(cutune_problem_size(p, 1), 3);
+        uint32_t cfg[3] = {2, 3, 2}; /* block 128, 256 blocks, vector 4 */
+        size_t idx;
+        unsigned grid[3], block[3];
+        CHECK(cutune__space_index_of(p->space, cfg, &idx));
+        CHECK_INT(cutune__problem_geometry(p, idx, grid, block, err,
+                                           sizeof err), 0);
+        CHECK_INT(grid[0], 256);     /* 256 * 4 / 4 */
+        CHECK_INT(grid[1], 3);       /* 3 / (2 - 1) */
+        CHECK_INT(block[0], 128);
+    } else {
+        fprintf(stderr, "%s\n", cutune_problem_errmsg(p));
+    }
+    cutune_problem_destroy(p);
+
+    /* Names that are not tunables, and a condition reading a size that
+     * varies, are refused naming the field. */
+    static const struct {
+        const char *from, *to;
+        cutune_status st;
+        const char *needle;
+    } bad[] = {
+        {"\"ProblemSize\": [\"num_blocks * vector\", 3]",
+         "\"ProblemSize\": [\"blocks\"]", CUTUNE_ERR_PARSE,
+         "ProblemSize[0]: 'blocks' is not a tuning parameter"},
+        {"\"ProblemSize\": [\"num_blocks * vector\", 3]",
+         "\"ProblemSize\": [true]", CUTUNE_ERR_PARSE,
+         "ProblemSize[0]: expected a positive integer, or a string"},
+        {"\"ProblemSize\": [\"num_blocks * vector\", 3]",
+         "\"ProblemSize\": [\"num_blocks - 32\"]", CUTUNE_ERR_PARSE,
+         "ProblemSize[0]: 'num_blocks - 32' is 0"},
+        {"\"GridDivX\": [\"vector\"]", "\"GridDivX\": [\"vec\"]",
+         CUTUNE_ERR_PARSE, "GridDivX[0]: 'vec' is not a tuning parameter"},
+        {"\"Conditions\": []", "\"Conditions\": [{\"Expression\": "
+         "\"ProblemSize[1] > 1\", \"Parameters\": []}]",
+         CUTUNE_ERR_UNSUPPORTED, "reads ProblemSize, which varies"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *at = strstr(text, bad[i].from);
+        CHECK(at != NULL);
+        if (!at)
+            continue;
+        char *json = cutune__strdup_printf("%.*s%s%s", (int)(at - text),
+                                           text, bad[i].to,
+                                           at + strlen(bad[i].from));
+        expect_error(json, bad[i].st, bad[i].needle);
+        free(json);
+    }
+    free(text);
+}
+
 int main(void)
 {
     test_space_only();
@@ -599,6 +716,7 @@ int main(void)
     test_template_prelude();
     test_from_file();
     test_grid_div();
+    test_kt_problem_size();
     test_bad_input();
     test_extensions();
     test_budget_and_search();

@@ -174,6 +174,7 @@ int cli_cmd_space(int argc, char **argv);
 int cli_cmd_simulate(int argc, char **argv);
 int cli_cmd_report(int argc, char **argv);
 int cli_cmd_explain(int argc, char **argv);
+int cli_cmd_import(int argc, char **argv);
 
 /* The report of `tune --report` (cmd_report.c): from `t4_path`, or from a
  * temporary T4 file the session writes when it is NULL; `r` may be NULL

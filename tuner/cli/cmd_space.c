@@ -38,9 +38,14 @@ static void print_text(const cutune_problem *p)
     size_t np = cutune_problem_param_count(p);
     printf("%s: %zu parameter%s", cutune_problem_name(p), np,
            np == 1 ? "" : "s");
-    for (size_t d = 0; d < cutune_problem_size_dims(p); d++)
-        printf("%s%lld", d ? "x" : ", problem size ",
-               cutune_problem_size(p, d));
+    for (size_t d = 0; d < cutune_problem_size_dims(p); d++) {
+        const char *varies = cutune_problem_size_expr(p, d);
+        printf("%s", d ? "x" : ", problem size ");
+        if (varies)
+            printf("(%s)", varies);
+        else
+            printf("%lld", cutune_problem_size(p, d));
+    }
     printf("\n");
     size_t width = 0;
     for (size_t i = 0; i < np; i++) {
@@ -84,8 +89,10 @@ static void print_json(const cutune_problem *p)
     }
     json_t *size = json_array();
     for (size_t d = 0; d < cutune_problem_size_dims(p); d++)
-        json_array_append_new(size,
-                              json_integer(cutune_problem_size(p, d)));
+        json_array_append_new(
+            size, cutune_problem_size_expr(p, d)
+                      ? json_string(cutune_problem_size_expr(p, d))
+                      : json_integer(cutune_problem_size(p, d)));
     /* Exact as an integer up to 2^53; beyond, a double is all there is. */
     double cart = cutune_problem_cartesian_size(p);
     json_t *cart_json = cart < 9007199254740992.0

@@ -26,6 +26,8 @@ static const struct {
      cli_cmd_simulate},
     {"report", "write an HTML report of results or a cache (no GPU)",
      cli_cmd_report},
+    {"import", "put the best of T4 or Kernel Tuner results into the cache",
+     cli_cmd_import},
     {"compile", "compile configurations with NVRTC (no GPU needed)",
      cli_cmd_compile},
     {"list", "list the built-in kernel templates", cli_cmd_list},

@@ -135,7 +135,8 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
     if (bname && !(p->name = strdup(bname)))
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if ((st = cutune__t1_parse_problem_size(p, root, opt)) ||
-        (st = cutune__t1_parse_space(p, root)))
+        (st = cutune__t1_parse_space(p, root)) ||
+        (st = cutune__t1_check_problem_size(p)))
         return st;
     if (p->space_only)
         return space_only(p, root, dir, builtin);
@@ -303,8 +304,14 @@ void cutune_problem_destroy(cutune_problem *p)
         cutune__expr_free(p->local_size[d]);
         cutune__expr_free(p->global_size[d]);
     }
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3; d++) {
+        for (size_t k = 0; p->grid_div[d] && k < p->n_grid_div[d]; k++)
+            cutune__expr_free(p->grid_div[d][k]);
         free(p->grid_div[d]);
+    }
+    for (size_t d = 0; p->problem_size_exprs && d < p->n_problem_size; d++)
+        cutune__expr_free(p->problem_size_exprs[d]);
+    free(p->problem_size_exprs);
     for (size_t i = 0; i < p->n_args; i++)
         free(p->args[i].name);
     for (size_t i = 0; p->args && i < p->n_args; i++)
@@ -362,6 +369,13 @@ size_t cutune_problem_size_dims(const cutune_problem *p)
 long long cutune_problem_size(const cutune_problem *p, size_t dim)
 {
     return dim < p->n_problem_size ? p->problem_size[dim] : 0;
+}
+const char *cutune_problem_size_expr(const cutune_problem *p, size_t dim)
+{
+    return dim < p->n_problem_size && p->problem_size_exprs &&
+                   p->problem_size_exprs[dim]
+               ? cutune__expr_text(p->problem_size_exprs[dim])
+               : NULL;
 }
 size_t cutune_problem_param_count(const cutune_problem *p)
 {
@@ -432,6 +446,21 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
     static const long long grid_max[3] = {2147483647LL, 65535, 65535};
     const uint32_t *cfg = cutune__space_config(p->space, config);
     static const char dims[3] = {'X', 'Y', 'Z'};
+    long long size[8];
+    if (p->has_grid_div && p->n_problem_size > 0) {
+        long long *at = p->n_problem_size > 8
+                            ? malloc(p->n_problem_size * sizeof *at)
+                            : size;
+        int rc = at ? cutune__problem_size_at(p, cfg, at, err, errlen) : -1;
+        if (!at)
+            snprintf(err, errlen, "out of memory");
+        for (size_t d = 0; at && d < 3 && d < p->n_problem_size; d++)
+            size[d] = at[d];
+        if (at != size)
+            free(at);
+        if (rc)
+            return -1;
+    }
     for (int d = 0; d < 3; d++) {
         long long b, g = 1;
         char why[256];
@@ -452,22 +481,21 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
         if (p->has_grid_div) {
             /* Kernel Tuner's rule, which BAT applies to T1 files with a
              * ProblemSize: the grid covers the problem size divided by the
-             * GridDiv parameters; GlobalSize does not enter. */
-            g = d < (int)p->n_problem_size ? p->problem_size[d] : 1;
+             * GridDiv entries; GlobalSize does not enter. */
+            g = d < (int)p->n_problem_size ? size[d] : 1;
             long long div = 1;
             if (!p->grid_div_given[d]) {
                 div = b;
             } else {
                 for (size_t k = 0; k < p->n_grid_div[d]; k++) {
-                    const cutune__value *v =
-                        &p->param_values[p->grid_div[d][k]]
-                                        [cfg[p->grid_div[d][k]]];
                     long long f;
-                    if (cutune__t1_as_i64(v, &f) != 0 || f <= 0 ||
-                        div > (1LL << 40) / f) {
-                        snprintf(err, errlen, "GridDiv parameter %s is not "
-                                 "a positive integer",
-                                 p->param_names[p->grid_div[d][k]]);
+                    if (cutune__t1_eval_int(p, p->grid_div[d][k], cfg, &f,
+                                            why, sizeof why) != 0 ||
+                        f <= 0 || div > (1LL << 40) / f) {
+                        snprintf(err, errlen, "KernelSpecification.GridDiv"
+                                 "%c[%zu]: '%s' is not a positive integer "
+                                 "here", dims[d], k,
+                                 cutune__expr_text(p->grid_div[d][k]));
                         return -1;
                     }
                     div *= f;

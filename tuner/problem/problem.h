@@ -54,9 +54,13 @@ struct cutune_problem {
     char **options;     /* T1 CompilerOptions */
     size_t n_options;
 
-    long long *problem_size;
+    long long *problem_size; /* 0 in a dimension that varies */
     size_t n_problem_size;
     cutune__value problem_size_value; /* as a list, bound to ProblemSize */
+    /* Per dimension: NULL where the size is fixed, else its expression
+     * over the tunables, evaluated per configuration (Kernel Tuner's
+     * problem_size="num_blocks"). NULL when no dimension varies. */
+    cutune__expr **problem_size_exprs;
 
     size_t n_params;
     char **param_names;
@@ -74,10 +78,11 @@ struct cutune_problem {
     cutune__expr *global_size[3];
     int global_in_blocks;  /* GlobalSizeType CUDA: GlobalSize counts blocks */
     /* GridDivX/Y/Z (Kernel Tuner's grid_div_*): when any is given, the grid
-     * is ceil(ProblemSize[d] / product of the named parameters' values),
-     * and a dimension without one divides by its block size. */
+     * is ceil(ProblemSize[d] / product of the entries' values), and a
+     * dimension without one divides by its block size. An entry is a
+     * parameter name, a number or an expression over the tunables. */
     int has_grid_div;
-    size_t *grid_div[3];   /* parameter indices */
+    cutune__expr **grid_div[3];
     size_t n_grid_div[3];
     int grid_div_given[3];
     unsigned shared_memory;
@@ -115,6 +120,12 @@ struct cutune_problem {
 int cutune__problem_geometry(const cutune_problem *p, size_t config,
                              unsigned grid[3], unsigned block[3],
                              char *err, size_t errlen);
+
+/* The problem size of one configuration (value indices `config`): the
+ * fixed dimensions and the varying ones evaluated there, into
+ * out[n_problem_size]. Returns 0, or -1 with a message. */
+int cutune__problem_size_at(const cutune_problem *p, const uint32_t *config,
+                            long long *out, char *err, size_t errlen);
 
 /* Bytes one launch moves, floating-point operations it performs (0 when
  * the problem does not say). */

@@ -34,6 +34,62 @@ cutune_status cutune__t1_fail(cutune_problem *p, cutune_status st,
 /* ------------------------------------------------------------------ */
 /* Evaluating expressions against the problem                          */
 
+/* ProblemSize of one configuration as a list of ints (malloc'ed), where a
+ * dimension varies; NULL with a message outside a configuration, where
+ * it has no value. */
+static cutune__value *varying_size(const cutune_problem *p,
+                                   const uint32_t *config, char *err,
+                                   size_t errlen)
+{
+    if (!config) {
+        snprintf(err, errlen, "ProblemSize varies with the configuration "
+                 "(KernelSpecification.ProblemSize names tunable "
+                 "parameters) and has no value here");
+        return NULL;
+    }
+    size_t n = p->n_problem_size;
+    long long *dims = calloc(n ? n : 1, sizeof *dims);
+    cutune__value *items = calloc(n ? n : 1, sizeof *items);
+    if (!dims || !items) {
+        snprintf(err, errlen, "out of memory");
+    } else if (cutune__problem_size_at(p, config, dims, err, errlen) == 0) {
+        for (size_t d = 0; d < n; d++) {
+            items[d].type = CUTUNE__V_INT;
+            items[d].u.i = dims[d];
+        }
+        free(dims);
+        return items;
+    }
+    free(dims);
+    free(items);
+    return NULL;
+}
+
+int cutune__problem_size_at(const cutune_problem *p, const uint32_t *config,
+                            long long *out, char *err, size_t errlen)
+{
+    for (size_t d = 0; d < p->n_problem_size; d++) {
+        const cutune__expr *e =
+            p->problem_size_exprs ? p->problem_size_exprs[d] : NULL;
+        char why[256];
+        out[d] = p->problem_size[d];
+        if (!e)
+            continue;
+        if (cutune__t1_eval_int(p, e, config, &out[d], why, sizeof why)) {
+            snprintf(err, errlen, "KernelSpecification.ProblemSize[%zu]: %s",
+                     d, why);
+            return -1;
+        }
+        if (out[d] <= 0) {
+            snprintf(err, errlen, "KernelSpecification.ProblemSize[%zu]: "
+                     "'%s' is %lld, not a positive size", d,
+                     cutune__expr_text(e), out[d]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Binds each free name of `e`: a parameter to its value in `config`, or,
  * when config is NULL, to the list of all its values (T1 sizes such as
  * max(filter_width) read parameters that way); ProblemSize to the problem
@@ -48,10 +104,19 @@ int cutune__t1_eval_in(const cutune_problem *p, const cutune__expr *e,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    cutune__value *sizes = NULL;
     for (size_t i = 0; i < n; i++) {
         const char *name = cutune__expr_name(e, i);
         size_t param = cutune__problem_find_param(p, name);
-        if (strcmp(name, "ProblemSize") == 0) {
+        if (strcmp(name, "ProblemSize") == 0 && p->problem_size_exprs) {
+            if (!sizes && !(sizes = varying_size(p, config, err, errlen))) {
+                free(vars);
+                return -1;
+            }
+            vars[i].type = CUTUNE__V_LIST;
+            vars[i].u.list.items = sizes;
+            vars[i].u.list.n = p->n_problem_size;
+        } else if (strcmp(name, "ProblemSize") == 0) {
             vars[i] = p->problem_size_value;
         } else if (param != SIZE_MAX && config) {
             vars[i] = p->param_values[param][config[param]];
@@ -62,12 +127,14 @@ int cutune__t1_eval_in(const cutune_problem *p, const cutune__expr *e,
         } else {
             snprintf(err, errlen, "'%s' names no parameter", name);
             free(vars);
+            free(sizes);
             return -1;
         }
     }
     cutune__expr_error xerr;
     int rc = cutune__expr_eval(e, vars, out, &xerr);
     free(vars);
+    free(sizes);
     if (rc != 0)
         snprintf(err, errlen, "%s at column %d ('%s')", xerr.message,
                  xerr.column, xerr.token);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "kernel_source.h"
 #include "util.h"
@@ -43,7 +44,22 @@ static cutune_status parse_geometry(cutune_problem *p, json_t *ks,
     return CUTUNE_OK;
 }
 
-/* GridDivX/Y/Z: lists of parameter names, as Kernel Tuner's grid_div_*
+/* Every free name of `e` is a tuning parameter; else a message naming
+ * `field` and the name. */
+static cutune_status check_names(cutune_problem *p, const cutune__expr *e,
+                                 const char *field)
+{
+    for (size_t i = 0; i < cutune__expr_name_count(e); i++) {
+        const char *name = cutune__expr_name(e, i);
+        if (cutune__problem_find_param(p, name) == SIZE_MAX)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' is not a "
+                                   "tuning parameter", field, name);
+    }
+    return CUTUNE_OK;
+}
+
+/* GridDivX/Y/Z: lists whose entries are parameter names, numbers or
+ * expressions over the tunables, multiplied, as Kernel Tuner's grid_div_*
  * and BAT's runner take them. */
 static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
 {
@@ -54,25 +70,30 @@ static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
             continue;
         if (!json_is_array(g))
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: "
-                        "expected a list of parameter names", keys[d]);
+                        "expected a list of parameter names or "
+                        "expressions", keys[d]);
         size_t n = json_array_size(g);
-        p->grid_div[d] = calloc(n ? n : 1, sizeof(size_t));
+        p->grid_div[d] = calloc(n ? n : 1, sizeof *p->grid_div[d]);
         if (!p->grid_div[d])
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
         for (size_t k = 0; k < n; k++) {
-            json_t *name = json_array_get(g, k);
-            size_t param = json_is_string(name)
-                               ? cutune__problem_find_param(
-                                     p, json_string_value(name))
-                               : SIZE_MAX;
-            if (param == SIZE_MAX)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s[%zu]"
-                            ": '%s' is not a tuning parameter", keys[d], k,
-                            json_is_string(name) ? json_string_value(name)
-                                                 : "(not a string)");
-            p->grid_div[d][k] = param;
+            char field[64];
+            snprintf(field, sizeof field, "KernelSpecification.%s[%zu]",
+                     keys[d], k);
+            json_t *entry = json_array_get(g, k);
+            cutune_status st = CUTUNE_OK;
+            if (!json_is_string(entry) && !json_is_integer(entry))
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a "
+                                       "parameter name, an expression or "
+                                       "a whole number, found %s", field,
+                                       cutune__t1_json_kind(entry));
+            p->grid_div[d][k] = cutune__t1_parse_field(p, entry, field, &st);
+            if (!p->grid_div[d][k])
+                return st;
+            p->n_grid_div[d] = k + 1;
+            if ((st = check_names(p, p->grid_div[d][k], field)))
+                return st;
         }
-        p->n_grid_div[d] = n;
         p->grid_div_given[d] = 1;
         p->has_grid_div = 1;
     }
@@ -232,6 +253,17 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
                               : cutune__strdup_printf("%s/%s", dir, kf);
     if (!path)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    /* Kernel Tuner's T1 reader also looks in the folder above the T1
+     * file's (problems kept in a folder beside their kernels). */
+    if (kf[0] != '/' && access(path, F_OK) != 0) {
+        char *above = cutune__strdup_printf("%s/../%s", dir, kf);
+        if (above && access(above, F_OK) == 0) {
+            free(path);
+            path = above;
+        } else {
+            free(above);
+        }
+    }
     /* The name first: a HIP or OpenCL file is refused as such even where
      * it is not beside the T1 file. */
     const char *why;
@@ -284,21 +316,54 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
     return st;
 }
 
+/* One entry of ProblemSize: a positive integer, or (Kernel Tuner's
+ * problem_size="num_blocks") a string naming tunables or an expression
+ * of them, which makes the dimension vary with the configuration. */
+static cutune_status problem_size_entry(cutune_problem *p, json_t *e,
+                                        size_t i, size_t n)
+{
+    char field[64];
+    snprintf(field, sizeof field, "KernelSpecification.ProblemSize[%zu]", i);
+    if (json_is_integer(e)) {
+        long long v = json_integer_value(e);
+        if (v <= 0)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %lld is not a "
+                                   "positive size", field, v);
+        p->problem_size[i] = v;
+        return CUTUNE_OK;
+    }
+    if (!json_is_string(e))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a positive "
+                               "integer, or a string naming tunable "
+                               "parameters, found %s", field,
+                               cutune__t1_json_kind(e));
+    if (!p->problem_size_exprs &&
+        !(p->problem_size_exprs = calloc(n, sizeof *p->problem_size_exprs)))
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    cutune_status st = CUTUNE_OK;
+    p->problem_size_exprs[i] = cutune__t1_parse_field(p, e, field, &st);
+    p->problem_size[i] = 0;
+    return p->problem_size_exprs[i] ? CUTUNE_OK : st;
+}
+
 cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
                                         const cutune_problem_options *opt)
 {
     json_t *ks = json_object_get(root, "KernelSpecification");
     json_t *ps = json_object_get(ks, "ProblemSize");
     int given = opt && opt->n_problem_size > 0;
-    /* Kernel Tuner takes one number as a one-dimensional size. */
-    json_t *one = json_is_integer(ps) ? json_pack("[O]", ps) : NULL;
+    /* Kernel Tuner takes one number or one string as a one-dimensional
+     * size. */
+    json_t *one = json_is_integer(ps) || json_is_string(ps)
+                      ? json_pack("[O]", ps)
+                      : NULL;
     if (one)
         ps = one;
     if (!given && ps && !json_is_null(ps) && !json_is_array(ps))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
                                "ProblemSize: expected a list of positive "
-                               "integers, found %s",
-                               cutune__t1_json_kind(ps));
+                               "integers or tunable parameter names, found "
+                               "%s", cutune__t1_json_kind(ps));
     size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
     /* A dimension the kernel has no use for would be cached as a size of
      * its own; fewer are the T1 file's own business (1 where missing). */
@@ -311,44 +376,53 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
     }
     if (given)
         n = opt->n_problem_size;
+    p->n_problem_size = n;
     p->problem_size = calloc(n ? n : 1, sizeof(long long));
     p->problem_size_value.type = CUTUNE__V_LIST;
     p->problem_size_value.u.list.items =
         calloc(n ? n : 1, sizeof(cutune__value));
+    cutune_status st = CUTUNE_OK;
     if (!p->problem_size || !p->problem_size_value.u.list.items)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        long long v;
-        if (opt && opt->n_problem_size > 0) {
-            v = opt->problem_size[i];
+        st = cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n && !st; i++) {
+        if (!given) {
+            st = problem_size_entry(p, json_array_get(ps, i), i, n);
+        } else if (opt->problem_size[i] <= 0) {
+            st = cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
+                                 "problem size %lld in dimension %zu: "
+                                 "must be positive", opt->problem_size[i], i);
         } else {
-            json_t *e = json_array_get(ps, i);
-            if (!json_is_integer(e)) {
-                json_decref(one);
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                            "KernelSpecification.ProblemSize[%zu]: expected "
-                            "a positive integer, found %s", i,
-                            cutune__t1_json_kind(e));
-            }
-            v = json_integer_value(e);
+            p->problem_size[i] = opt->problem_size[i];
         }
-        if (v <= 0) {
-            json_decref(one);
-            if (given)
-                return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
-                                       "problem size %lld in dimension %zu: "
-                                       "must be positive", v, i);
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
-                                   "ProblemSize[%zu]: %lld is not a positive "
-                                   "size", i, v);
-        }
-        p->problem_size[i] = v;
         p->problem_size_value.u.list.items[i].type = CUTUNE__V_INT;
-        p->problem_size_value.u.list.items[i].u.i = v;
+        p->problem_size_value.u.list.items[i].u.i = p->problem_size[i];
     }
     json_decref(one);
-    p->n_problem_size = n;
     p->problem_size_value.u.list.n = n;
+    return st;
+}
+
+cutune_status cutune__t1_check_problem_size(cutune_problem *p)
+{
+    for (size_t d = 0; p->problem_size_exprs && d < p->n_problem_size; d++) {
+        char field[64];
+        snprintf(field, sizeof field, "KernelSpecification.ProblemSize[%zu]",
+                 d);
+        cutune_status st;
+        if (p->problem_size_exprs[d] &&
+            (st = check_names(p, p->problem_size_exprs[d], field)))
+            return st;
+    }
+    for (size_t c = 0; p->problem_size_exprs && c < p->n_conditions; c++)
+        for (size_t i = 0; i < cutune__expr_name_count(p->conditions[c]); i++)
+            if (strcmp(cutune__expr_name(p->conditions[c], i),
+                       "ProblemSize") == 0)
+                return cutune__t1_fail(
+                    p, CUTUNE_ERR_UNSUPPORTED,
+                    "ConfigurationSpace.Conditions[%zu].Expression: reads "
+                    "ProblemSize, which varies with the configuration here "
+                    "(KernelSpecification.ProblemSize names tunable "
+                    "parameters)", c);
     return CUTUNE_OK;
 }
 

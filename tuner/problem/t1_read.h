@@ -66,6 +66,9 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root);
 cutune_status cutune__t1_build_space(cutune_problem *p);
 cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
                                             const cutune_problem_options *o);
+/* After the space is parsed: the names in a varying ProblemSize are
+ * tunables, and no condition reads a ProblemSize that varies. */
+cutune_status cutune__t1_check_problem_size(cutune_problem *p);
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
                                       const char *dir,
                                       const cutune__template *builtin);

@@ -313,8 +313,10 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
         }
     }
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
-        /* A tune ranks by the median, so every replay of the file does. */
-        if (e->n_runtimes > 0) {
+        /* A tune ranks by the median, so every replay of the file does;
+         * a Kernel Tuner cache by its own objective, so that its best is
+         * Kernel Tuner's. */
+        if (e->n_runtimes > 0 && !t4->from_kernel_tuner) {
             e->time_ms = cutune__median(e->runtimes, e->n_runtimes);
             if (isnan(e->time_ms))
                 return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
@@ -341,7 +343,9 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
 }
 
 /* The metadata's strings that cutune reads back; -1 when memory ran
- * out. A field of another type than cutune writes counts as absent. */
+ * out. A field of another type than cutune writes counts as absent. The
+ * device and the size are also read under the names a Kernel Tuner cache
+ * gives them (device_name, problem_size: kt_cache.c keeps them so). */
 static int read_meta(json_t *metadata, cutune__t4_meta *m)
 {
     json_t *dev = json_object_get(metadata, "device");
@@ -362,14 +366,23 @@ static int read_meta(json_t *metadata, cutune__t4_meta *m)
         if (v && *v && !(*strings[k].to = strdup(v)))
             return -1;
     }
+    const char *kt_dev =
+        json_string_value(json_object_get(metadata, "device_name"));
+    if (!m->device_name && kt_dev && *kt_dev &&
+        !(m->device_name = strdup(kt_dev)))
+        return -1;
     json_t *size = json_object_get(prob, "size");
+    if (!json_is_array(size))
+        size = json_object_get(metadata, "problem_size");
     size_t n = json_array_size(size);
     long long *dims = n ? malloc(n * sizeof *dims) : NULL;
     if (n && !dims)
         return -1;
     for (size_t k = 0; k < n; k++) {
         json_t *d = json_array_get(size, k);
-        if (!json_is_integer(d)) {
+        /* Not a list of positive whole numbers: no size it can be
+         * compared with, not a broken file. */
+        if (!json_is_integer(d) || json_integer_value(d) <= 0) {
             free(dims);
             return 0;
         }
@@ -396,11 +409,21 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
         return st;
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        root = cutune__kt_cache_reopen(text, len);
     free(text);
     if (!root)
         return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                             "%s: line %d, column %d: %s", path, jerr.line,
                             jerr.column, jerr.text);
+    int from_kernel_tuner = cutune__kt_cache_is(root);
+    if (from_kernel_tuner) {
+        json_t *kt = root;
+        st = cutune__kt_cache_to_t4(path, kt, problem, &root, err, errlen);
+        json_decref(kt);
+        if (st)
+            return st;
+    }
     cutune__t4 *t4 = calloc(1, sizeof *t4);
     uint32_t *cfg = malloc((problem->n_params ? problem->n_params : 1) *
                            sizeof *cfg);
@@ -412,9 +435,11 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
     }
     if (!json_is_array(results)) {
         st = cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
-                          "%s: results: missing (is this a T4 file?)", path);
+                          "%s: results: missing (is this a T4 file or a "
+                          "Kernel Tuner cache file?)", path);
         goto done;
     }
+    t4->from_kernel_tuner = from_kernel_tuner;
     json_t *unit = json_object_get(json_object_get(root, "metadata"),
                                    "timeunit");
     if (read_meta(json_object_get(root, "metadata"), &t4->meta) != 0) {

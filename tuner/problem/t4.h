@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "cutune/cutune.h"
 
 /* One recorded configuration, placed on the problem's space. */
@@ -72,14 +74,28 @@ typedef struct cutune__t4 {
                               correct/compile/runtime/correctness/timeout/
                               resources ("constraints", or newer names):
                               read as RUNTIME */
-    cutune__t4_meta meta;  /* what the file's metadata names; the
-                              seed, budget and compute capability are
-                              not read back */
+    cutune__t4_meta meta;  /* what the file's metadata names (a Kernel
+                              Tuner cache: its device_name and
+                              problem_size); the seed, budget and compute
+                              capability are not read back */
+    int from_kernel_tuner; /* a Kernel Tuner cache: correct results are
+                              ranked by its `time`, Kernel Tuner's
+                              objective, not the median of the runs */
 } cutune__t4;
 
-/* Reads `path` (gzip when it starts with the gzip magic, else plain JSON)
- * and places each result on `problem`'s space by matching parameter names
- * and value texts. On failure returns a status with a message naming the
+/* Kernel Tuner cache files (kt_cache.c). Whether a parsed document is
+ * one; the document of a cache an interrupted run left open (NULL when
+ * the text is not one); and the T4 document it stands for, its
+ * parameters checked against `problem` (*out owned by the caller). */
+int cutune__kt_cache_is(json_t *root);
+json_t *cutune__kt_cache_reopen(const char *text, size_t len);
+cutune_status cutune__kt_cache_to_t4(const char *path, json_t *kt,
+                                     const cutune_problem *problem,
+                                     json_t **out, char *err, size_t errlen);
+
+/* Reads `path` (gzip when it starts with the gzip magic, else plain JSON;
+ * a T4 file or a Kernel Tuner cache file) and places each result on
+ * `problem`'s space by matching parameter names and value texts. On failure returns a status with a message naming the
  * file and field in `err`. The caller frees *out with cutune__t4_free. */
 cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen);
