@@ -212,6 +212,33 @@ typedef enum cutune_output_check {
     CUTUNE_CHECK_FINITE = 2     /* no NaN or infinity; nothing compared */
 } cutune_output_check;
 
+/* Where a tune stands after an evaluation, for a caller that draws its
+ * own progress display (cutune tune on a terminal). Everything is
+ * borrowed for the duration of the call. */
+typedef struct cutune_progress {
+    size_t evaluations;       /* evaluated so far, this one included */
+    size_t budget;            /* evaluations the budget allows; 0: no
+                                 count (a time budget alone) */
+    double elapsed_s;         /* since the search started */
+    double eta_s;             /* estimated seconds of search left (the
+                                 final round not counted); NAN: unknown */
+    double best_ms;           /* best median so far; NAN before any
+                                 configuration ran correctly */
+    double baseline_ms;       /* the occupancy suggestion's median (the
+                                 search's start); NAN until it ran
+                                 correctly */
+    double last_ms;           /* this evaluation's median; NAN unless it
+                                 ran correctly */
+    cutune_outcome last_outcome;
+    int last_reused;          /* taken from the measurement log */
+    const cutune_param_value *config; /* this configuration: config[i] is
+                                         parameter i's value */
+    size_t n_params;
+} cutune_progress;
+
+typedef void (*cutune_progress_fn)(void *user,
+                                   const cutune_progress *progress);
+
 typedef struct cutune_session_options {
     int device;              /* CUDA device ordinal */
     const char *strategy;    /* strategy name; NULL for the default */
@@ -265,6 +292,12 @@ typedef struct cutune_session_options {
      * that measures configuration N (space index) die, or hang until the
      * launch time-out, once; NULL: none. */
     const char *replay_fail;
+    /* Called after each evaluation of a tune, as the log callback is
+     * (from the tuning threads, one call at a time); NULL: none. With it
+     * set, the log's line per evaluation comes at CUTUNE_LOG_DEBUG
+     * instead of CUTUNE_LOG_INFO: the progress says the same. */
+    cutune_progress_fn progress;
+    void *progress_user;
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -370,12 +403,36 @@ cutune_status cutune_session_write_t4(cutune_session *session,
                                       const char *path);
 
 /* Compiles up to `limit` configurations (0: all) for `arch` ("sm_90")
- * without a GPU. Counts what compiled and what NVRTC rejected. */
+ * without a GPU. Counts what compiled and what NVRTC rejected. A virtual
+ * architecture ("compute_90": PTX, no binary) is refused with
+ * CUTUNE_ERR_INVALID_ARGUMENT. */
 cutune_status cutune_session_compile(cutune_session *session,
                                      const cutune_problem *problem,
                                      const char *arch, size_t limit,
                                      size_t *compiled, size_t *failed,
                                      double *seconds);
+
+/* The configurations NVRTC rejected in the session's last
+ * cutune_session_compile, grouped so that each reason reads once: two
+ * share a group when their logs are the same once each one's own
+ * parameter values are masked out of it (the "Too_big<2>" and
+ * "Too_big<4>" of UNROLL=2 and UNROLL=4 match). Largest group first. */
+typedef struct cutune_rejected_group {
+    size_t count;                     /* configurations in the group */
+    size_t first;                     /* space index of its first member */
+    const cutune_param_value *shared; /* the values every member has, of
+                                         the parameters with more than
+                                         one value */
+    size_t n_shared;
+    const char *log;                  /* NVRTC's log of the first member,
+                                         whole */
+} cutune_rejected_group;
+
+size_t cutune_session_rejected_group_count(const cutune_session *session);
+/* Group `index`, or NULL past the end. Owned by the session, valid until
+ * its next cutune_session_compile or cutune_session_destroy. */
+const cutune_rejected_group *
+cutune_session_rejected_group(const cutune_session *session, size_t index);
 
 /* ------------------------------------------------------------------ */
 /* The per-device tuning cache.                                        */

@@ -19,7 +19,9 @@ case_() {
     rc=$?
     # `space` reports how long construction took, which varies: masked.
     sed -i -e 's/^constructed in: .*/constructed in: (time)/' \
-        -e 's/"construction_ms": .*/"construction_ms": "(time)"/' "$tmp/out"
+        -e 's/"construction_ms": .*/"construction_ms": "(time)"/' \
+        -e 's/ in [0-9.]* s ([0-9.]* per second)/ in (time)/' \
+        -e 's/"\(seconds\|per_second\)": .*/"\1": "(time)",/' "$tmp/out"
     { echo "exit $rc"; echo "--- stdout"; cat "$tmp/out";
       echo "--- stderr"; cat "$tmp/err"; } >"$tmp/got"
     if [ "$update" = --update ]; then
@@ -48,6 +50,9 @@ case_ bad-size 1 tune vector_add --size 0
 case_ unknown-template 2 tune no_such_kernel
 case_ broken-json 2 tune broken.json
 case_ compile-no-arch 1 compile vector_add
+case_ compile-virtual-arch 1 compile vector_add --arch compute_90 --limit 2
+case_ compile-verbose 0 compile rejects.json --arch sm_90 --verbose
+case_ compile-verbose-json 0 compile rejects.json --arch sm_90 --verbose --json
 case_ unknown-strategy 1 tune vector_add --strategy nosuch
 case_ lookup-exact 0 lookup vector_add --device-name "gtx fictional 9000" --cache-dir cache
 case_ lookup-nearest 0 lookup vector_add --size 2000000 --device-name "GTX Fictional 9000" --cache-dir cache

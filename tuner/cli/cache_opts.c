@@ -63,7 +63,7 @@ int cli_device_query(const cli_device_opts *o, cutune_device *fp,
         st = cutune_session_devices(s, &devs, &n);
     int rc = 0;
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        cli_print_error(cutune_session_errmsg(s), st);
         if (st == CUTUNE_ERR_NO_DEVICE && !o->one_line)
             fputs("cutune: without a GPU, name the device with "
                   "--device-name\n", stderr);

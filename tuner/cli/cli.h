@@ -62,6 +62,10 @@ int cli_parse(int argc, char **argv, const cli_opt *opts,
 int cli_parse_problem(int argc, char **argv, const cli_opt *opts,
                       const char *usage, const char **problem, int *rc);
 
+/* "cutune: MSG" on stderr: the library's message of a failure `st`, or
+ * the status's text where the message is empty. */
+void cli_print_error(const char *msg, cutune_status st);
+
 /* Prints "cutune: MESSAGE (see --help)" and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -122,17 +126,31 @@ json_t *cli_config_json(const cutune_param_value *v, size_t n);
 json_t *cli_device_json(const cutune_device *d);
 void cli_print_config(const cutune_param_value *v, size_t n);
 
-/* Progress lines: one line rewritten in place on a terminal, plain lines
- * otherwise; warnings and errors always. For cutune_session_options.log. */
+/* Progress (progress.c): on a terminal one line, fitted to its width and
+ * rewritten in place, from the library's progress callback (count, best,
+ * speedup, last, ETA, then the configuration without the parameters that
+ * have one value); plain lines otherwise, and with --verbose; warnings and
+ * errors always. For cutune_session_options.log and .progress. */
 typedef struct cli_progress {
     int tty;
     int quiet;
     int verbose;  /* show debug lines too, one per line */
-    int dirty;
+    int dirty;    /* a line is drawn that the next one replaces */
+    const cutune_problem *problem; /* whose single-valued parameters the
+                                      configuration text leaves out */
 } cli_progress;
 
 void cli_progress_init(cli_progress *pr, int quiet);
 void cli_on_log(void *user, cutune_log_level level, const char *msg);
+/* Sets o's log and, on a terminal without --verbose, its progress
+ * callback, both to `pr` (which must outlive the session). */
+void cli_progress_attach(cli_progress *pr, const cutune_problem *p,
+                         cutune_session_options *o);
+/* The progress text of `g` into buf (len bytes), at most `columns`
+ * columns wide; `dot` separates its parts. */
+void cli_progress_format(const cli_progress *pr, const cutune_progress *g,
+                         const char *dot, size_t columns, char *buf,
+                         size_t len);
 void cli_progress_end(cli_progress *pr);
 
 /* The device options of the cache commands (cache_opts.c). */

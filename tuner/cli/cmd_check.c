@@ -50,7 +50,7 @@ int cli_cmd_check(int argc, char **argv)
     cutune_cache *c = NULL;
     cutune_status st = cutune_cache_open(cache_dir, &c);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        cli_print_error(cutune_cache_errmsg(c), st);
         cutune_cache_close(c);
         return cli_exit_code(st);
     }
@@ -73,7 +73,7 @@ int cli_cmd_check(int argc, char **argv)
                     q.device_name);
             bad++;
         } else if (st) {
-            fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+            cli_print_error(cutune_cache_errmsg(c), st);
             rc = cli_exit_code(st);
         } else if (!rec->source_hash[0]) {
             fprintf(stderr, "cutune: %s (kernel %s): not comparable on %s: "

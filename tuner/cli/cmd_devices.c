@@ -26,7 +26,7 @@ int cli_cmd_devices(int argc, char **argv)
     if (st == CUTUNE_OK)
         st = cutune_session_devices(s, &devs, &n);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        cli_print_error(cutune_session_errmsg(s), st);
         cutune_session_destroy(s);
         return cli_exit_code(st);
     }

@@ -156,7 +156,7 @@ int cli_cmd_explain(int argc, char **argv)
         st = cutune_session_explain(s, p, pick, n_pick,
                                     config ? "given" : "winner", note, &x);
     if (rc == 0 && st) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        cli_print_error(cutune_session_errmsg(s), st);
         rc = cli_exit_code(st);
     } else if (rc == 0) {
         const char *why = NULL;
@@ -172,7 +172,7 @@ int cli_cmd_explain(int argc, char **argv)
             fprintf(stderr, "cutune: counters not read: %s\n", why);
         rc = out ? exit_for(c) : CLI_EXIT_GPU;
         if (output && (st = cutune_session_write_t4(s, output))) {
-            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+            cli_print_error(cutune_session_errmsg(s), st);
             rc = cli_exit_code(st);
         }
     }

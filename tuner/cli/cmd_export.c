@@ -103,7 +103,7 @@ int cli_cmd_export(int argc, char **argv)
         st = cutune_cache_export(c, q, n, fmt, output);
     cli_cache_warning(c);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        cli_print_error(cutune_cache_errmsg(c), st);
         rc = cli_exit_code(st);
     }
     cutune_cache_close(c);

@@ -94,7 +94,7 @@ int cli_cmd_lookup(int argc, char **argv)
         st = cutune_cache_lookup(c, &q, &rec, &match);
     cli_cache_warning(c);
     if (st == CUTUNE_ERR_NOT_FOUND && match == CUTUNE_MATCH_OCCUPANCY) {
-        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        cli_print_error(cutune_cache_errmsg(c), st);
         if (json)
             cli_print_json(json_pack("{s:s, s:s, s:n}", "problem",
                                      q.problem_name, "match",
@@ -106,7 +106,7 @@ int cli_cmd_lookup(int argc, char **argv)
         goto out;
     }
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        cli_print_error(cutune_cache_errmsg(c), st);
         rc = st == CUTUNE_ERR_NOT_FOUND ? CLI_EXIT_NOT_CACHED
                                         : cli_exit_code(st);
         goto out;

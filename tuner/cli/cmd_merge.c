@@ -50,7 +50,7 @@ int cli_cmd_merge(int argc, char **argv)
         st = cutune_cache_merge(c, inputs, n, output, &stats);
     cli_cache_warning(c);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        cli_print_error(cutune_cache_errmsg(c), st);
         cutune_cache_close(c);
         return cli_exit_code(st);
     }

@@ -208,7 +208,7 @@ static int run_plan(const plan_args *a)
     cutune_plan *plan = NULL;
     cutune_status st = cutune_plan_load(a->plan, leaders, n_leaders, &plan);
     if (st != CUTUNE_OK) {
-        fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
+        cli_print_error(cutune_plan_errmsg(plan), st);
         cutune_plan_destroy(plan);
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
@@ -249,7 +249,7 @@ static int run_plan(const plan_args *a)
         /* Empty on the ranks that leave the telling to rank 0. */
         if (cutune_plan_errmsg(plan)[0] &&
             strcmp(cutune_plan_errmsg(plan), plog.said))
-            fprintf(stderr, "cutune: %s\n", cutune_plan_errmsg(plan));
+            cli_print_error(cutune_plan_errmsg(plan), st);
         rc = cli_exit_code(st);
     } else {
         rc = finish(plan, &report);

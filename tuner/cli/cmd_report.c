@@ -57,7 +57,7 @@ static int load_problem(const char *name, const cli_sizes *size,
     po.space_only = 1;
     cutune_status st = cutune_problem_load(name, &po, p);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(*p));
+        cli_print_error(cutune_problem_errmsg(*p), st);
         cutune_problem_destroy(*p);
         *p = NULL;
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
@@ -74,7 +74,7 @@ static int finish(cutune_report *rep, cutune_status st, const char *output,
     if (st == CUTUNE_OK)
         st = cutune_report_write(rep, output);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_report_errmsg(rep));
+        cli_print_error(cutune_report_errmsg(rep), st);
         cutune_report_destroy(rep);
         return cli_exit_code(st);
     }
@@ -110,7 +110,7 @@ int cli_tune_report(cutune_session *s, const cutune_problem *p,
         close(fd);
         cutune_status st = cutune_session_write_t4(s, tmp);
         if (st) {
-            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+            cli_print_error(cutune_session_errmsg(s), st);
             unlink(tmp);
             return cli_exit_code(st);
         }
@@ -141,7 +141,7 @@ static int report_cache(const char *dir, const cutune_report_options *o,
     cutune_cache *c = NULL;
     cutune_status st = cutune_cache_open(dir, &c);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_cache_errmsg(c));
+        cli_print_error(cutune_cache_errmsg(c), st);
         cutune_cache_close(c);
         return cli_exit_code(st);
     }

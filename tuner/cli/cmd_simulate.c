@@ -352,7 +352,7 @@ int cli_cmd_simulate(int argc, char **argv)
     cutune_problem *p = NULL;
     cutune_status st = cutune_problem_load(problem, &po, &p);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(p));
+        cli_print_error(cutune_problem_errmsg(p), st);
         cutune_problem_destroy(p);
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
@@ -384,7 +384,7 @@ int cli_cmd_simulate(int argc, char **argv)
             print_text(p, r);
     }
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_simulation_errmsg(sim));
+        cli_print_error(cutune_simulation_errmsg(sim), st);
         rc = cli_exit_code(st);
     } else if (device_name && !json) {
         printf("\nappended the winner to the tuning cache as a simulated "

@@ -127,7 +127,7 @@ int cli_cmd_space(int argc, char **argv)
     cutune_problem *p;
     cutune_status st = cutune_problem_load(problem, &po, &p);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(p));
+        cli_print_error(cutune_problem_errmsg(p), st);
         cutune_problem_destroy(p);
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;

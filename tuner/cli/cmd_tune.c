@@ -192,7 +192,7 @@ static int tune_once(cutune_problem *p, const cutune_session_options *o,
     if (out->output && measured) {
         cutune_status wst = cutune_session_write_t4(s, out->output);
         if (wst) {
-            fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+            cli_print_error(cutune_session_errmsg(s), wst);
             rc = cli_exit_code(wst);
         }
     }
@@ -201,8 +201,7 @@ static int tune_once(cutune_problem *p, const cutune_session_options *o,
         rc = rc ? rc : rrc;
     }
     if (st) {
-        fprintf(stderr, "cutune: %s\n",
-                why ? why : cutune_session_errmsg(s));
+        cli_print_error(why ? why : cutune_session_errmsg(s), st);
         if (st == CUTUNE_ERR_NO_DEVICE)
             fputs(no_device_howto, stderr);
         if (r)
@@ -329,8 +328,7 @@ int cli_cmd_tune(int argc, char **argv)
     o.warm_cache = warm;
     o.reuse_measurements = resume;
     o.output_check = check_mode;
-    o.log = cli_on_log;
-    o.log_user = &pr;
+    cli_progress_attach(&pr, p, &o);
     rc = devices ? tune_models(p, &o, &dl, &pr, &out)
                  : tune_once(p, &o, &pr, &out);
     cutune_problem_destroy(p);

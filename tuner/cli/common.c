@@ -24,6 +24,15 @@ int cli_exit_code(cutune_status st)
     }
 }
 
+void cli_print_error(const char *msg, cutune_status st)
+{
+    if (msg && *msg)
+        fprintf(stderr, "cutune: %s\n", msg);
+    else
+        fprintf(stderr, "cutune: %s (no further detail)\n",
+                cutune_status_str(st));
+}
+
 int cli_check_output(const char *option, const char *path)
 {
     char why[1024];
@@ -200,7 +209,7 @@ int cli_load_problem_as(const char *name, const cli_sizes *size,
         return rc;
     cutune_status st = cutune_problem_load(name, &po, p);
     if (st) {
-        fprintf(stderr, "cutune: %s\n", cutune_problem_errmsg(*p));
+        cli_print_error(cutune_problem_errmsg(*p), st);
         cutune_problem_destroy(*p);
         *p = NULL;
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
@@ -244,41 +253,4 @@ json_t *cli_device_json(const cutune_device *d)
                      "memory_bytes", (json_int_t)d->memory_bytes, "driver",
                      d->driver_version, "nvrtc", d->nvrtc_version, "cutune",
                      d->cutune_version, "simulated", d->simulated);
-}
-
-void cli_progress_init(cli_progress *pr, int quiet)
-{
-    pr->tty = isatty(STDERR_FILENO);
-    pr->quiet = quiet;
-    pr->verbose = 0;
-    pr->dirty = 0;
-}
-
-void cli_on_log(void *user, cutune_log_level level, const char *msg)
-{
-    cli_progress *pr = user;
-    if (level <= CUTUNE_LOG_WARN) {
-        if (pr->dirty)
-            fputs("\n", stderr);
-        pr->dirty = 0;
-        fprintf(stderr, "cutune: %s%s\n",
-                level == CUTUNE_LOG_ERROR ? "error: " : "warning: ", msg);
-        return;
-    }
-    if (pr->quiet || (level > CUTUNE_LOG_INFO && !pr->verbose))
-        return;
-    if (pr->tty && !pr->verbose) {
-        fprintf(stderr, "\r\033[K%.*s", 150, msg);
-        pr->dirty = 1;
-    } else {
-        fprintf(stderr, "%s\n", msg);
-    }
-    fflush(stderr);
-}
-
-void cli_progress_end(cli_progress *pr)
-{
-    if (pr->dirty)
-        fputs("\r\033[K", stderr);
-    pr->dirty = 0;
 }

@@ -87,7 +87,7 @@ int cli_device_groups(const cutune_session_options *o, const cli_devices *d,
         st = cutune_session_device_groups(s, g->ordinal, n, g->group,
                                           &g->n_groups);
     if (st != CUTUNE_OK) {
-        fprintf(stderr, "cutune: %s\n", cutune_session_errmsg(s));
+        cli_print_error(cutune_session_errmsg(s), st);
         cutune_session_destroy(s);
         return cli_exit_code(st);
     }

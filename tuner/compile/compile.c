@@ -281,8 +281,14 @@ static int compile_uncached(cutune__compile_job *job)
                 }
             }
         } else {
+            /* Compiled, and no binary: a virtual architecture
+             * (compute_XY) gives PTX alone. */
             free(job->cubin);
             job->cubin = NULL;
+            free(job->log);
+            job->log = cutune__strdup_printf(
+                "NVRTC compiled but made no binary (nvrtcGetCUBIN); is "
+                "the architecture a real one (sm_XY)?");
             rc = -1;
         }
     } else if (r != NVRTC_ERROR_COMPILATION &&

@@ -275,6 +275,48 @@ void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
     cutune__session_measure_job(s, slot, job, e);
 }
 
+/* The progress callback's view of the tune after `e`. */
+static void report_progress(cutune_session *s, const eval_record *e)
+{
+    if (!s->opt.progress)
+        return;
+    double ms = e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms
+                                                         : NAN;
+    if (e->pub.config_index == s->prog.start)
+        s->prog.baseline_ms = ms;
+    if (!isnan(ms) && (isnan(s->prog.best_ms) || ms < s->prog.best_ms))
+        s->prog.best_ms = ms;
+    const cutune_problem *p = s->problem;
+    size_t space = cutune__space_size(p->space);
+    size_t budget = s->budget.max_evals;
+    if (budget == 0 && s->budget.max_seconds == 0)
+        budget = space;  /* an exhaustive strategy */
+    if (budget > space)
+        budget = space;
+    double elapsed = cutune__now() - s->prog.started;
+    double eta = NAN;
+    if (budget > s->n_evals)
+        eta = elapsed / (double)s->n_evals * (double)(budget - s->n_evals);
+    else if (budget)
+        eta = 0;
+    if (s->budget.max_seconds > 0) {
+        double left = s->budget.max_seconds - (cutune__now() - s->started);
+        left = left > 0 ? left : 0;
+        eta = isnan(eta) || left < eta ? left : eta;
+    }
+    cutune_param_value *values = calloc(p->n_params ? p->n_params : 1,
+                                        sizeof *values);
+    if (!values)
+        return;
+    cutune__problem_config_values(p, e->pub.config_index, values);
+    cutune_progress pr = {s->n_evals, budget, elapsed, eta,
+                          s->prog.best_ms, s->prog.baseline_ms, ms,
+                          e->pub.outcome, e->reused != 0, values,
+                          p->n_params};
+    s->opt.progress(s->opt.progress_user, &pr);
+    free(values);
+}
+
 /* Result i of the batch (`e`, taken from the log when `reused`) as the
  * strategy's objective, in the output check's sample and the best so far,
  * and in the log. The batch's objectives start at evals[first_eval]. */
@@ -310,16 +352,19 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
           objectives[i] <= s->best_ms * (1.0 + FINAL_MARGIN)))
         cutune__cq_release(s->cq, e->pub.config_index);
     const char *from = e->reused ? ", measured before" : "";
+    cutune_log_level level = s->opt.progress ? CUTUNE_LOG_DEBUG
+                                             : CUTUNE_LOG_INFO;
     if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
-        cutune__session_log(s, CUTUNE_LOG_INFO, "[%zu] %s: %.4f ms%s%s",
+        cutune__session_log(s, level, "[%zu] %s: %.4f ms%s%s",
                             s->n_evals, cfg, e->pub.time_ms,
                             e->pub.stopped_early ? " (dropped early)" : "",
                             from);
     else
-        cutune__session_log(s, CUTUNE_LOG_INFO, "[%zu] %s: %s%s: %.200s",
+        cutune__session_log(s, level, "[%zu] %s: %s%s: %.200s",
                             s->n_evals, cfg,
                             cutune_outcome_str(e->pub.outcome), from,
                             e->pub.message);
+    report_progress(s, e);
 }
 
 /* Compiles still running (the batch ended early) go on: their results

@@ -22,6 +22,9 @@ cutune_status cutune__session_fail(cutune_session *s, cutune_status st,
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* A message built from an empty log would say nothing. */
+    if (!buf[0])
+        snprintf(buf, sizeof buf, "%s", cutune_status_str(st));
     free(s->errmsg);
     s->errmsg = strdup(buf);
     return st;
@@ -143,6 +146,7 @@ void cutune_session_destroy(cutune_session *s)
     cutune__replay_devices_close(s);
     pthread_mutex_destroy(&s->lock);
     cutune__binary_cache_close(s->binaries);
+    cutune__rejects_free(s->rejected);
     double t0 = cutune__now();
     cutune__compile_procs_destroy(s->compilers);
     if (s->compilers)

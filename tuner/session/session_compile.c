@@ -3,6 +3,7 @@
  * and cutune_session_compile (a whole space compiled, nothing measured). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,62 @@ cutune_status cutune__session_compile_reference(cutune_session *s,
     return CUTUNE_OK;
 }
 
+/* An architecture NVRTC can make a binary for: "sm_90", "sm_90a". */
+static cutune_status check_arch(cutune_session *s, const char *arch)
+{
+    if (strncmp(arch, "compute_", 8) == 0)
+        return cutune__session_fail(
+            s, CUTUNE_ERR_INVALID_ARGUMENT,
+            "architecture '%s' is virtual: NVRTC makes PTX for it, no "
+            "binary; compile for a real one such as sm_%s",
+            arch, arch + 8);
+    if (strncmp(arch, "sm_", 3) != 0 || !isdigit((unsigned char)arch[3]))
+        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                    "architecture '%s' is not one such as "
+                                    "sm_90", arch);
+    return CUTUNE_OK;
+}
+
+/* The outcome of a compiled job set: counts, rejections logged and
+ * grouped, the first NVRTC failure as the session's error. */
+static cutune_status tally(cutune_session *s, const cutune_problem *problem,
+                           const job_set *js, size_t *ok, size_t *bad)
+{
+    cutune_status st = CUTUNE_OK;
+    size_t *configs = calloc(js->n ? js->n : 1, sizeof *configs);
+    const char **logs = calloc(js->n ? js->n : 1, sizeof *logs);
+    if (!configs || !logs) {
+        free(configs);
+        free(logs);
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < js->n; i++) {
+        const cutune__compile_job *job = &js->jobs[i];
+        *ok += job->ok != 0;
+        if (job->ok)
+            continue;
+        if (job->nvrtc_failed) {
+            if (st == CUTUNE_OK)
+                st = cutune__session_fail(s, CUTUNE_ERR_NVRTC, "NVRTC "
+                                          "failed: %s", job->log ? job->log
+                                                                 : "");
+            continue;
+        }
+        configs[*bad] = i;
+        logs[(*bad)++] = job->log;
+        char cfg[512];
+        cutune__session_describe(problem, i, cfg, sizeof cfg);
+        cutune__session_log(s, CUTUNE_LOG_INFO, "%s: does not compile:\n%s",
+                            cfg, job->log ? job->log : "");
+    }
+    s->rejected = cutune__rejects_group(problem, configs, logs, *bad);
+    if (!s->rejected && st == CUTUNE_OK)
+        st = cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    free(configs);
+    free(logs);
+    return st;
+}
+
 cutune_status cutune_session_compile(cutune_session *s,
                                      const cutune_problem *problem,
                                      const char *arch, size_t limit,
@@ -166,12 +223,20 @@ cutune_status cutune_session_compile(cutune_session *s,
                                      double *seconds)
 {
     if (!s || !problem || !arch || !problem->space)
-        return CUTUNE_ERR_INVALID_ARGUMENT;
+        return s ? cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                        "cutune_session_compile: no problem "
+                                        "or no architecture")
+                 : CUTUNE_ERR_INVALID_ARGUMENT;
+    cutune__rejects_free(s->rejected);
+    s->rejected = NULL;
     if (problem->space_only)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "%s: loaded for its "
                                     "search space only; it cannot be compiled",
                                     problem->origin);
+    cutune_status st = check_arch(s, arch);
+    if (st)
+        return st;
     size_t n = cutune__space_size(problem->space);
     if (limit > 0 && limit < n)
         n = limit;
@@ -185,24 +250,8 @@ cutune_status cutune_session_compile(cutune_session *s,
     }
     cutune__compile_batch(js.jobs, n, s->opt.compile_threads,
                           cutune__session_compilers(s));
-    cutune_status st = CUTUNE_OK;
     size_t ok = 0, bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        const cutune__compile_job *job = &js.jobs[i];
-        if (job->ok)
-            ok++;
-        else
-            bad++;
-        if (job->nvrtc_failed && st == CUTUNE_OK) {
-            st = cutune__session_fail(s, CUTUNE_ERR_NVRTC, "%s", job->log);
-        } else if (!job->ok) {
-            char cfg[512];
-            cutune__session_describe(problem, i, cfg, sizeof cfg);
-            cutune__session_log(s, CUTUNE_LOG_INFO,
-                                "%s: does not compile:\n%s", cfg,
-                                job->log ? job->log : "");
-        }
-    }
+    st = tally(s, problem, &js, &ok, &bad);
     if (compiled)
         *compiled = ok;
     if (failed)
@@ -211,4 +260,15 @@ cutune_status cutune_session_compile(cutune_session *s,
         *seconds = cutune__now() - t0;
     cutune__session_job_set_clear(&js);
     return st;
+}
+
+size_t cutune_session_rejected_group_count(const cutune_session *s)
+{
+    return s ? cutune__rejects_count(s->rejected) : 0;
+}
+
+const cutune_rejected_group *
+cutune_session_rejected_group(const cutune_session *s, size_t index)
+{
+    return s ? cutune__rejects_get(s->rejected, index) : NULL;
 }

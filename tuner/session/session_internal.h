@@ -10,6 +10,7 @@
  *   session_compile.c  NVRTC for the session: job sets, compile
  *                      processes, the reference and comparison kernels,
  *                      cutune_session_compile
+ *   compile_rejects.c  its rejections, grouped by alike logs
  *   measure.c          measuring one configuration on a slot's worker
  *   evaluate.c         a strategy's batch: compile, measure, log, report
  *   dispatch.c         a batch over several measuring slots at once
@@ -34,6 +35,7 @@
 #include "budget.h"
 #include "compile_order.h"
 #include "compile.h"
+#include "compile_rejects.h"
 #include "compile_remote.h"
 #include "cutune/cutune.h"
 #include "gpu_monitor.h"
@@ -176,6 +178,8 @@ struct cutune_session {
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
     cutune__cq *cq;                 /* a search in flight's compiles, kept
                                        for the final round; NULL: none */
+    cutune__rejects *rejected;      /* cutune_session_compile's NVRTC
+                                       rejections, grouped; NULL: none */
 
     /* What a worker is brought up with, kept for the whole tune so that a
      * worker a candidate killed can be started again. */
@@ -234,6 +238,11 @@ struct cutune_session {
                                        session, for early stops, racing and
                                        time limits */
     double batch_end;               /* when the last batch was evaluated */
+    struct {
+        size_t start;               /* the search's first configuration */
+        double started;             /* when the search started */
+        double best_ms, baseline_ms; /* NAN: none yet */
+    } prog;                         /* what the progress callback shows */
     int fatal;                      /* the tune cannot go on */
     cutune_status fatal_status;
 

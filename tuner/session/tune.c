@@ -246,6 +246,9 @@ static cutune_status search(cutune_session *s,
                                     s->n_slots);
     s->batch_end = cutune__now();
     double t_search = s->batch_end;
+    s->prog.start = start;
+    s->prog.started = t_search;
+    s->prog.best_ms = s->prog.baseline_ms = NAN;
     /* A strategy that can have proposals in flight keeps a window of them
      * compiling on a GPU (evaluate_async.c). On several slots, where no
      * compile thread could start, and on replayed devices, which compile
