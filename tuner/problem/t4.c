@@ -220,6 +220,43 @@ static cutune_status load_configuration(const char *path,
     return CUTUNE_OK;
 }
 
+/* Result i's times.runtimes into e (none where absent or null). */
+static cutune_status read_runtimes(const char *path, json_t *times, size_t i,
+                                   double to_ms, cutune__t4_entry *e,
+                                   char *err, size_t errlen)
+{
+    json_t *rt = json_object_get(times, "runtimes");
+    if (rt && !json_is_null(rt)) {
+        if (!json_is_array(rt))
+            return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                                "%s: results[%zu].times.runtimes: expected an "
+                                "array",
+                                path, i);
+        size_t n = json_array_size(rt);
+        e->runtimes = malloc((n ? n : 1) * sizeof *e->runtimes);
+        if (!e->runtimes)
+            return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
+                                "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            double r;
+            if (!json_number(json_array_get(rt, k), &r))
+                return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
+                                    "%s: results[%zu].times.runtimes[%zu]: "
+                                    "expected a number",
+                                    path, i, k);
+            e->runtimes[k] = r * to_ms;
+            e->n_runtimes = k + 1;
+            if (!(e->runtimes[k] > 0) || !isfinite(e->runtimes[k]))
+                return cutune__errf(
+                    err, errlen, CUTUNE_ERR_PARSE,
+                    "%s: results[%zu].times.runtimes[%zu]: %g is "
+                    "not a time (a positive finite number)",
+                    path, i, k, r);
+        }
+    }
+    return CUTUNE_OK;
+}
+
 static cutune_status load_entry(const char *path, const cutune_problem *p,
                                 json_t *res, size_t i, double to_ms,
                                 uint32_t *cfg, cutune__t4 *t4, char *err,
@@ -283,35 +320,9 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     if (extra_measurements(res, e) != 0)
         return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
                             "out of memory");
-    json_t *rt = json_object_get(times, "runtimes");
-    if (rt && !json_is_null(rt)) {
-        if (!json_is_array(rt))
-            return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
-                                "%s: results[%zu].times.runtimes: expected an "
-                                "array",
-                                path, i);
-        size_t n = json_array_size(rt);
-        e->runtimes = malloc((n ? n : 1) * sizeof *e->runtimes);
-        if (!e->runtimes)
-            return cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY,
-                                "out of memory");
-        for (size_t k = 0; k < n; k++) {
-            double r;
-            if (!json_number(json_array_get(rt, k), &r))
-                return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
-                                    "%s: results[%zu].times.runtimes[%zu]: "
-                                    "expected a number",
-                                    path, i, k);
-            e->runtimes[k] = r * to_ms;
-            e->n_runtimes = k + 1;
-            if (!(e->runtimes[k] > 0) || !isfinite(e->runtimes[k]))
-                return cutune__errf(
-                    err, errlen, CUTUNE_ERR_PARSE,
-                    "%s: results[%zu].times.runtimes[%zu]: %g is "
-                    "not a time (a positive finite number)",
-                    path, i, k, r);
-        }
-    }
+    st = read_runtimes(path, times, i, to_ms, e, err, errlen);
+    if (st)
+        return st;
     if (e->outcome == CUTUNE_OUTCOME_CORRECT) {
         /* A tune ranks by the median, so every replay of the file does;
          * a Kernel Tuner cache by its own objective, so that its best is
