@@ -204,9 +204,7 @@ cutune_status cutune__cache_fail(cutune_cache *cache, cutune_status status,
     return status;
 }
 
-/* What every call that writes starts with: a handle that open left with
- * a directory, and no message from an earlier call. */
-static cutune_status start_writing(cutune_cache *cache)
+cutune_status cutune__cache_start(cutune_cache *cache)
 {
     if (!cache)
         return CUTUNE_ERR_INVALID_ARGUMENT;
@@ -220,7 +218,7 @@ static cutune_status start_writing(cutune_cache *cache)
 cutune_status cutune_cache_append(cutune_cache *cache,
                                   const cutune_cache_record *record)
 {
-    cutune_status status = start_writing(cache);
+    cutune_status status = cutune__cache_start(cache);
     if (status != CUTUNE_OK)
         return status;
     if (!record)
@@ -256,7 +254,7 @@ cutune_status cutune_cache_append(cutune_cache *cache,
 
 cutune_status cutune_cache_check_writable(cutune_cache *cache)
 {
-    cutune_status status = start_writing(cache);
+    cutune_status status = cutune__cache_start(cache);
     if (status == CUTUNE_OK)
         status = cutune__store_make_dir(cache, cache->dir);
     if (status != CUTUNE_OK)

@@ -97,6 +97,10 @@ typedef int (*entry_visit_fn)(void *user, cache_entry *entry,
 
 /* store.c */
 cutune_status cutune__store_fail_memory(cutune_cache *cache);
+/* What every call that writes or keeps the cache starts with: a handle
+ * that open left with a directory, and no message from an earlier call.
+ * CUTUNE_OK, or the status with the handle's message set. */
+cutune_status cutune__cache_start(cutune_cache *cache);
 const char *cutune__store_errno_text(int err, char *buf, size_t size);
 
 /* store_fields.c */

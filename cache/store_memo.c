@@ -292,12 +292,9 @@ cutune_status cutune__store_memo_scan(cutune_cache *cache,
 
 cutune_status cutune_cache_preload(cutune_cache *cache)
 {
-    if (!cache)
-        return CUTUNE_ERR_INVALID_ARGUMENT;
-    cache->errmsg[0] = '\0';
-    if (!cache->dir)
-        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
-                                  "the cache has no directory (open failed)");
+    cutune_status started = cutune__cache_start(cache);
+    if (started != CUTUNE_OK)
+        return started;
     if (!cache->memo && !(cache->memo = calloc(1, sizeof *cache->memo)))
         return cutune__store_fail_memory(cache);
     int missing;
