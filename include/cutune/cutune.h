@@ -166,6 +166,10 @@ const char *cutune_problem_name(const cutune_problem *problem);
 const char *cutune_problem_kernel_name(const cutune_problem *problem);
 /* A hex digest of the kernel source, for stale-cache checks. */
 const char *cutune_problem_source_hash(const cutune_problem *problem);
+/* T1's SimulationInput as a path (relative to the T1 file's folder made
+ * whole), or NULL: the recorded results a replay of the problem reads when
+ * it is given none. The file is not opened at load. */
+const char *cutune_problem_simulation_input(const cutune_problem *problem);
 /* The problem size per dimension; 0 in a dimension whose T1 ProblemSize
  * names tunable parameters (it varies with the configuration). */
 size_t cutune_problem_size_dims(const cutune_problem *problem);

@@ -91,6 +91,7 @@ case_ simulate-clock 0 simulate sim.json --results sim_T4.json --budget-evals 8 
 case_ simulate-threads-too-many 1 simulate sim.json --results sim_T4.json --threads 5000
 case_ simulate-all-fail 6 simulate sim.json --results sim_fail_T4.json --strategy bayes --budget-evals 5
 case_ simulate-no-results 1 simulate sim.json
+case_ simulate-input 0 simulate sim_input.json --budget-evals 8 --repeat 3 --seed 1
 case_ simulate-unknown-strategy 1 simulate sim.json --results sim_T4.json --strategy nosuch
 case_ simulate-cache 0 simulate sim.json --results sim_T4.json --budget-evals 8 --seed 1 --cache-dir "$tmp/simcache" --device-name "GTX Simulated 1"
 case_ report-help 0 report --help

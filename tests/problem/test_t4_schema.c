@@ -489,6 +489,27 @@ static void test_readers_warn(const char *data, const char *recorded)
         fclose(f);
     CHECK_CONTAINS(html, "replay old");
     CHECK(!strstr(html, "The device is unknown"));
+
+    /* Replayed devices: two slots on one file warn once, for the file. */
+    logged tune_log = {0, ""};
+    char devices[2048];
+    snprintf(devices, sizeof devices, "%s,%s", recorded, recorded);
+    cutune_session_options o;
+    cutune_session_options_init(&o);
+    o.strategy = "random";
+    o.max_evals = 10;
+    o.replay_devices = devices;
+    o.cache_dir = in_dir(6, "cache");
+    o.log = on_log;
+    o.log_user = &tune_log;
+    cutune_session *s = NULL;
+    const cutune_tune_result *r = NULL;
+    CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
+    CHECK_INT(cutune_session_tune(s, q, &r), CUTUNE_OK);
+    cutune_session_destroy(s);
+    CHECK_INT(tune_log.warnings, 1);
+    CHECK_CONTAINS(tune_log.last, "replayed device 0: ");
+    CHECK_CONTAINS(tune_log.last, "size 4096x4096 (here 8192x8192)");
     cutune_problem_destroy(q);
 }
 

@@ -8,7 +8,7 @@
 #include "cutune/simulate.h"
 
 static const char usage[] =
-    "usage: cutune simulate PROBLEM --results T4.json[.gz] [options]\n"
+    "usage: cutune simulate PROBLEM [--results T4.json[.gz]] [options]\n"
     "\n"
     "Runs a search strategy on PROBLEM's space against the measurements\n"
     "recorded in a T4 results file, as if they were the GPU: a recorded\n"
@@ -22,7 +22,8 @@ static const char usage[] =
     "optimum; 0: no better than random search).\n"
     "\n"
     "options:\n"
-    "  --results FILE        T4 results, plain or gzip JSON (required)\n"
+    "  --results FILE        T4 results or a Kernel Tuner cache, plain or\n"
+    "                        gzip JSON (default: the T1's SimulationInput)\n"
     "  --strategy NAME       search strategy (default: the default one)\n"
     "  --budget-evals N      evaluations per run (default 100 when no budget\n"
     "                        is given; failures count)\n"
@@ -329,8 +330,6 @@ int cli_cmd_simulate(int argc, char **argv)
     int rc;
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
-    if (!results)
-        return cli_usage_error("missing --results");
     if (fraction > 1)
         return cli_usage_error("--budget-fraction: '%g' is above 1",
                                fraction);
@@ -356,6 +355,11 @@ int cli_cmd_simulate(int argc, char **argv)
         cutune_problem_destroy(p);
         return cli_exit_code(st) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE
                                                    : CLI_EXIT_INPUT;
+    }
+    if (!results && !(results = cutune_problem_simulation_input(p))) {
+        cutune_problem_destroy(p);
+        return cli_usage_error("missing --results (and %s names no "
+                               "SimulationInput)", problem);
     }
     cutune_simulate_options so;
     cutune_simulate_options_init(&so);

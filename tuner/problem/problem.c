@@ -91,7 +91,9 @@ static cutune_status space_only(cutune_problem *p, json_t *root,
     /* A replay runs the strategy and budget a tune would. */
     cutune_status st;
     if ((st = cutune__t1_parse_budget(p, root)) ||
-        (st = cutune__t1_parse_search(p, root)))
+        (st = cutune__t1_parse_search(p, root)) ||
+        (st = cutune__t1_parse_simulation_input(
+             p, json_object_get(root, "KernelSpecification"), dir)))
         return st;
     st = cutune__t1_build_space(p);
     /* A built-in's hash is that of the source a full load compiles. */
@@ -332,6 +334,7 @@ void cutune_problem_destroy(cutune_problem *p)
     free(p->kernel_name);
     free(p->name);
     free(p->origin);
+    free(p->simulation_input);
     free(p->errmsg);
     free(p);
 }
@@ -361,6 +364,10 @@ const char *cutune_problem_kernel_name(const cutune_problem *p)
 const char *cutune_problem_source_hash(const cutune_problem *p)
 {
     return p->source_hash;
+}
+const char *cutune_problem_simulation_input(const cutune_problem *p)
+{
+    return p ? p->simulation_input : NULL;
 }
 size_t cutune_problem_size_dims(const cutune_problem *p)
 {

@@ -46,6 +46,7 @@ typedef struct cutune__reference {
 struct cutune_problem {
     char *errmsg;
     char *origin;       /* the file path, or "built-in NAME" */
+    char *simulation_input; /* T1 SimulationInput as a path, or NULL */
     char *name;
     char *kernel_name;
     char *source;

@@ -277,8 +277,6 @@ static const struct {
     {"General", "OutputFormat", "T4 output is JSON"},
     {"KernelSpecification", "Device", "use --device"},
     {"KernelSpecification", "Profiling", "use cutune explain"},
-    {"KernelSpecification", "SimulationInput", "use cutune simulate "
-     "--results"},
     {"KernelSpecification", "Stream", "every launch uses the default "
      "stream"},
     {"KernelSpecification", "Misc", "tool-specific settings"},

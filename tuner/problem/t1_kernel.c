@@ -153,6 +153,28 @@ char *cutune__t1_template_source(const cutune__template *t, size_t *len)
     return out;
 }
 
+/* SimulationInput (Kernel Tuner's simulation mode): the recorded results,
+ * relative to the T1 file's folder; `cutune simulate` replays them when no
+ * --results is given. Only the name is kept: the file is read by whoever
+ * replays it, so a problem loads where the recording is absent. */
+cutune_status cutune__t1_parse_simulation_input(cutune_problem *p,
+                                               json_t *ks, const char *dir)
+{
+    json_t *j = json_object_get(ks, "SimulationInput");
+    if (!j || json_is_null(j))
+        return CUTUNE_OK;
+    if (!json_is_string(j) || !*json_string_value(j))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+                               "SimulationInput: expected a file name, got "
+                               "%s", cutune__t1_json_kind(j));
+    const char *f = json_string_value(j);
+    p->simulation_input = f[0] == '/' ? strdup(f)
+                                      : cutune__strdup_printf("%s/%s", dir, f);
+    return p->simulation_input ? CUTUNE_OK
+                               : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY,
+                                                 "out of memory");
+}
+
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
                                   const char *dir,
                                   const cutune__template *builtin)
@@ -165,7 +187,7 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
         "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
         "GridDivX", "GridDivY", "GridDivZ",
         "ProblemSize", "SharedMemory", "Arguments",
-        "ReferenceArguments", NULL};
+        "ReferenceArguments", "SimulationInput", NULL};
     cutune_status st = cutune__t1_check_known(p, ks, "KernelSpecification", known);
     if (st)
         return st;
@@ -213,6 +235,9 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
     if ((st = parse_geometry(p, ks, "LocalSize", p->local_size)) ||
         (st = parse_geometry(p, ks, "GlobalSize", p->global_size)) ||
         (st = parse_grid_div(p, ks)))
+        return st;
+
+    if ((st = cutune__t1_parse_simulation_input(p, ks, dir)))
         return st;
 
     json_t *sm = json_object_get(ks, "SharedMemory");

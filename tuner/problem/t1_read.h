@@ -31,6 +31,9 @@ cutune_status cutune__t1_check_known(cutune_problem *p, json_t *obj,
 const char *cutune__t1_string(json_t *obj, const char *key);
 /* "a string", "a number", ... for messages about a wrong type. */
 const char *cutune__t1_json_kind(const json_t *j);
+/* KernelSpecification.SimulationInput into p->simulation_input. */
+cutune_status cutune__t1_parse_simulation_input(cutune_problem *p,
+                                               json_t *ks, const char *dir);
 /* A required string: NULL after a message saying missing or wrong type. */
 const char *cutune__t1_need_string(cutune_problem *p, json_t *obj,
                                    const char *field, const char *key,

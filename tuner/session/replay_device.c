@@ -152,6 +152,10 @@ cutune_status cutune__replay_devices_load(cutune_session *s)
         if (st)
             return cutune__session_fail(s, st, "replayed device %zu: %s", i,
                                         err);
+        /* Once per file: a twin shares the load above and its warning. */
+        if (cutune__t4_mismatch(d->t4, d->path, s->problem, err, sizeof err))
+            cutune__session_log(s, CUTUNE_LOG_WARN, "replayed device %zu: %s",
+                                i, err);
         d->by_config = calloc(n ? n : 1, sizeof *d->by_config);
         if (!d->by_config)
             return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY,
