@@ -15,7 +15,8 @@
 # SEEDS (default "1 2 3"), STRATEGIES (default "brute_force random
 # default") and THREADS (the compile threads; default: the cores) may be
 # set in the environment; THREADS is the model's, the tune compiles on
-# one thread per core.
+# one thread per core. T4=1 also writes each tune's T4 (its compile times
+# on this host) beside its log.
 set -u
 cutune=$1
 out=$2
@@ -55,6 +56,7 @@ for case in "$@"; do
             timeout "${TUNE_TIMEOUT:-150}" "$cutune" tune "$t1" $size \
                 --strategy "$st" --budget-evals 200 \
                 --seed "$seed" --no-cache --no-binary-cache \
+                ${T4:+--output "$log.t4.json.gz"} \
                 --verbose 2>&1 >"$log.out" |
                 stamp "$t0" >"$log"
             t1end=$(python3 -c 'import time; print(time.time())')

@@ -38,6 +38,25 @@ static double search_median(const double *runtimes, size_t n)
     return m;
 }
 
+/* What the progress callback saw: counts in order, a best that only
+ * improves, the budget. */
+typedef struct seen {
+    size_t calls, out_of_order, budget_wrong, best_worse;
+    double best;
+} seen;
+
+static void on_progress(void *user, const cutune_progress *pr)
+{
+    seen *v = user;
+    v->calls++;
+    v->out_of_order += pr->evaluations != v->calls;
+    v->budget_wrong += pr->budget != 40;
+    if (isfinite(v->best) && !(pr->best_ms <= v->best))
+        v->best_worse++;
+    if (isfinite(pr->best_ms))
+        v->best = pr->best_ms;
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -54,6 +73,9 @@ int main(void)
     o.strategy = "random";
     o.max_evals = 40;
     o.write_cache = 0;
+    seen progress = {0, 0, 0, 0, INFINITY};
+    o.progress = on_progress;
+    o.progress_user = &progress;
     cutune_session *s;
     CHECK_INT(cutune_session_create(&o, &s), CUTUNE_OK);
     const cutune_tune_result *r;
@@ -74,7 +96,25 @@ int main(void)
         cutune__t4 *t4 = NULL;
         char err[512] = "";
         CHECK_INT(cutune__t4_load(path, p, &t4, err, sizeof err), CUTUNE_OK);
+        /* The progress callback ran once per evaluation, in order. */
+        CHECK_INT(progress.calls, r->n_evals);
+        CHECK_INT(progress.out_of_order, 0);
+        CHECK_INT(progress.budget_wrong, 0);
+        CHECK_INT(progress.best_worse, 0);
+        CHECK(isfinite(progress.best));
         if (t4) {
+            /* The metadata names the real device and the problem. */
+            const cutune__t4_meta *m = &t4->meta;
+            CHECK(m->device_name && *m->device_name &&
+                  !strstr(m->device_name, "replay"));
+            CHECK(m->device_uuid && strncmp(m->device_uuid, "GPU-", 4) == 0);
+            CHECK_STR(m->problem_name, "vector_add");
+            CHECK_STR(m->strategy, "random");
+            CHECK_STR(m->source_hash, cutune_problem_source_hash(p));
+            CHECK(m->n_problem_size == 1 && m->problem_size &&
+                  m->problem_size[0] == size);
+            printf("T4 metadata: device '%s' %s\n", m->device_name,
+                   m->device_uuid);
             CHECK_INT(t4->n_entries, r->n_evals);
             CHECK_INT(t4->n_outside, 0);
             /* The stops, from the runtimes kept: a candidate dropped after
