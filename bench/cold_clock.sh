@@ -13,10 +13,18 @@
 # SIZE its problem size, REF_MS the optimum the fractions are of (a brute
 # force's on that GPU model), RECORDING a T4 of the space for the model.
 # SEEDS (default "1 2 3"), STRATEGIES (default "brute_force random
-# default") and THREADS (the compile threads; default: the cores) may be
+# default"), BUDGET (evaluations, default 200) and THREADS (the compile threads; default: the cores) may be
 # set in the environment; THREADS is the model's, the tune compiles on
 # one thread per core. T4=1 also writes each tune's T4 (its compile times
 # on this host) beside its log.
+#
+# Cold means cold below cutune too: NVRTC (CUDA 13) keeps what it compiled
+# in the CUDA compute cache (~/.nv/ComputeCache, or CUDA_CACHE_PATH), which
+# --no-binary-cache does not touch. Measured on an H200 host: 32
+# convolution configurations took 4.9 s to compile, then 0.35 s the second
+# time. So each tune gets a fresh, empty CUDA_CACHE_PATH, or a tune would
+# find the compiles of the tunes before it (a strategy's seeds share many
+# configurations).
 set -u
 cutune=$1
 out=$2
@@ -24,6 +32,7 @@ shift 2
 seeds=${SEEDS:-1 2 3}
 strategies=${STRATEGIES:-brute_force random default}
 threads=${THREADS:-$(nproc)}
+budget=${BUDGET:-200}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -51,21 +60,25 @@ for case in "$@"; do
         for seed in $seeds; do
             [ "$st" = brute_force ] && [ "$seed" != "${seeds%% *}" ] && continue
             log="$out/$name-$st-$seed.log"
+            jit=$(mktemp -d)
             t0=$(python3 -c 'import time; print(time.time())')
             # shellcheck disable=SC2086
-            timeout "${TUNE_TIMEOUT:-150}" "$cutune" tune "$t1" $size \
-                --strategy "$st" --budget-evals 200 \
+            CUDA_CACHE_PATH=$jit timeout "${TUNE_TIMEOUT:-150}" "$cutune" tune "$t1" $size \
+                --strategy "$st" --budget-evals "$budget" \
                 --seed "$seed" --no-cache --no-binary-cache \
                 ${T4:+--output "$log.t4.json.gz"} \
                 --verbose 2>&1 >"$log.out" |
                 stamp "$t0" >"$log"
             t1end=$(python3 -c 'import time; print(time.time())')
+            echo "  $name $st $seed: $(find "$jit" -type f | wc -l) files in" \
+                "the fresh CUDA compute cache"
+            rm -rf "$jit"
             python3 "$here/cold_clock_read.py" "$name" "$st" "$seed" "$ref" \
                 "$t0" "$t1end" "$log" "$log.out"
             if [ -n "$recording" ] && [ "$st" != brute_force ]; then
                 # shellcheck disable=SC2086
                 "$cutune" simulate "$t1" $size --results "$recording" \
-                    --strategy "$st" --budget-evals 200 --seed "$seed" \
+                    --strategy "$st" --budget-evals "$budget" --seed "$seed" \
                     --threads "$threads" --json >"$log.model.json" 2>/dev/null
                 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))

@@ -12,6 +12,11 @@
 # The parts run one after another on the same GPU; merged, they are every
 # configuration of the space once.
 set -eu
+# Compile times are recorded cold: no binary cache, and a fresh CUDA
+# compute cache per tune (NVRTC 13 keeps its output there; a warm one made
+# a recorded hotspot compile about 9x shorter than a cold one, docs/clock.md).
+jit_root=$(mktemp -d)
+trap 'rm -rf "$jit_root"' EXIT INT TERM
 here=$(cd "$(dirname "$0")/.." && pwd)
 parts="ro0_shm0 ro1_shm0 ro0_shm1 ro1_shm1"
 case ${1:-} in
@@ -36,8 +41,9 @@ tune)
     dir=$3
     out=$4
     for p in $parts; do
-        (cd "$dir" && "$cutune" tune "conv_$p.json" --strategy brute_force \
-            --no-cache --budget-seconds 285 \
+        (cd "$dir" && CUDA_CACHE_PATH=$(mktemp -d "$jit_root/XXXXXX") \
+            "$cutune" tune "conv_$p.json" --strategy brute_force \
+            --no-cache --no-binary-cache --budget-seconds 285 \
             --output "$out/conv_${p}_T4.json.gz") >"$out/$p.log" 2>&1
         tail -n 4 "$out/$p.log"
     done

@@ -16,6 +16,11 @@
 # anything but every configuration of T1's space exactly once. The device
 # tool brings back only a few files: pack OUT into one tar there.
 set -eu
+# Compile times are recorded cold: no binary cache, and a fresh CUDA
+# compute cache per tune (NVRTC 13 keeps its output there; a warm one made
+# a recorded hotspot compile about 9x shorter than a cold one, docs/clock.md).
+jit_root=$(mktemp -d)
+trap 'rm -rf "$jit_root"' EXIT INT TERM
 case ${1:-} in
 split)
     python3 - "$2" "$3" "$4" <<'EOF'
@@ -49,8 +54,9 @@ tune)
             continue
         fi
         t0=$(date +%s)
-        (cd "$dir" && "$cutune" tune "$p.json" --strategy brute_force \
-            --no-cache --quiet --budget-seconds "$left" "$@" \
+        (cd "$dir" && CUDA_CACHE_PATH=$(mktemp -d "$jit_root/XXXXXX") \
+            "$cutune" tune "$p.json" --strategy brute_force \
+            --no-cache --no-binary-cache --quiet --budget-seconds "$left" "$@" \
             --output "$out/${p}_part.json.gz") >"$out/$p.log" 2>&1 || true
         n=$("$cutune" space "$t1" 2>/dev/null | sed -n 's/^ *valid: *\([0-9,]*\).*/\1/p' | tr -d ,)
         got=$(python3 -c "import gzip,json,sys; print(len(json.load(gzip.open(sys.argv[1]))['results']))" \

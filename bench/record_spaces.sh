@@ -15,6 +15,11 @@
 # every choice of settings). Everything ends up in OUT/spaces.tar too (the
 # device tool returns few files).
 set -u
+# Compile times are recorded cold: no binary cache, and a fresh CUDA
+# compute cache per tune (NVRTC 13 keeps its output there; a warm one made
+# a recorded hotspot compile about 9x shorter than a cold one, docs/clock.md).
+jit_root=$(mktemp -d)
+trap 'rm -rf "$jit_root"' EXIT INT TERM
 build=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 total=${3:-440}
@@ -42,9 +47,10 @@ run() {
     [ -n "$hub" ] && [ -f "$hub/$name.json" ] && problem=$hub/$name.json
     set -- --size "$size"
     [ "$size" = t1 ] && set --
-    (cd "$(dirname "$problem")" && timeout -k 5 $((b + 25)) \
+    (cd "$(dirname "$problem")" &&
+        CUDA_CACHE_PATH=$(mktemp -d "$jit_root/XXXXXX") timeout -k 5 $((b + 25)) \
         "$build/cutune" tune "$(basename "$problem")" --strategy brute_force \
-        "$@" --no-cache --quiet --budget-seconds "$b" \
+        "$@" --no-cache --no-binary-cache --quiet --budget-seconds "$b" \
         --output "$out/${name}_${tag}_T4.json.gz") >"$out/${name}_${tag}.txt" 2>&1
     rc=$?
     echo "$name size $size budget ${b}s rc $rc wall $(( $(date +%s) - t0 ))s" >>"$log"

@@ -288,6 +288,7 @@ int cutune__replay_run(const cutune__strategy_type *type,
         result->final_s = clock_final(&rc);
         result->wall_s = clock.now + result->final_s;
         result->gpu_wait_s = clock.gpu_wait_s;
+        result->compile_busy_s = clock.compile_busy_s;
         result->compiles = st->started;
         result->spec_compiles = st->started_spec;
         result->spec_used = st->spec_used;

@@ -91,6 +91,7 @@ typedef struct cutune__replay_result {
     double wall_s;       /* setup, search and final round */
     double final_s;      /* of which the final round */
     double gpu_wait_s;   /* the GPU idle, waiting for a compile */
+    double compile_busy_s; /* compile seconds of the compiles started */
     size_t compiles;     /* compiles started */
     size_t spec_compiles; /* ... as speculation (compile_order.h) */
     size_t spec_used;    /* ... of which a later batch wanted */

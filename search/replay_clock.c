@@ -73,6 +73,7 @@ static int start_next(cutune__clock *c)
         return 0;
     int t = first_free(c);
     c->done_at[key] = c->free_at[t] + at(c->compile_s, key);
+    c->compile_busy_s += at(c->compile_s, key);
     c->free_at[t] = c->done_at[key];
     return 1;
 }

@@ -19,6 +19,7 @@ typedef struct cutune__clock {
     double now;              /* the GPU's time: free from then on */
     double gpu_wait_s;
     double compiled_s, measured_s; /* sums over the results so far */
+    double compile_busy_s;   /* compile seconds of every job started */
     size_t results;
     size_t *jobs, *job_of;   /* a batch's compile jobs (batch_jobs.h) */
     size_t cap;

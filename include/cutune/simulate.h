@@ -88,6 +88,9 @@ typedef struct cutune_simulate_run {
     double wall_s;
     double gpu_wait_s;
     double seconds_to[CUTUNE_SIMULATE_N_RATIOS];
+    /* The recorded compile seconds of every compile started: over
+     * wall_s, the compiles running on average. */
+    double compile_busy_s;
     size_t compiles;               /* compiles started */
     size_t spec_compiles;          /* ... as speculation */
     size_t spec_used;              /* ... that a later batch wanted */

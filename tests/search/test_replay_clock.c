@@ -32,6 +32,7 @@ static void test_waves(void)
     CHECK_NEAR(cutune__clock_measure(&c, 3), 2.2, 1e-12);
     CHECK_NEAR(c.gpu_wait_s, 1.0 + 0.8, 1e-12);
     CHECK_INT(c.order.stats.started, 4);
+    CHECK_NEAR(c.compile_busy_s, 4.0, 1e-12);
     cutune__clock_free(&c);
 }
 
@@ -96,6 +97,10 @@ static void test_replay_wall(void)
     for (int k = 0; k < CUTUNE__REPLAY_N_RATIOS; k++)
         CHECK_NEAR(r.seconds_to[k], 2.52, 1e-9);
     CHECK_INT(r.compiles, 8);
+    double busy = 0;
+    for (size_t i = 0; i < 8; i++)
+        busy += compile[i];
+    CHECK_NEAR(r.compile_busy_s, busy, 1e-9);
     /* Without threads there is no clock. */
     ro.threads = 0;
     CHECK_INT(cutune__replay_run(cutune__strategy_brute_force, sp, obj, NULL,

@@ -216,6 +216,7 @@ static void run_clock_json(json_t *o, const cutune_simulate_run *run)
         json_object_set_new(to, ratio_names[i], num(run->seconds_to[i]));
     json_object_set_new(o, "wall_s", num(run->wall_s));
     json_object_set_new(o, "gpu_wait_s", num(run->gpu_wait_s));
+    json_object_set_new(o, "compile_busy_s", num(run->compile_busy_s));
     json_object_set_new(o, "compiles", json_integer((json_int_t)run->compiles));
     json_object_set_new(o, "speculated",
                         json_integer((json_int_t)run->spec_compiles));

@@ -322,6 +322,7 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
         return -1;
     run->wall_s = rr.wall_s;
     run->gpu_wait_s = rr.gpu_wait_s;
+    run->compile_busy_s = rr.compile_busy_s;
     run->compiles = rr.compiles;
     run->spec_compiles = rr.spec_compiles;
     run->spec_used = rr.spec_used;
