@@ -235,10 +235,16 @@ static int copy_entry(const cache_entry *e, cache_entry *out)
         cutune__store_entry_free(out);
         return 0;
     }
-    memcpy(out->problem_size, r->problem_size,
-           r->n_problem_size * sizeof *out->problem_size);
-    memcpy(out->config, r->config, r->n_config * sizeof *out->config);
-    memcpy(out->baseline, r->baseline, r->n_baseline * sizeof *out->baseline);
+    /* A record may have no baseline (a failed start): memcpy's source
+     * must not be NULL even for zero bytes. */
+    if (r->n_problem_size)
+        memcpy(out->problem_size, r->problem_size,
+               r->n_problem_size * sizeof *out->problem_size);
+    if (r->n_config)
+        memcpy(out->config, r->config, r->n_config * sizeof *out->config);
+    if (r->n_baseline)
+        memcpy(out->baseline, r->baseline,
+               r->n_baseline * sizeof *out->baseline);
     out->record = *r;
     out->record.problem_size = out->problem_size;
     out->record.config = out->config;

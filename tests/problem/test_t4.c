@@ -259,8 +259,9 @@ static void test_round_trip(void)
     const double rt[3] = {1.5, 2.5, 3.5};
     /* `cutune explain --output`: counters as extra measurements; a NaN
      * (a metric the GPU lacks) is left out. */
-    const char *const xn[3] = {"dram__throughput.avg.pct_of_peak_sustained_"
-                               "elapsed", "lts__t_sector_hit_rate.pct",
+    /* The parentheses tell clang the concatenation is meant. */
+    const char *const xn[3] = {("dram__throughput.avg.pct_of_peak_sustained_"
+                                "elapsed"), "lts__t_sector_hit_rate.pct",
                                "registers_per_thread"};
     const char *const xu[3] = {"%", "%", "count"};
     const double xv[3] = {91.5, NAN, 26};
