@@ -28,13 +28,17 @@
 #define CUTUNE__FINAL_MARGIN 0.03
 #define CUTUNE__FINAL_PASSES 2
 
-/* What a tune spends before its search besides compiling and measuring
- * its reference (the default configuration): starting the GPU worker,
- * filling the arguments, the bandwidth and occupancy queries. Measured
- * on an H200 host with 16 cores: 0.29-0.62 s "to start" in cold tunes of
- * the hub convolution, hotspot and matmul 4096^3 (bench/results/
- * 2026-11-28-clock-s16.md). */
-#define CUTUNE__CLOCK_SETUP_S 0.4
+/* What a tune spends outside its search besides compiling and measuring
+ * its reference (the default configuration): loading the problem,
+ * starting the GPU worker, filling the arguments, the bandwidth and
+ * occupancy queries, and at the end stopping the worker and the compile
+ * processes. Measured over 48 cold tunes (an empty compute cache each) of
+ * the hub convolution, hotspot and matmul on H200 hosts with 16 cores:
+ * a median 0.63 s to start without the reference's compile, 0.10 s to
+ * end, about 0.08 s to load (bench/results/2026-11-28-clock-s17.md;
+ * session 16's 0.4 s came from tunes whose reference compiled from a warm
+ * compute cache). */
+#define CUTUNE__CLOCK_SETUP_S 0.8
 
 /* The clock's setup_s for a space whose reference is configuration `ref`
  * (SIZE_MAX or beyond n: none): the fixed part and the reference's
