@@ -48,13 +48,13 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "batch_jobs.h"
-#include "budget.h"
 #include "cutune/cutune.h"
 #include "problem.h"
-#include "replay.h"
-#include "space.h"
-#include "strategy.h"
+#include "replay/batch_jobs.h"
+#include "replay/replay.h"
+#include "space/space.h"
+#include "strategy/budget.h"
+#include "strategy/strategy.h"
 #include "t4.h"
 
 typedef struct run_ctx {

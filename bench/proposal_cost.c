@@ -7,7 +7,7 @@
  * space) is a property of the strategy, not of a kernel. With --switches
  * the 100,000 configurations are five parameters of five values and five
  * two-valued switches (32 niches, which the default shares its
- * expansions among: search/default.c).
+ * expansions among: search/strategy/default.c).
  *
  * usage: bench-proposal-cost [--seeds N] [--strategies NAME,...]
  *            [--switches]
@@ -23,8 +23,8 @@
 #include <gsl/gsl_errno.h>
 
 #include "name_list.h"
-#include "replay.h"
-#include "strategy.h"
+#include "replay/replay.h"
+#include "strategy/strategy.h"
 
 #define N_BOWL     5  /* a..e: the runtimes' bowl */
 #define N_PARAMS   10 /* with the switches s1..s5 */

@@ -18,7 +18,7 @@
  * For each file, strategy and budget it runs N seeds (K..K+N-1, K 1
  * unless --first-seed says) of a replay
  * with that budget, starting where a tune starts when the occupancy API
- * gives no answer (search/seed.h: the default configuration; none with
+ * gives no answer (search/strategy/seed.h: the default configuration; none with
  * --no-start), and prints a markdown table of medians over the seeds:
  * optimum time / best found time with its quartiles, the score P =
  * (B - F) / (B - O) of Willemsen et al., and the evaluations needed to
@@ -39,17 +39,17 @@
  * and runs) that 100 evaluations of the space cost on average.
  *
  * --plant adds, for every space, its copies with a planted edge optimum
- * and a planted distant basin (search/plant.h): the two failures issue 18
- * found on GPUs the default strategy had never seen. --variant
+ * and a planted distant basin (search/replay/plant.h): the two failures issue
+ * 18 found on GPUs the default strategy had never seen. --variant
  * "name=value,..." (repeatable) adds the default strategy with other
- * settings (search/default.h), --variant "bayes:name=value,..." the
- * Bayesian one (search/bayes.h); --loo then prints, per held-out problem,
- * the setting chosen on the other problems and its worst figure on the
+ * settings (search/strategy/default.h), --variant "bayes:name=value,..." the
+ * Bayesian one (search/strategy/bayes.h); --loo then prints, per held-out
+ * problem, the setting chosen on the other problems and its worst figure on the
  * held-out one (leave one kernel out, every device and size of it held out
  * together): for the default its worst median, for bayes its worst margin
  * over random search's median (--strategies must include random).
  *
- * The clock (search/replay.h): each strategy also runs a tune of
+ * The clock (search/replay/replay.h): each strategy also runs a tune of
  * --clock-evals evaluations (default 200) per seed on a host modelled
  * with N compile threads, for each N of --clock-threads (default 16,32;
  * --threads is this program's own), asking for proposals as a tune with
@@ -73,7 +73,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "name_list.h"
-#include "replay.h"
+#include "replay/replay.h"
 #include "strategies.h"
 
 _Static_assert(CLOCK_RATIOS <= CUTUNE__REPLAY_N_RATIOS,

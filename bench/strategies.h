@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bayes.h"
 #include "cutune/cutune.h"
-#include "default.h"
 #include "problem.h"
-#include "strategy.h"
+#include "strategy/bayes.h"
+#include "strategy/default.h"
+#include "strategy/strategy.h"
 
 /* Budgets 0..N_EVAL_BUDGETS-1 are evaluations; the last is time: the
  * recorded seconds that TIME_BUDGET_EVALS evaluations of the space cost
@@ -27,7 +27,7 @@ extern const size_t bench_budgets[N_EVAL_BUDGETS];
 #define MAX_FILES    128
 #define MAX_VARIANTS 32
 
-/* The clock (search/replay.h): each strategy's tune at clock_evals
+/* The clock (search/replay/replay.h): each strategy's tune at clock_evals
  * evaluations modelled on a host with N compile threads for each N of
  * --clock-threads; of cutune__replay_ratios, the first CLOCK_RATIOS
  * (0.95, 0.98) are reported. */
@@ -68,7 +68,7 @@ typedef struct dataset {
     double *measure_s;  /* measuring (cutune__t4_entry_measure_seconds) */
     double setup_s;     /* before the search (as cutune simulate sets it) */
     size_t n;
-    size_t start;        /* where a tune starts (search/seed.h: the
+    size_t start;        /* where a tune starts (search/strategy/seed.h: the
                             default configuration, no occupancy answer
                             being recorded); SIZE_MAX with --no-start */
     double optimum;

@@ -1,14 +1,14 @@
 /* bench-strategies: the spaces, as records of objectives and costs by
  * space index (and the clock's compile and measuring seconds), and their
- * planted copies (search/plant.h). */
+ * planted copies (search/replay/plant.h). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plant.h"
-#include "replay.h"
+#include "replay/plant.h"
+#include "replay/replay.h"
 #include "strategies.h"
 #include "t4.h"
 

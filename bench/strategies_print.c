@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "replay/replay.h"
 #include "strategies.h"
 
 const double bench_share_levels[N_LEVELS] = {0.90, 0.95, 0.98};
@@ -77,7 +77,7 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
             a->no_start ? "no start configuration"
                         : "each run starting at the default configuration "
                           "(what a tune starts from when the occupancy API "
-                          "gives no answer: search/seed.h)",
+                          "gives no answer: search/strategy/seed.h)",
             a->batch, a->batch == 1 ? "" : "s", TIME_BUDGET_EVALS, wall,
             a->threads);
 }
@@ -361,7 +361,7 @@ static void print_clock_what(FILE *out, const pool *p)
 {
     fprintf(out,
             "a tune of %zu evaluations per seed modelled on a host with N "
-            "compile threads and one GPU (search/replay.h: each "
+            "compile threads and one GPU (search/replay/replay.h: each "
             "configuration's recorded compile and measuring seconds, "
             "scheduled as the tuner schedules them, proposals asked for as "
             "a tune with N threads asks; the setup and the reference "

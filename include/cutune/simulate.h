@@ -49,7 +49,7 @@ typedef struct cutune_simulate_options {
     void *log_user;
     /* Threads per block the occupancy API suggested for the kernel on the
      * recorded GPU (cutune tune logs it); 0: unknown. Every run starts
-     * where a tune would (search/seed.h): the problem's default
+     * where a tune would (search/strategy/seed.h): the problem's default
      * configuration at that block size, or the default itself when it is
      * unknown, as a tune does when the API cannot answer. */
     int occupancy_block_size;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 /* A small list limit keeps each input fast: the limit is what stops a
  * hostile expression, and its size does not change the code paths. */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 #define MAX_NAMES 8
 

@@ -24,7 +24,7 @@ case $target in
     expr | prog)
         "$cc" -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=undefined -I"$root/search" \
-            "$here/fuzz_$target.c" "$root"/search/expr_*.c -lm \
+            "$here/fuzz_$target.c" "$root"/search/expr/expr_*.c -lm \
             -o "$out/fuzz_$target"
         cp "$here"/corpus/* "$out/corpus-$target/" 2>/dev/null || true
         max_len=512 ;;

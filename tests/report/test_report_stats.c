@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "replay.h"
+#include "replay/replay.h"
 #include "report_internal.h"
 
 /* The expected best over every subset of `draws` of m items, the failed

@@ -4,7 +4,7 @@
 #ifndef CUTUNE_TESTS_LAUNCH_SPACE_H
 #define CUTUNE_TESTS_LAUNCH_SPACE_H
 
-#include "space.h"
+#include "space/space.h"
 
 static cutune__value launch_bx[7], launch_by[5], launch_unroll[8],
     launch_flag[2];

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "space.h"
+#include "space/space.h"
 
 /* `v` holds n values and must outlive the space. */
 static inline cutune__space *line_space(size_t n, cutune__value *v)

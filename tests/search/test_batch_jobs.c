@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "batch_jobs.h"
 #include "check.h"
+#include "replay/batch_jobs.h"
 
 /* Names index + 100, then index + 200; 2 is named ahead of 1 (a proposal
  * of the batch), and 7 names 105 like 5 does (a duplicate). */

@@ -1,4 +1,4 @@
-/* The Bayesian strategy's settings (search/bayes.h) and what its two
+/* The Bayesian strategy's settings (search/strategy/bayes.h) and what its two
  * modelling choices are for: on a space where a slow tail (a tenth of the
  * configurations 30x slower) would set the model's variance, and where
  * one parameter with many values barely matters, the strategy as shipped
@@ -15,9 +15,9 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "../check.h"
-#include "bayes.h"
-#include "replay.h"
-#include "strategy.h"
+#include "replay/replay.h"
+#include "strategy/bayes.h"
+#include "strategy/strategy.h"
 
 #define N_A    16
 #define N_B    16

@@ -1,11 +1,11 @@
-/* The one budget rule (search/budget.h): the caller's limits replace the
- * T1 file's as a whole, a fraction becomes evaluations (the smaller of two
+/* The one budget rule (search/strategy/budget.h): the caller's limits replace
+ * the T1 file's as a whole, a fraction becomes evaluations (the smaller of two
  * wins), and with no limit at all a strategy gets CUTUNE__DEFAULT_BUDGET
  * evaluations unless it is exhaustive. */
 #include <stddef.h>
 
 #include "../check.h"
-#include "budget.h"
+#include "strategy/budget.h"
 
 static void test_precedence(void)
 {

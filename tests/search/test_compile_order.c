@@ -1,5 +1,5 @@
-/* The order of a tune's compiles (search/compile_order.h): a batch's jobs
- * in its order, the last batch's unstarted ones behind as speculation,
+/* The order of a tune's compiles (search/replay/compile_order.h): a batch's
+ * jobs in its order, the last batch's unstarted ones behind as speculation,
  * the newest speculation first, stale speculation dropped, a job the GPU
  * waits for urged to the front, and speculation that a later batch
  * wanted counted as used. */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "../check.h"
-#include "compile_order.h"
+#include "replay/compile_order.h"
 
 static void test_batch_order(void)
 {

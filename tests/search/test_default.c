@@ -14,8 +14,8 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
-#include "default.h"
-#include "strategy.h"
+#include "strategy/default.h"
+#include "strategy/strategy.h"
 
 #define N_SIDE   12
 #define N_UNROLL 4

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "expr.h"
+#include "expr/expr.h"
 
 /* The text of a value, or "ERR: message" when evaluation failed; a static
  * buffer, good until the next call. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "expr.h"
+#include "expr/expr.h"
 
 static int eval(const cutune__expr *e, long long a, size_t *steps,
                 cutune__expr_error *err)

@@ -1,5 +1,5 @@
-/* The random-forest strategy (search/forest.c) on what it is for: a space
- * of code variants (three switches) whose fastest variant is slower than
+/* The random-forest strategy (search/strategy/forest.c) on what it is for: a
+ * space of code variants (three switches) whose fastest variant is slower than
  * the others in most of its geometry and fastest only at one end of it,
  * as shared memory off was on the hub's convolution spaces. It finds that
  * optimum within 100 evaluations in more seeds than random search does,
@@ -16,8 +16,8 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
-#include "replay.h"
-#include "strategy.h"
+#include "replay/replay.h"
+#include "strategy/strategy.h"
 
 #define N_BX  8
 #define N_UNR 8

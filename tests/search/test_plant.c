@@ -1,5 +1,5 @@
-/* Planted optima (search/plant.h) and the default strategy on them: the two
- * failures issue 18 found on GPUs the strategy had never seen, an optimum
+/* Planted optima (search/replay/plant.h) and the default strategy on them: the
+ * two failures issue 18 found on GPUs the strategy had never seen, an optimum
  * alone at the edge of the space (largest block) and a small basin far
  * from the first one, planted in a launch-shaped space whose own optimum
  * sits in the middle. The default strategy must find each within 100
@@ -13,9 +13,9 @@
 #include <gsl/gsl_errno.h>
 
 #include "../check.h"
-#include "plant.h"
-#include "replay.h"
-#include "strategy.h"
+#include "replay/plant.h"
+#include "replay/replay.h"
+#include "strategy/strategy.h"
 
 #define SEEDS  40
 #define BUDGET 100

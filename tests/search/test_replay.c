@@ -10,7 +10,7 @@
 
 #include "../check.h"
 #include "line_space.h"
-#include "replay.h"
+#include "replay/replay.h"
 
 static void test_random_best(void)
 {

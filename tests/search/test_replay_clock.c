@@ -1,4 +1,4 @@
-/* The clock of a replay (search/replay_clock.h), on timelines worked out
+/* The clock of a replay (search/replay/replay_clock.h), on timelines worked out
  * by hand: compile threads start jobs in the shared order, the GPU waits
  * for each proposal's compile, a new batch's jobs go before the last
  * one's, and a whole replay's wall time, final round and time to a
@@ -11,10 +11,10 @@
 
 #include "../check.h"
 #include "line_space.h"
-#include "replay.h"
-#include "batch_jobs.h"
-#include "replay_clock.h"
-#include "strategy.h"
+#include "replay/replay.h"
+#include "replay/batch_jobs.h"
+#include "replay/replay_clock.h"
+#include "strategy/strategy.h"
 
 /* Two threads, compiles of 1 s, measurements of 0.1 s: jobs 0 and 1
  * compile in [0, 1], 2 and 3 in [1, 2]; the GPU measures 0 and 1 at 1,

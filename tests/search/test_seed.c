@@ -1,5 +1,5 @@
-/* The start of a search (search/seed.h), the rule tune and simulate share:
- * the default configuration without an occupancy answer; with one, the
+/* The start of a search (search/strategy/seed.h), the rule tune and simulate
+ * share: the default configuration without an occupancy answer; with one, the
  * default at the block size nearest to it (block_size_x, threads in y as
  * the default has them), or, where threads follow from other parameters,
  * the configuration with the nearest threads per block and the fewest
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "seed.h"
+#include "strategy/seed.h"
 
 static cutune__value v_bx[6], v_by[3], v_u[3];
 

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "../check.h"
-#include "space.h"
+#include "space/space.h"
 
 #define MAX_VALUES 64
 

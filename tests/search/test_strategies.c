@@ -12,7 +12,7 @@
 
 #include "../check.h"
 #include "launch_space.h"
-#include "strategy.h"
+#include "strategy/strategy.h"
 
 #define MAX_LOG 4096
 

@@ -1,6 +1,6 @@
 /* cutune_simulate honours the T1 file's Budget and Search as a tune does
- * (search/budget.h): with no limit and no strategy from the caller, the
- * T1's apply; the caller's replace them. The record is the CLI golden
+ * (search/strategy/budget.h): with no limit and no strategy from the caller,
+ * the T1's apply; the caller's replace them. The record is the CLI golden
  * tests' (tests/cli/fixtures/sim_T4.json: 19 configurations, 18 recorded,
  * 16 correct); no GPU is needed. */
 #define _POSIX_C_SOURCE 200809L
@@ -138,7 +138,7 @@ static void test_t1_budget_and_search(void)
     }
 }
 
-/* A run starts where a tune would (search/seed.h): at the default
+/* A run starts where a tune would (search/strategy/seed.h): at the default
  * configuration when no occupancy answer is given, at the default with
  * the suggested block size when one is; brute force, which evaluates the
  * start first, finds it with one evaluation. */

@@ -8,9 +8,9 @@
 
 #include "cutune/cutune.h"
 #include "dtype.h"
-#include "expr.h"
-#include "seed.h"
-#include "space.h"
+#include "expr/expr.h"
+#include "space/space.h"
+#include "strategy/seed.h"
 
 /* One kernel argument, resolved for the problem size. */
 typedef struct cutune__arg {
@@ -137,7 +137,7 @@ double cutune__problem_flops(const cutune_problem *p, size_t config);
  * configuration nearest to it. SIZE_MAX when the space is empty. */
 size_t cutune__problem_default_config(const cutune_problem *p);
 
-/* Where a tune or a replay of this problem starts (search/seed.h): the
+/* Where a tune or a replay of this problem starts (search/strategy/seed.h): the
  * default configuration at the occupancy API's block size `block_size`
  * (<= 0: none, then the default itself). Writes the source to *source
  * when not NULL; SIZE_MAX when the space is empty. */

@@ -24,7 +24,7 @@
 #include "inflate.h"
 #include "problem.h"
 #include "stats.h"
-#include "strategy.h"
+#include "strategy/strategy.h"
 #include "util.h"
 
 /* Factor from the file's time unit to milliseconds; 0 when unknown. The

@@ -1,6 +1,6 @@
 /* The tune's compile queue for a search in flight (evaluate_async.c):
  * pool threads that live as long as the search, each taking the next job
- * of the shared order (search/compile_order.h, the order the replay's
+ * of the shared order (search/replay/compile_order.h, the order the replay's
  * clock models) and compiling it through the session's compile
  * processes. Results stay here, by configuration, until the tune ends,
  * so that a configuration compiled once is never compiled again, with or

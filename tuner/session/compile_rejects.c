@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "problem.h"
-#include "space.h"
+#include "space/space.h"
 
 struct cutune__rejects {
     cutune_rejected_group *groups;

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "batch_jobs.h"
 #include "output_check.h"
+#include "replay/batch_jobs.h"
 #include "session_internal.h"
 #include "util.h"
 

@@ -4,14 +4,14 @@
  * first, so that a slow compile holds up only its own result. The window
  * follows the clock (cutune__clock_window): as many proposals as a
  * compile takes measurements, at most the compile threads. Replayed in
- * bench-strategies and `simulate --threads` by search/replay_clock.c. */
+ * bench-strategies and `simulate --threads` by search/replay/replay_clock.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "batch_jobs.h"
+#include "replay/batch_jobs.h"
 #include "session_internal.h"
 #include "util.h"
 

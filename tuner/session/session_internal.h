@@ -32,8 +32,8 @@
 #include <stdint.h>
 
 #include "binary_cache.h"
-#include "budget.h"
-#include "compile_order.h"
+#include "strategy/budget.h"
+#include "replay/compile_order.h"
 #include "compile.h"
 #include "compile_rejects.h"
 #include "compile_remote.h"
@@ -41,8 +41,8 @@
 #include "gpu_monitor.h"
 #include "measure_log.h"
 #include "problem.h"
-#include "replay.h"
-#include "strategy.h"
+#include "replay/replay.h"
+#include "strategy/strategy.h"
 #include "t4.h"
 #include "worker_client.h"
 

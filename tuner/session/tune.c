@@ -89,7 +89,7 @@ static void open_measure_log(cutune_session *s)
     free(path);
 }
 
-/* The start of the search by the rule simulate shares (search/seed.h):
+/* The start of the search by the rule simulate shares (search/strategy/seed.h):
  * the problem's defaults at the occupancy API's block size, or the
  * defaults alone when the API gave no answer. */
 size_t cutune__session_occupancy_start(cutune_session *s, int block_size)

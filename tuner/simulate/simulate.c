@@ -1,5 +1,5 @@
 /* cutune_simulate: replay of recorded T4 results; see cutune.h. The
- * strategies run through search/replay.c exactly as they would against a
+ * strategies run through search/replay/replay.c exactly as they would against a
  * GPU, on objectives read from the file. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -12,11 +12,11 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "budget.h"
 #include "cutune/simulate.h"
 #include "problem.h"
-#include "replay.h"
-#include "strategy.h"
+#include "replay/replay.h"
+#include "strategy/budget.h"
+#include "strategy/strategy.h"
 #include "t4.h"
 
 struct cutune_simulation {
@@ -268,8 +268,8 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
     }
 }
 
-/* Where every run starts: where a tune would (search/seed.h). Its values
- * go after the runs' and the optimum's in sim->configs. */
+/* Where every run starts: where a tune would (search/strategy/seed.h). Its
+ * values go after the runs' and the optimum's in sim->configs. */
 static void set_start(cutune_simulation *sim, const cutune_problem *problem,
                       const cutune_simulate_options *o, size_t repeat)
 {

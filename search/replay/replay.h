@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strategy.h"
+#include "strategy/strategy.h"
 
 /* The tuner's final round (tuner/session/final_round.c), which the clock
  * models: the search's best few, at most CUTUNE__FINAL_MAX within

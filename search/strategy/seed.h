@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "space.h"
+#include "space/space.h"
 
 #define CUTUNE__SEED_SCAN_LIMIT ((size_t)1 << 20)
 

@@ -12,7 +12,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "space.h"
+#include "space/space.h"
 
 typedef struct cutune__history {
     size_t n;

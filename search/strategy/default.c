@@ -39,7 +39,7 @@
  *    result within TIE_REL of the best is not a new best.
  *
  *  - A better first start: initial_sample configurations (the start,
- *    search/seed.h, first, then random ones) are the first nodes; the
+ *    search/strategy/seed.h, first, then random ones) are the first nodes; the
  *    second is the edge seen from the first (every block
  *    dimension at its largest value), where single-configuration optima
  *    sit that one-step moves reach last. When every node is closed, a

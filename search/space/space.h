@@ -20,7 +20,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 typedef struct cutune__param {
     const char *name;

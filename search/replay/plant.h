@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 
-#include "space.h"
+#include "space/space.h"
 
 #define PLANT_EDGE_GAIN     1.05
 #define PLANT_BASIN_GAIN    1.17

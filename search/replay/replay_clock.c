@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "batch_jobs.h"
-#include "strategy.h"
+#include "strategy/strategy.h"
 
 static double at(const double *v, size_t key)
 {

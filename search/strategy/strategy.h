@@ -18,7 +18,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "history.h"
-#include "space.h"
+#include "space/space.h"
 
 /* What init receives. */
 typedef struct cutune__strategy_ctx {
