@@ -337,7 +337,9 @@ static const char usage[] =
     "[--strategies NAME,...] [--shares] [--batch B] [--spaces LIST] "
     "[--plant] [--variant NAME=V,...]... [--loo] [--no-start] "
     "[--clock-threads N,...] [--clock-evals N] [--no-clock] "
-    "PROBLEM[@SIZE]:T4.json.gz ...\n";
+    "PROBLEM[@SIZE]:T4.json.gz ...\n"
+    "       bench-strategies --settings   (the strategies' settings, as "
+    "Markdown)\n";
 
 /* The compile threads of --clock-threads "N,N,...": 0, or 1 when the
  * list is not of 1 to MAX_CLOCK_THREADS positive integers. */
@@ -406,6 +408,9 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
         a->n_clock = 0;
     else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
         fputs(usage, stdout);
+        return 3;
+    } else if (strcmp(o, "--settings") == 0) {
+        bench_print_settings(stdout);
         return 3;
     }
     else if (strcmp(o, "--spaces") == 0 && has) {

@@ -138,5 +138,8 @@ void bench_print_space(FILE *out, const pool *p, const dataset *d, int shares);
  * the spaces; per space, each strategy's figures. Nothing without it. */
 void bench_print_clock(FILE *out, const pool *p, const bench_args *a);
 void bench_print_space_clock(FILE *out, const pool *p, const dataset *d);
+/* The strategies' settings tables (search/strategy/settings.h), as
+ * Markdown: what docs/strategies.md shows. */
+void bench_print_settings(FILE *out);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "replay/replay.h"
+#include "strategy/settings.h"
 #include "strategies.h"
 
 const double bench_share_levels[N_LEVELS] = {0.90, 0.95, 0.98};
@@ -482,4 +483,34 @@ void bench_print_clock(FILE *out, const pool *p, const bench_args *a)
         for (size_t c = 0; c < p->n_clock; c++)
             print_clock_row(out, p, &a->variants[v], c, scratch);
     free(scratch);
+}
+
+/* A setting's range, as the table holds it: "0 or 1", "[1, 1000], whole",
+ * "(0, ∞)". */
+static void print_range(FILE *out, const cutune__setting *t)
+{
+    int whole = t->kind != CUTUNE__SETTING_REAL;
+    const char *from = t->above_min ? "(" : "[";
+    if (whole && t->max - t->min == 1 && !t->above_min)
+        fprintf(out, "%g or %g", t->min, t->max);
+    else if (isinf(t->max))
+        fprintf(out, "%s%g, ∞)%s", from, t->min, whole ? ", whole" : "");
+    else
+        fprintf(out, "%s%g, %g]%s", from, t->min, t->max,
+                whole ? ", whole" : "");
+}
+
+void bench_print_settings(FILE *out)
+{
+    for (size_t k = 0; cutune__strategy_settings[k]; k++) {
+        const cutune__settings *s = cutune__strategy_settings[k];
+        fprintf(out, "%s| `%s` setting | range | default | meaning |\n"
+                     "|---|---|---|---|\n", k ? "\n" : "", s->strategy);
+        for (size_t i = 0; i < s->n; i++) {
+            fprintf(out, "| `%s` | ", s->table[i].name);
+            print_range(out, &s->table[i]);
+            fprintf(out, " | %g | %s |\n", cutune__settings_get(s, s->std, i),
+                    s->table[i].meaning);
+        }
+    }
 }

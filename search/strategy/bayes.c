@@ -53,6 +53,7 @@
 #include "strategy.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,16 +71,9 @@
 #define GP_MAX 512
 /* Candidates scored at most per proposal. */
 #define POOL_MAX 2048
-/* The settings (bayes.h), chosen by leaving one kernel out over the
- * corpus (bench-strategies --loo --variant bayes:...; docs/strategies.md).
- * The initial design: random search's own first draws (the pool below is
- * sampled from a stream of its own); designs of 30% or 50% of the budget
- * did worse on the convolution spaces. Expected improvement over 64
- * random candidates of the pool rather than the whole pool: the model then
- * ranks random search's kind of draw instead of replacing it, and cannot
- * spend the budget in one region it believes in (16, 32 and 256 did
- * worse). Clipping at the median and two per-parameter passes: the
- * figures in docs/strategies.md. */
+/* The settings: what each means is in the table below; why each has
+ * the value it has is in docs/strategies.md, "Why the default's settings
+ * are what they are" (its Bayesian part). */
 const cutune__bayes_params cutune__bayes_params_std = {
     .initial = 10,
     .candidates = 64,
@@ -88,25 +82,34 @@ const cutune__bayes_params cutune__bayes_params_std = {
     .cost_power = 1.0,
 };
 
+#define FIELD(name) #name, offsetof(cutune__bayes_params, name)
+static const cutune__setting bayes_table[] = {
+    {FIELD(initial), CUTUNE__SETTING_COUNT, 2, 1000, 0,
+     "configurations of the initial design, the start included (random "
+     "search's draws)"},
+    {FIELD(candidates), CUTUNE__SETTING_COUNT, 1, POOL_MAX, 0,
+     "untaken configurations of the pool scored by expected improvement per "
+     "proposal"},
+    {FIELD(clip_quantile), CUTUNE__SETTING_REAL, 0, 1, 1,
+     "the model sees every log time above this quantile of those observed "
+     "as that quantile (1: as observed)"},
+    {FIELD(ard_sweeps), CUTUNE__SETTING_COUNT, 0, 8, 0,
+     "passes of a per-parameter length-scale search after the shared one "
+     "(0: one length scale)"},
+    {FIELD(cost_power), CUTUNE__SETTING_REAL, 0, 4, 0,
+     "against the clock: expected improvement over predicted seconds to "
+     "this power (0: costs ignored)"},
+};
+#undef FIELD
+
+const cutune__settings cutune__bayes_settings = {
+    "bayes", bayes_table, sizeof bayes_table / sizeof *bayes_table,
+    &cutune__bayes_params_std};
+
 int cutune__bayes_params_set(cutune__bayes_params *p, const char *name,
                              double value)
 {
-    if (!p || !name || !isfinite(value) || value < 0)
-        return -1;
-    if (strcmp(name, "initial") == 0 && value >= 2 && value <= 1000)
-        p->initial = (size_t)value;
-    else if (strcmp(name, "candidates") == 0 && value >= 1 &&
-             value <= POOL_MAX)
-        p->candidates = (size_t)value;
-    else if (strcmp(name, "clip_quantile") == 0 && value > 0 && value <= 1)
-        p->clip_quantile = value;
-    else if (strcmp(name, "ard_sweeps") == 0 && value <= 8)
-        p->ard_sweeps = (size_t)value;
-    else if (strcmp(name, "cost_power") == 0 && value <= 4)
-        p->cost_power = value;
-    else
-        return -1;
-    return 0;
+    return cutune__settings_set(&cutune__bayes_settings, p, name, value);
 }
 
 /* Refit when the observations have grown by this factor since the last. */

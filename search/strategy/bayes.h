@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "settings.h"
+
 typedef struct cutune__bayes_params {
     size_t initial;       /* configurations of the initial design, the
                              start included (random search's draws) */
@@ -27,10 +29,12 @@ typedef struct cutune__bayes_params {
 /* The settings the strategy uses when none are given. */
 extern const cutune__bayes_params cutune__bayes_params_std;
 
-/* Sets the field named `name` ("initial", "candidates", "clip_quantile",
- * "ard_sweeps", "cost_power") to `value`; 0, or -1 for an unknown name or a
- * value out of range (p unchanged). */
+/* Sets the setting named `name` (cutune__bayes_settings) to `value`; 0,
+ * or -1 for an unknown name or a value out of range (p unchanged). */
 int cutune__bayes_params_set(cutune__bayes_params *p, const char *name,
                              double value);
+
+/* The settings as a table (settings.h): names, ranges, meanings. */
+extern const cutune__settings cutune__bayes_settings;
 
 #endif

@@ -102,41 +102,13 @@
 #include "default_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The settings. The first three were chosen by leaving one kernel out
- * over the corpus, starting at the default configuration as a tune does
- * (bench-strategies --loo; docs/strategies.md): fifteen configurations
- * first, the probe after one neighbourhood's worth of evaluations without
- * a new best, a climb from a new start after one more. With five, two
- * and two, one start for every seed sent most seeds into the same first
- * basin (worst median 0.895 at 100 evaluations against 0.931). A climb
- * of at most one neighbourhood's worth, by one-step moves (any-value
- * moves did worse at 100 evaluations); its start the farthest of 16
- * random configurations and the edges first in the probe, for the
- * planted optima of bench-strategies --plant. A probe that finds a best
- * 5% faster or more hands over to the new best's probe at once (chosen
- * by leaving one kernel out from none, and gains of 0, 2, 5 and 10%: on
- * A100 convolution each such probe found the next step of a chain, 0.79,
- * 0.86, 0.93 to the isolated optimum, while the rest of the old one ran
- * on; below 5% it only spent a flat space's budget, transpose 2^11 at 50
- * evaluations 0.987 against 1.000). Niche climbs are off: with them and
- * climbs after half a neighbourhood (what they need to come before the
- * 100th evaluation), over 400 seeds never used to choose anything the
- * share of runs within 5% of the optimum at 100 evaluations went from
- * 0.62 to 0.82 on A4000 convolution but from 0.47 to 0.34 on the H100
- * convolution space, recorded to check them (at 200: 0.86 to 0.71), and
- * 0.40 to 0.41 on A100 (at 200: 0.60 to 0.56); the gentler schedules
- * tried cost A100 or H100 too (docs/strategies.md), and the worst case
- * is what counts. The niches' bonus is one spread of the results (the
- * standard deviation of their log runtimes): of 0.5, 0.7, 1 and 1.3 it
- * gives the best odds that a 20-seed median at 100 evaluations meets
- * issue 18's target on all four convolution spaces, from their shares of
- * runs within 5% over seeds 1000-1399; checked on 2000-2399. Without the
- * spread (a plain log bonus, best 0.3) the dedispersion space's planted
- * edge optimum was found in 26% of runs by 100 evaluations instead of
- * 92%; with it, 60% (docs/strategies.md). */
+/* The settings: what each means is in the table below; why each has
+ * the value it has (the runs that chose them) is in docs/strategies.md,
+ * "Why the default's settings are what they are". */
 const cutune__default_params cutune__default_params_std = {
     .initial_sample = 15,
     .probe_after = 1.0,
@@ -153,41 +125,53 @@ const cutune__default_params cutune__default_params_std = {
     .niche_ucb = 1.0,
 };
 
+#define FIELD(name) #name, offsetof(cutune__default_params, name)
+static const cutune__setting default_table[] = {
+    {FIELD(initial_sample), CUTUNE__SETTING_COUNT, 1, 1000, 0,
+     "the first nodes: the start, then random configurations"},
+    {FIELD(probe_after), CUTUNE__SETTING_REAL, 0, INFINITY, 0,
+     "neighbourhoods' worth of evaluations the best stands before it is "
+     "probed"},
+    {FIELD(restart_after), CUTUNE__SETTING_REAL, 0, INFINITY, 1,
+     "... before a climb from a new start"},
+    {FIELD(climb_max), CUTUNE__SETTING_REAL, 0, INFINITY, 1,
+     "a climb's length, in neighbourhoods"},
+    {FIELD(climb_any), CUTUNE__SETTING_LEVEL, 0, 1, 0,
+     "a climb moves one parameter to any value (1) or one step (0)"},
+    {FIELD(restart_pool), CUTUNE__SETTING_COUNT, 0, 4096, 0,
+     "a climb starts at the farthest of this many random configurations "
+     "from those evaluated (1: at a random one)"},
+    {FIELD(probe_edges), CUTUNE__SETTING_LEVEL, 0, 1, 0,
+     "the probe of the best starts at its edges (block dimensions largest, "
+     "smallest)"},
+    {FIELD(probe_every), CUTUNE__SETTING_REAL, 0, INFINITY, 0,
+     "the best is probed too once this many neighbourhoods' worth of "
+     "evaluations have passed since the last probe began (0: never)"},
+    {FIELD(probe_cut), CUTUNE__SETTING_LEVEL, 0, 2, 0,
+     "a probe that finds a new best goes on to its end (0), ends there (1), "
+     "or ends there and the new best is probed next (2)"},
+    {FIELD(cut_gain), CUTUNE__SETTING_REAL, 0, INFINITY, 0,
+     "... only where the new best is faster than the old by this share"},
+    {FIELD(shapes_first), CUTUNE__SETTING_LEVEL, 0, 1, 0,
+     "the probe's block shapes come right after its edges (1) or after its "
+     "single moves (0)"},
+    {FIELD(niche_ucb), CUTUNE__SETTING_REAL, 0, INFINITY, 0,
+     "weight of the bonus that gives a niche evaluated less its expansions "
+     "(0: plain best-first)"},
+    {FIELD(niche_climbs), CUTUNE__SETTING_LEVEL, 0, 1, 0,
+     "every other climb starts at the best with the switch values of the "
+     "farthest niche not climbed yet"},
+};
+#undef FIELD
+
+const cutune__settings cutune__default_settings = {
+    "default", default_table, sizeof default_table / sizeof *default_table,
+    &cutune__default_params_std};
+
 int cutune__default_params_set(cutune__default_params *p, const char *name,
                                double value)
 {
-    if (!p || !name || !isfinite(value) || value < 0)
-        return -1;
-    if (strcmp(name, "initial_sample") == 0 && value >= 1 && value <= 1000)
-        p->initial_sample = (size_t)value;
-    else if (strcmp(name, "probe_after") == 0)
-        p->probe_after = value;
-    else if (strcmp(name, "restart_after") == 0 && value > 0)
-        p->restart_after = value;
-    else if (strcmp(name, "climb_max") == 0 && value > 0)
-        p->climb_max = value;
-    else if (strcmp(name, "restart_pool") == 0 && value <= 4096)
-        p->restart_pool = (size_t)value;
-    else if (strcmp(name, "probe_edges") == 0 && (value == 0 || value == 1))
-        p->probe_edges = (int)value;
-    else if (strcmp(name, "probe_every") == 0)
-        p->probe_every = value;
-    else if (strcmp(name, "cut_gain") == 0)
-        p->cut_gain = value;
-    else if (strcmp(name, "shapes_first") == 0 && (value == 0 || value == 1))
-        p->shapes_first = (int)value;
-    else if (strcmp(name, "probe_cut") == 0 && value <= 2 &&
-             value == floor(value))
-        p->probe_cut = (int)value;
-    else if (strcmp(name, "climb_any") == 0 && (value == 0 || value == 1))
-        p->climb_any = (int)value;
-    else if (strcmp(name, "niche_ucb") == 0)
-        p->niche_ucb = value;
-    else if (strcmp(name, "niche_climbs") == 0 && (value == 0 || value == 1))
-        p->niche_climbs = (int)value;
-    else
-        return -1;
-    return 0;
+    return cutune__settings_set(&cutune__default_settings, p, name, value);
 }
 
 static void default_destroy(void *state)

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "settings.h"
+
 typedef struct cutune__default_params {
     size_t initial_sample; /* configurations evaluated first */
     double probe_after;    /* neighbourhoods' worth of evaluations the
@@ -48,12 +50,12 @@ typedef struct cutune__default_params {
 /* The settings the strategy uses when none are given. */
 extern const cutune__default_params cutune__default_params_std;
 
-/* Sets the field named `name` ("initial_sample", "probe_after",
- * "restart_after", "climb_max", "climb_any", "restart_pool",
- * "probe_edges", "probe_every", "probe_cut", "shapes_first", "cut_gain",
- * "niche_ucb", "niche_climbs") to `value`; 0, or -1 for an unknown name
- * or a value out of range (p unchanged). */
+/* Sets the setting named `name` (cutune__default_settings) to `value`;
+ * 0, or -1 for an unknown name or a value out of range (p unchanged). */
 int cutune__default_params_set(cutune__default_params *p, const char *name,
                                double value);
+
+/* The settings as a table (settings.h): names, ranges, meanings. */
+extern const cutune__settings cutune__default_settings;
 
 #endif
