@@ -292,10 +292,6 @@ typedef struct cutune_session_options {
      * the problem may be loaded with space_only. NULL: GPUs. */
     const char *replay_devices;
     double replay_time_scale;
-    /* Test hook of replayed devices: "die:N" or "hang:N" makes the device
-     * that measures configuration N (space index) die, or hang until the
-     * launch time-out, once; NULL: none. */
-    const char *replay_fail;
     /* Called after each evaluation of a tune, as the log callback is
      * (from the tuning threads, one call at a time); NULL: none. With it
      * set, the log's line per evaluation comes at CUTUNE_LOG_DEBUG

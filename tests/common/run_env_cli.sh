@@ -38,7 +38,7 @@ refused CUTUNE_SPACE_LIMIT=-1 \
 refused CUTUNE_SPACE_LIMIT=12x "CUTUNE_SPACE_LIMIT: '12x' is not" \
     space "$t1"
 refused CUTUNE_REPLAY_FAIL=die:-1 \
-    "(CUTUNE_REPLAY_FAIL): 'die:-1' is not die:N or hang:N" $tune
+    "CUTUNE_REPLAY_FAIL: 'die:-1' is not die:N or hang:N" $tune
 refused CUTUNE_REPLAY_FAIL=hang:2x "'hang:2x' is not die:N" $tune
 [ ! -e "$tmp/cache" ] || [ -z "$(ls "$tmp"/cache/*.jsonl 2>/dev/null)" ] ||
     fail "a refused tune wrote to the cache"

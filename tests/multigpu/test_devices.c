@@ -47,13 +47,18 @@ static tune_run tune_with(const char *strategy, const char *files,
     o.strategy = strategy;
     o.replay_devices = files;
     o.replay_time_scale = SCALE;
-    o.replay_fail = fail;
     o.devices = devices;
     o.n_devices = n;
     o.cache_dir = cache_dir;
     o.write_cache = write_cache;
     tune_run t = {NULL, NULL, CUTUNE_OK};
+    /* The failure hook is the environment's, read at create. */
+    if (fail)
+        setenv("CUTUNE_REPLAY_FAIL", fail, 1);
+    else
+        unsetenv("CUTUNE_REPLAY_FAIL");
     t.st = cutune_session_create(&o, &t.s);
+    unsetenv("CUTUNE_REPLAY_FAIL");
     if (t.st == CUTUNE_OK)
         t.st = cutune_session_tune(t.s, problem, &t.r);
     if (t.st)

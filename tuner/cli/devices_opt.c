@@ -56,8 +56,6 @@ int cli_replay_env(cutune_session_options *o)
         fprintf(stderr, "cutune: %s\n", why);
         return CLI_EXIT_USAGE;
     }
-    const char *fail = getenv("CUTUNE_REPLAY_FAIL");
-    o->replay_fail = fail && fail[0] ? fail : NULL;
     return 0;
 }
 

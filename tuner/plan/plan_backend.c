@@ -23,7 +23,7 @@ void cutune_plan_backend_destroy(cutune_plan_backend *backend)
 typedef struct session_backend {
     cutune_plan_backend base;
     cutune_session_options options;
-    char *strategy, *cache_dir, *worker_path, *replay_devices, *replay_fail;
+    char *strategy, *cache_dir, *worker_path, *replay_devices;
     /* options.devices: a task on one of them is tuned on all of its
      * model (set_group[i] the model of set[i]). */
     int set[MAX_SET];
@@ -45,7 +45,6 @@ static void session_destroy(cutune_plan_backend *base)
     free(b->cache_dir);
     free(b->worker_path);
     free(b->replay_devices);
-    free(b->replay_fail);
     free(b);
 }
 
@@ -242,12 +241,10 @@ cutune_status cutune_plan_session_backend_create(
     b->cache_dir = dup_or_null(options->cache_dir);
     b->worker_path = dup_or_null(options->worker_path);
     b->replay_devices = dup_or_null(options->replay_devices);
-    b->replay_fail = dup_or_null(options->replay_fail);
     b->options.strategy = b->strategy;
     b->options.cache_dir = b->cache_dir;
     b->options.worker_path = b->worker_path;
     b->options.replay_devices = b->replay_devices;
-    b->options.replay_fail = b->replay_fail;
     b->base.device = session_device;
     b->base.tune = session_tune;
     b->base.destroy = session_destroy;
@@ -257,8 +254,7 @@ cutune_status cutune_plan_session_backend_create(
     if ((options->strategy && !b->strategy) ||
         (options->cache_dir && !b->cache_dir) ||
         (options->worker_path && !b->worker_path) ||
-        (options->replay_devices && !b->replay_devices) ||
-        (options->replay_fail && !b->replay_fail)) {
+        (options->replay_devices && !b->replay_devices)) {
         session_destroy(&b->base);
         return CUTUNE_ERR_NO_MEMORY;
     }

@@ -198,7 +198,7 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
         skip[i] = b->prior[i] != NULL;
     }
     /* A replayed device compiles nothing. */
-    if (ok && !s->replay) {
+    if (ok && s->dev->runs_kernels) {
         size_t named,
             ahead = more_ctx ? cutune__ahead_proposals(
                                    cutune__session_pool_threads(s))
@@ -265,7 +265,7 @@ void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
                                       batch *b, size_t i, eval_record *e)
 {
     cutune__compile_job *job = NULL;
-    if (!s->replay) {
+    if (s->dev->runs_kernels) {
         double t0 = cutune__now();
         cutune__session_unlock(s);
         job = cutune__cq_wait(s->cq, b->indices[i]);

@@ -201,7 +201,7 @@ cutune_status cutune__session_final_round(cutune_session *s)
     for (size_t k = 0; k < n_todo; k++)
         configs[k] = fin[k]->pub.config_index;
     /* A replayed device compiles nothing. */
-    if (n_todo && !s->replay &&
+    if (n_todo && s->dev->runs_kernels &&
         cutune__session_job_set_init(&js, s, s->problem, configs, n_todo,
                                      s->arch) != 0) {
         free(configs);
@@ -214,11 +214,11 @@ cutune_status cutune__session_final_round(cutune_session *s)
                         n_todo);
     /* A search in flight kept its binaries: only what it lacks (a
      * finalist from the log) is compiled. */
-    for (size_t k = 0; s->cq && k < n_todo && !s->replay; k++)
+    for (size_t k = 0; s->cq && k < n_todo && s->dev->runs_kernels; k++)
         if (cutune__cq_take(s->cq, configs[k], &js.jobs[k]) != 0)
             cutune__compile_with(&js.jobs[k], cutune__session_compilers(s),
                                  0);
-    if (!s->cq && n_todo && !s->replay)
+    if (!s->cq && n_todo && s->dev->runs_kernels)
         cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
                               cutune__session_compilers(s));
     cutune_status st = CUTUNE_OK;

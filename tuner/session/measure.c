@@ -180,10 +180,13 @@ void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
                              eval_record *e, cutune__compile_job *job,
                              int final)
 {
-    if (s->replay) {
-        cutune__replay_measure(s, slot, e, final);
-        return;
-    }
+    s->dev->measure(s, slot, e, job, final);
+}
+
+/* The CUDA device's measuring (device.h). */
+void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
+                          eval_record *e, cutune__compile_job *job, int final)
+{
     const cutune_problem *p = s->problem;
     unsigned grid[3], block[3];
     char msg[1024];

@@ -49,7 +49,7 @@ static cutune_status parse_fail(cutune_session *s, const char *hook)
     unsigned long long v = digits ? strtoull(n, NULL, 10) : 0;
     if (!digits || n[digits] || errno)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
-                                    "replay_fail (CUTUNE_REPLAY_FAIL): '%s' "
+                                    "CUTUNE_REPLAY_FAIL: '%s' "
                                     "is not die:N or hang:N (N a "
                                     "configuration index, 0 or more)",
                                     hook);
@@ -58,14 +58,16 @@ static cutune_status parse_fail(cutune_session *s, const char *hook)
     return CUTUNE_OK;
 }
 
-/* One replayed device per file of the comma-separated list. */
+/* One replayed device per file of the comma-separated list. The test
+ * hook of their failure paths comes from the environment, not from the
+ * options: it is nothing a program using the library should set. */
 cutune_status cutune__replay_devices_open(cutune_session *s)
 {
     const char *list = s->opt.replay_devices;
     s->opt.replay_devices = NULL;
-    if (s->opt.replay_fail) {
-        cutune_status st = parse_fail(s, s->opt.replay_fail);
-        s->opt.replay_fail = NULL;
+    const char *hook = getenv("CUTUNE_REPLAY_FAIL");
+    if (hook && *hook) {
+        cutune_status st = parse_fail(s, hook);
         if (st)
             return st;
     }
@@ -204,9 +206,12 @@ static int fail_hook(cutune_session *s, cutune__mslot *slot, eval_record *e)
     return 1;
 }
 
-void cutune__replay_measure(cutune_session *s, cutune__mslot *slot,
-                            eval_record *e, int final)
+/* The replayed device's measuring (device.h): there is no binary. */
+static void replay_measure(cutune_session *s, cutune__mslot *slot,
+                           eval_record *e, cutune__compile_job *job,
+                           int final)
 {
+    (void)job;
     const cutune__replay_device *d = &s->replay[slot->ordinal];
     if (!slot->up && slot->ever_up) {
         cutune__session_log(s, CUTUNE_LOG_INFO,
@@ -257,3 +262,62 @@ void cutune__replay_measure(cutune_session *s, cutune__mslot *slot,
         cutune__session_set_message(e, "out of memory");
     }
 }
+
+/* The replayed devices as the device list. */
+static cutune_status list_replayed(cutune_session *s)
+{
+    free(s->props);
+    free(s->devices);
+    s->n_devices = 0;
+    s->props = malloc(s->n_replay * sizeof *s->props);
+    s->devices = malloc(s->n_replay * sizeof *s->devices);
+    if (!s->props || !s->devices)
+        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < s->n_replay; i++) {
+        s->props[i] = s->replay[i].props;
+        s->devices[i] = s->props[i].fingerprint;
+    }
+    s->n_devices = s->n_replay;
+    return CUTUNE_OK;
+}
+
+
+/* A replayed device is "brought up" at once. */
+static cutune_status bring_up_replayed(cutune_session *s, cutune__mslot *slot,
+                                       int keep_reference)
+{
+    (void)s;
+    (void)keep_reference;
+    slot->up = slot->ever_up = 1;
+    return CUTUNE_OK;
+}
+
+/* On replayed devices: the records placed on the space, slot 0 "brought
+ * up"; the search starts from the defaults (no occupancy API). */
+static cutune_status start_replayed(cutune_session *s, size_t *start)
+{
+    cutune_status st;
+    if ((st = cutune__session_choose_devices(s)) || (st = cutune__replay_devices_load(s)) ||
+        (st = cutune__session_bring_up(s, s->slots, 1)))
+        return st;
+    s->device = s->props[s->slots[0].ordinal];
+    /* No measurement log: its records need the launch geometry, which a
+     * problem loaded for its space alone does not have. */
+    *start = cutune__problem_default_config(s->problem);
+    cutune__session_log(s, CUTUNE_LOG_INFO,
+                        "%s on %zu replayed device%s (%s): %zu "
+                        "configurations", s->problem->name, s->n_slots,
+                        s->n_slots == 1 ? "" : "s",
+                        s->device.fingerprint.name,
+                        cutune__space_size(s->problem->space));
+    return CUTUNE_OK;
+}
+
+const cutune__device cutune__device_replay = {
+    .kind = "replayed",
+    .runs_kernels = 0,
+    .list = list_replayed,
+    .start = start_replayed,
+    .bring_up = bring_up_replayed,
+    .measure = replay_measure,
+};

@@ -96,6 +96,8 @@ cutune_status cutune_session_create(const cutune_session_options *options,
     cutune_status st = cutune__replay_devices_open(s);
     if (st)
         return st;
+    /* The one place that asks which device the session measures on. */
+    s->dev = s->replay ? &cutune__device_replay : &cutune__device_cuda;
     return CUTUNE_OK;
 }
 
@@ -199,28 +201,14 @@ static const char no_device_hint[] =
     "without one, `cutune compile` and `cutune lookup --device-name NAME` "
     "still work";
 
-/* The replayed devices as the device list. */
-static cutune_status list_replayed(cutune_session *s)
-{
-    free(s->props);
-    free(s->devices);
-    s->n_devices = 0;
-    s->props = malloc(s->n_replay * sizeof *s->props);
-    s->devices = malloc(s->n_replay * sizeof *s->devices);
-    if (!s->props || !s->devices)
-        return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < s->n_replay; i++) {
-        s->props[i] = s->replay[i].props;
-        s->devices[i] = s->props[i].fingerprint;
-    }
-    s->n_devices = s->n_replay;
-    return CUTUNE_OK;
-}
-
 cutune_status cutune__session_list_devices(cutune_session *s)
 {
-    if (s->replay)
-        return list_replayed(s);
+    return s->dev->list(s);
+}
+
+/* The CUDA devices, as the worker lists them. */
+cutune_status cutune__cuda_list(cutune_session *s)
+{
     cutune__mslot *slot = &s->slots[0];
     cutune_status st = cutune__session_start_worker(s, slot);
     if (st)

@@ -4,6 +4,8 @@
  * outside includes it (the public face is cutune.h).
  *
  * The session is split by stage (docs/architecture.md):
+ *   device.h           what it measures on: the CUDA worker or a
+ *                      replayed device, picked once at create
  *   session.c          create/destroy, options, errors, the device list
  *   session_worker.c   the GPU worker: calls, bring-up, arguments, the
  *                      reference run, occupancy and bandwidth queries
@@ -15,7 +17,8 @@
  *   evaluate.c         a strategy's batch: compile, measure, log, report
  *   dispatch.c         a batch over several measuring slots at once
  *   slots.c            the measuring slots: one per device of the tune
- *   replay_device.c    replayed devices (recorded T4 files) in their place
+ *   replay_device.c    replayed devices (recorded T4 files) in their place:
+ *                      the other implementation of device.h
  *   final_round.c      measuring the search's best few again
  *   tune.c             cutune_session_tune: the stages in order
  *   session_output.c   the winner, the cache record and the T4 file
@@ -42,6 +45,7 @@
 #include "measure_log.h"
 #include "problem.h"
 #include "replay/replay.h"
+#include "device.h"
 #include "strategy/strategy.h"
 #include "t4.h"
 #include "worker_client.h"
@@ -204,6 +208,8 @@ struct cutune_session {
         char *payload;              /* ARGS: wire args, then binary data */
         size_t payload_size;
     } args;
+    /* What it measures on, picked once at create (device.h). */
+    const cutune__device *dev;
     /* Replayed devices in place of GPUs (replay_devices), or none. */
     cutune__replay_device *replay;
     size_t n_replay;
@@ -380,8 +386,20 @@ cutune_status cutune__session_check_slots(cutune_session *s);
 cutune_status cutune__replay_devices_open(cutune_session *s);
 void cutune__replay_devices_close(cutune_session *s);
 cutune_status cutune__replay_devices_load(cutune_session *s);
-void cutune__replay_measure(cutune_session *s, cutune__mslot *slot,
-                            eval_record *e, int final);
+
+/* The CUDA device's parts (device.h), each in the file of its kind of
+ * work: listing in session.c, the start in tune.c, bring-up in
+ * session_worker.c, measuring in measure.c. */
+cutune_status cutune__cuda_list(cutune_session *s);
+cutune_status cutune__cuda_start(cutune_session *s, size_t *start);
+cutune_status cutune__cuda_bring_up(cutune_session *s, cutune__mslot *slot,
+                                    int keep_reference);
+void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
+                          eval_record *e, cutune__compile_job *job,
+                          int final);
+/* tune.c: the devices listed and checked, the arch known from the list
+ * before any context exists (both devices' start). */
+cutune_status cutune__session_choose_devices(cutune_session *s);
 
 /* evaluate.c: a batch of the search (the cutune__eval_fn of
  * cutune__search_run, `user` the session), the measurement log, settling

@@ -309,10 +309,14 @@ static cutune_status load_reference(cutune_session *s, cutune__mslot *slot)
 cutune_status cutune__session_bring_up(cutune_session *s, cutune__mslot *slot,
                                        int keep_reference)
 {
-    if (s->replay) {
-        slot->up = slot->ever_up = 1;
-        return CUTUNE_OK;
-    }
+    return s->dev->bring_up(s, slot, keep_reference);
+}
+
+/* The CUDA device's bring-up (device.h): the worker started, its device,
+ * arguments and reference output set up. */
+cutune_status cutune__cuda_bring_up(cutune_session *s, cutune__mslot *slot,
+                                    int keep_reference)
+{
     cutune_status st;
     int again = 1;
     while (again) {

@@ -74,9 +74,9 @@ static cutune_status check_ordinal(cutune_session *s, int ordinal)
     if (ordinal < 0 || (size_t)ordinal >= s->n_devices)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "device %d does not exist "
-                                    "(%zu %sdevice%s found)",
+                                    "(%zu %s device%s found)",
                                     ordinal, s->n_devices,
-                                    s->replay ? "replayed " : "CUDA ",
+                                    s->dev->kind,
                                     s->n_devices == 1 ? "" : "s");
     return CUTUNE_OK;
 }

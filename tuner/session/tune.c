@@ -133,7 +133,7 @@ static cutune__budget tune_budget(const cutune_session *s,
 
 /* The devices listed and checked, and the arch known from the list
  * before any context exists. */
-static cutune_status choose_devices(cutune_session *s)
+cutune_status cutune__session_choose_devices(cutune_session *s)
 {
     cutune_status st;
     if ((st = cutune__session_list_devices(s)) ||
@@ -144,27 +144,6 @@ static cutune_status choose_devices(cutune_session *s)
     return CUTUNE_OK;
 }
 
-/* On replayed devices: the records placed on the space, slot 0 "brought
- * up"; the search starts from the defaults (no occupancy API). */
-static cutune_status start_replayed(cutune_session *s, size_t *start)
-{
-    cutune_status st;
-    if ((st = choose_devices(s)) || (st = cutune__replay_devices_load(s)) ||
-        (st = cutune__session_bring_up(s, s->slots, 1)))
-        return st;
-    s->device = s->props[s->slots[0].ordinal];
-    /* No measurement log: its records need the launch geometry, which a
-     * problem loaded for its space alone does not have. */
-    *start = cutune__problem_default_config(s->problem);
-    cutune__session_log(s, CUTUNE_LOG_INFO,
-                        "%s on %zu replayed device%s (%s): %zu "
-                        "configurations", s->problem->name, s->n_slots,
-                        s->n_slots == 1 ? "" : "s",
-                        s->device.fingerprint.name,
-                        cutune__space_size(s->problem->space));
-    return CUTUNE_OK;
-}
-
 /* The arguments, the devices, the default configuration compiled for the
  * reference and the first slot's worker brought up: what a tune and
  * `explain` both need before anything is measured. */
@@ -172,7 +151,7 @@ cutune_status cutune__session_open_device(cutune_session *s,
                                           double *t_devices, double *t_ref)
 {
     cutune_status st;
-    if ((st = cutune__session_prepare_args(s)) || (st = choose_devices(s)))
+    if ((st = cutune__session_prepare_args(s)) || (st = cutune__session_choose_devices(s)))
         return st;
     size_t ref = cutune__problem_default_config(s->problem);
     *t_devices = cutune__now();
@@ -182,23 +161,29 @@ cutune_status cutune__session_open_device(cutune_session *s,
     return cutune__session_bring_up(s, s->slots, 1);
 }
 
-/* Everything before the search: the arguments, the device, the default
- * configuration compiled and run for the reference, a worker brought up,
- * bandwidth and occupancy measured, the measurement log opened. The other
- * slots' workers come up as they take their first proposal. *start is
- * the configuration the search starts from. */
+/* Everything before the search, on the session's device (device.h). The
+ * other slots come up as they take their first proposal. *start is the
+ * configuration the search starts from. */
 static cutune_status start_tune(cutune_session *s, size_t *start)
 {
     const cutune_problem *problem = s->problem;
-    cutune_status st;
     s->check.agreed = s->check.differed = 0;
     s->check.mode =
         s->opt.output_check == CUTUNE_CHECK_REFERENCE || problem->n_refs > 0
             ? CUTUNE__CHECK_REFERENCE
         : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
                                                      : CUTUNE__CHECK_PROBE;
-    if (s->replay)
-        return start_replayed(s, start);
+    return s->dev->start(s, start);
+}
+
+/* The CUDA device's start (device.h): the arguments, the device, the
+ * default configuration compiled and run for the reference, a worker
+ * brought up, bandwidth and occupancy measured, the measurement log
+ * opened. */
+cutune_status cutune__cuda_start(cutune_session *s, size_t *start)
+{
+    const cutune_problem *problem = s->problem;
+    cutune_status st;
     double t_devices, t_ref;
     if ((st = cutune__session_open_device(s, &t_devices, &t_ref)))
         return st;
@@ -254,7 +239,7 @@ static cutune_status search(cutune_session *s,
      * compile thread could start, and on replayed devices, which compile
      * nothing and have no clock to win on (they stay the deterministic
      * harness of the batch path), it goes batch by batch. */
-    int rc = type->async && s->n_slots == 1 && !s->replay
+    int rc = type->async && s->n_slots == 1 && s->dev->runs_kernels
                  ? cutune__session_search_async(s, type, &so, sr)
                  : -3;
     if (rc == -3)
@@ -322,7 +307,7 @@ cutune_status cutune_session_tune(cutune_session *s,
 {
     if (!s || !problem || !result || !problem->space)
         return CUTUNE_ERR_INVALID_ARGUMENT;
-    if (problem->space_only && !s->replay)
+    if (problem->space_only && s->dev->runs_kernels)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "%s: loaded for its search space only; "
                                     "it cannot be tuned",
@@ -359,3 +344,12 @@ cutune_status cutune_session_tune(cutune_session *s,
     end_tune(s);
     return st;
 }
+
+const cutune__device cutune__device_cuda = {
+    .kind = "CUDA",
+    .runs_kernels = 1,
+    .list = cutune__cuda_list,
+    .start = cutune__cuda_start,
+    .bring_up = cutune__cuda_bring_up,
+    .measure = cutune__cuda_measure,
+};
