@@ -64,10 +64,10 @@ typedef struct run_ctx {
      * the neighbours of the top_k fastest so far count as compiled. */
     const cutune__space *space;
     size_t top_k;
-    int any;                 /* ANY neighbours instead of ADJACENT */
-    size_t *top;             /* indices of the fastest so far */
+    int any;     /* ANY neighbours instead of ADJACENT */
+    size_t *top; /* indices of the fastest so far */
     size_t n_top;
-    unsigned char *spec;     /* compiled ahead, not evaluated */
+    unsigned char *spec; /* compiled ahead, not evaluated */
     size_t *nb;
     size_t nb_cap;
     /* Look-ahead model (repeat only; ahead_k 0: off): after each result
@@ -75,11 +75,11 @@ typedef struct run_ctx {
      * one are noted with the evaluation count (first_ahead), to see how
      * long before its evaluation a compile could have started. */
     size_t ahead_k;
-    size_t count;            /* evaluations so far */
-    size_t *eval_at;         /* evaluation number of each configuration */
-    size_t *first_ahead;     /* SIZE_MAX: never looked ahead to */
-    size_t *order;           /* evaluated configurations, in order */
-    unsigned char *picked;   /* scratch: nodes picked this round */
+    size_t count;          /* evaluations so far */
+    size_t *eval_at;       /* evaluation number of each configuration */
+    size_t *first_ahead;   /* SIZE_MAX: never looked ahead to */
+    size_t *order;         /* evaluated configurations, in order */
+    unsigned char *picked; /* scratch: nodes picked this round */
     /* Compile model (cached NULL: off): the tuner's batch as jobs, each
      * of the first ahead_p proposals followed by ahead_m configurations
      * of the strategy's `ahead` (cutune__batch_jobs, as the tuner builds
@@ -88,7 +88,7 @@ typedef struct run_ctx {
      * a batch whose first proposal was not cached before waits for NVRTC.
      * `cached` outlives the first run, as the binary cache does. */
     unsigned char *cached;
-    unsigned char *started;  /* compiled at this batch's start */
+    unsigned char *started; /* compiled at this batch's start */
     size_t ahead_p, ahead_m, threads;
     size_t batches, waits, late;
 } run_ctx;
@@ -125,9 +125,8 @@ static void compile_batch(run_ctx *rc, const size_t *indices, size_t n,
  * rc->nb; returns how many. */
 static size_t untaken_neighbours(run_ctx *rc, size_t i)
 {
-    size_t m = cutune__space_neighbours(rc->space, i,
-                                        CUTUNE__NEIGHBOUR_ADJACENT, rc->nb,
-                                        rc->nb_cap);
+    size_t m = cutune__space_neighbours(
+        rc->space, i, CUTUNE__NEIGHBOUR_ADJACENT, rc->nb, rc->nb_cap);
     size_t k = 0;
     for (size_t j = 0; j < m && j < rc->nb_cap; j++)
         if (!rc->seen[rc->nb[j]])
@@ -267,8 +266,8 @@ static double *load(const char *spec, cutune_problem **problem, size_t *n)
         const cutune__t4_entry *en = &t4->entries[e];
         if (en->config_index >= *n)
             continue;
-        double v = en->outcome == CUTUNE_OUTCOME_CORRECT ? en->time_ms
-                                                         : INFINITY;
+        double v =
+            en->outcome == CUTUNE_OUTCOME_CORRECT ? en->time_ms : INFINITY;
         if (isnan(o[en->config_index]) || v < o[en->config_index])
             o[en->config_index] = v;
     }
@@ -337,15 +336,15 @@ static int parse_options(int argc, char **argv, options *o)
                 fprintf(stderr, "bench-divergence: --ahead P,M\n");
                 return 2;
             }
-        }
-        else {
+        } else {
             fprintf(stderr, "bench-divergence: unknown option %s\n",
                     argv[first]);
             return 2;
         }
     }
     if (first >= argc || o->seeds == 0 || o->budget == 0 || o->batch == 0) {
-        fprintf(stderr, "usage: bench-divergence [--seeds N] [--budget B] "
+        fprintf(stderr,
+                "usage: bench-divergence [--seeds N] [--budget B] "
                 "[--noise REL] [--shift REL] [--strategies a,b] T1:T4 ...\n");
         return 2;
     }
@@ -485,8 +484,8 @@ static void run_seed(file_run *fr, const cutune__strategy_type *type,
         /* --budget B is an evaluation budget, as --budget-evals B of a
          * tune (budget.h). */
         cutune__budget caller = {fr->o->budget, 0, 0};
-        so.max_evals = cutune__budget_resolve(&caller, NULL, fr->n, type)
-                           .max_evals;
+        so.max_evals =
+            cutune__budget_resolve(&caller, NULL, fr->n, type).max_evals;
         so.batch = fr->o->batch;
         so.seed = s + 1;
         so.start = SIZE_MAX;

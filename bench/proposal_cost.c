@@ -39,11 +39,11 @@ static cutune__space *make_space(int switches)
     for (int i = 0; i < N_VALUES; i++)
         values[i] = (cutune__value){.type = CUTUNE__V_INT, .u.i = i};
     size_t nv = switches ? N_SWITCHED : N_VALUES;
-    cutune__param params[N_PARAMS] = {
-        {"a", values, nv},  {"b", values, nv},  {"c", values, nv},
-        {"d", values, nv},  {"e", values, nv},  {"s1", values, 2},
-        {"s2", values, 2},  {"s3", values, 2},  {"s4", values, 2},
-        {"s5", values, 2}};
+    cutune__param params[N_PARAMS] = {{"a", values, nv}, {"b", values, nv},
+                                      {"c", values, nv}, {"d", values, nv},
+                                      {"e", values, nv}, {"s1", values, 2},
+                                      {"s2", values, 2}, {"s3", values, 2},
+                                      {"s4", values, 2}, {"s5", values, 2}};
     return cutune__space_create(params, switches ? N_PARAMS : N_BOWL, NULL, 0,
                                 NULL, 0, NULL);
 }
@@ -109,7 +109,13 @@ int main(int argc, char **argv)
         for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
             double t0 = cpu_now();
             for (size_t seed = 1; seed <= seeds; seed++) {
-                cutune__replay_options o = {.max_evals = budgets[b], .max_seconds = 0, .batch = 1, .seed = seed, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
+                cutune__replay_options o = {.max_evals = budgets[b],
+                                            .max_seconds = 0,
+                                            .batch = 1,
+                                            .seed = seed,
+                                            .start = SIZE_MAX,
+                                            .params = NULL,
+                                            .try_cost = NULL};
                 if (cutune__replay_run(type, s, t, NULL, &o, NULL, NULL, 0) !=
                     0) {
                     fputs("bench-proposal-cost: out of memory\n", stderr);

@@ -16,7 +16,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#define RUNS 20
+#define RUNS   20
 #define WARMUP 3
 
 static int cuda_ok(cudaError_t e, const char *what)
@@ -91,8 +91,8 @@ int main(int argc, char **argv)
     const float alpha = 1.0f, beta = 0.0f;
     /* Row-major C = A B is column-major C^T = B^T A^T: the same call with
      * the operands swapped and no transposition. */
-#define SGEMM()                                                              \
-    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k,    \
+#define SGEMM()                                                               \
+    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k,     \
                 &beta, c, n)
     for (int i = 0; i < WARMUP; i++)
         if (!blas_ok(SGEMM(), "cublasSgemm"))

@@ -18,7 +18,8 @@
  * For each file, strategy and budget it runs N seeds (K..K+N-1, K 1
  * unless --first-seed says) of a replay
  * with that budget, starting where a tune starts when the occupancy API
- * gives no answer (search/strategy/seed.h: the default configuration; none with
+ * gives no answer (search/strategy/seed.h: the default configuration; none
+ * with
  * --no-start), and prints a markdown table of medians over the seeds:
  * optimum time / best found time with its quartiles, the score P =
  * (B - F) / (B - O) of Willemsen et al., and the evaluations needed to
@@ -44,8 +45,8 @@
  * "name=value,..." (repeatable) adds the default strategy with other
  * settings (search/strategy/default.h), --variant "bayes:name=value,..." the
  * Bayesian one (search/strategy/bayes.h); --loo then prints, per held-out
- * problem, the setting chosen on the other problems and its worst figure on the
- * held-out one (leave one kernel out, every device and size of it held out
+ * problem, the setting chosen on the other problems and its worst figure on
+ * the held-out one (leave one kernel out, every device and size of it held out
  * together): for the default its worst median, for bayes its worst margin
  * over random search's median (--strategies must include random).
  *
@@ -273,7 +274,6 @@ static void *worker(void *arg)
     }
 }
 
-
 /* The default strategy with the settings "name=value,..." of `spec`, or
  * bayes with those of "bayes:name=value,...". */
 static int add_variant(bench_args *a, const char *spec)
@@ -290,8 +290,7 @@ static int add_variant(bench_args *a, const char *spec)
     v->has_params = 1;
     v->params = cutune__default_params_std;
     v->bayes_params = cutune__bayes_params_std;
-    snprintf(v->label, sizeof v->label, "%s[%.140s]", v->type->name,
-             settings);
+    snprintf(v->label, sizeof v->label, "%s[%.140s]", v->type->name, settings);
     char buf[256];
     snprintf(buf, sizeof buf, "%s", settings);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
@@ -377,12 +376,13 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
         char *end = NULL;
         a->first_seed = (uint64_t)strtoull(v, &end, 10);
         if (*v < '0' || *v > '9' || *end) {
-            fprintf(stderr, "bench-strategies: --first-seed '%s' is not "
-                            "a non-negative integer\n", v);
+            fprintf(stderr,
+                    "bench-strategies: --first-seed '%s' is not "
+                    "a non-negative integer\n",
+                    v);
             return 1;
         }
-    }
-    else if (strcmp(o, "--threads") == 0 && has)
+    } else if (strcmp(o, "--threads") == 0 && has)
         a->threads = (size_t)strtoul(argv[++*i], NULL, 10);
     else if (strcmp(o, "--out") == 0 && has)
         a->out_path = argv[++*i];
@@ -412,8 +412,7 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
     } else if (strcmp(o, "--settings") == 0) {
         bench_print_settings(stdout);
         return 3;
-    }
-    else if (strcmp(o, "--spaces") == 0 && has) {
+    } else if (strcmp(o, "--spaces") == 0 && has) {
         long k = bench_load_list(a->data, a->n_data, argv[++*i]);
         if (k < 0)
             return 2;

@@ -68,9 +68,9 @@ typedef struct dataset {
     double *measure_s;  /* measuring (cutune__t4_entry_measure_seconds) */
     double setup_s;     /* before the search (as cutune simulate sets it) */
     size_t n;
-    size_t start;        /* where a tune starts (search/strategy/seed.h: the
-                            default configuration, no occupancy answer
-                            being recorded); SIZE_MAX with --no-start */
+    size_t start; /* where a tune starts (search/strategy/seed.h: the
+                     default configuration, no occupancy answer
+                     being recorded); SIZE_MAX with --no-start */
     double optimum;
     double random_best[N_BUDGETS];
 } dataset;

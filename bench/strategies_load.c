@@ -64,9 +64,9 @@ static int fill(dataset *d, const cutune__t4 *t4)
         d->measure_s[en->config_index] = cutune__t4_entry_measure_seconds(en);
     }
     /* As `cutune simulate --threads` sets a tune's clock up. */
-    d->setup_s = cutune__replay_setup_s(
-        d->compile_s, d->measure_s, d->n,
-        cutune__problem_default_config(d->problem));
+    d->setup_s =
+        cutune__replay_setup_s(d->compile_s, d->measure_s, d->n,
+                               cutune__problem_default_config(d->problem));
     describe(d);
     return 0;
 }

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "replay/replay.h"
-#include "strategy/settings.h"
 #include "strategies.h"
+#include "strategy/settings.h"
 
 const double bench_share_levels[N_LEVELS] = {0.90, 0.95, 0.98};
 
@@ -72,8 +72,7 @@ void bench_print_intro(FILE *out, const bench_args *a, double wall)
             "(ms per run at the largest budget). The worst case over "
             "all spaces comes first. Wall time of the "
             "whole benchmark: %.0f s on %zu threads.\n",
-            TIME_BUDGET_EVALS, a->seeds,
-            (unsigned long long)a->first_seed,
+            TIME_BUDGET_EVALS, a->seeds, (unsigned long long)a->first_seed,
             (unsigned long long)(a->first_seed + a->seeds - 1),
             a->no_start ? "no start configuration"
                         : "each run starting at the default configuration "
@@ -212,15 +211,16 @@ static void print_loo_head(FILE *out, const cutune__strategy_type *type)
     const char *what = margin ? "margin over random search's median "
                                 "(opt/found; below 0: below random search)"
                               : "median";
-    fprintf(out, "\n## Leave one kernel out: %s\n\nPer held-out problem "
-                 "(its spaces of every device and size): the setting of the "
-                 "%s strategy with the highest worst %s over the "
-                 "other problems' spaces (ties to the higher mean), and its "
-                 "worst figure on the held-out spaces, per budget; the last "
-                 "columns choose one setting for every budget (the highest "
-                 "sum of worst figures). The last row is the worst "
-                 "held-out figure: what a setting chosen without a kernel "
-                 "does on it.\n\n| held out |",
+    fprintf(out,
+            "\n## Leave one kernel out: %s\n\nPer held-out problem "
+            "(its spaces of every device and size): the setting of the "
+            "%s strategy with the highest worst %s over the "
+            "other problems' spaces (ties to the higher mean), and its "
+            "worst figure on the held-out spaces, per budget; the last "
+            "columns choose one setting for every budget (the highest "
+            "sum of worst figures). The last row is the worst "
+            "held-out figure: what a setting chosen without a kernel "
+            "does on it.\n\n| held out |",
             type->name, type->name, what);
     budget_cells(out, ": chosen | held-out |");
     fprintf(out, " one for all | held-out 50/100/200/400/time |\n|---|");
@@ -504,8 +504,10 @@ void bench_print_settings(FILE *out)
 {
     for (size_t k = 0; cutune__strategy_settings[k]; k++) {
         const cutune__settings *s = cutune__strategy_settings[k];
-        fprintf(out, "%s| `%s` setting | range | default | meaning |\n"
-                     "|---|---|---|---|\n", k ? "\n" : "", s->strategy);
+        fprintf(out,
+                "%s| `%s` setting | range | default | meaning |\n"
+                "|---|---|---|---|\n",
+                k ? "\n" : "", s->strategy);
         for (size_t i = 0; i < s->n; i++) {
             fprintf(out, "| `%s` | ", s->table[i].name);
             print_range(out, &s->table[i]);

@@ -142,8 +142,8 @@ static cutune_status model_one_device(cutune_cache *cache,
     for (size_t i = 0; i < n; i++) {
         const cutune_cache_record *rec = NULL;
         cutune_match match = CUTUNE_MATCH_NONE;
-        cutune_status st = cutune_cache_lookup(cache, &queries[i], &rec,
-                                               &match);
+        cutune_status st =
+            cutune_cache_lookup(cache, &queries[i], &rec, &match);
         if (st != CUTUNE_OK && st != CUTUNE_ERR_NOT_FOUND)
             return st;
         if (cutune_cache_warning(cache)[0] && !warning[0])
@@ -151,10 +151,9 @@ static cutune_status model_one_device(cutune_cache *cache,
         json_t *entries = json_array();
         if (rec)
             json_array_append_new(entries, entry_json(rec, match));
-        json_t *p = json_pack("{s:s, s:s, s:o*, s:n}", "name",
-                              queries[i].problem_name, "match",
-                              cutune_match_str(match), "entries", entries,
-                              "default");
+        json_t *p = json_pack(
+            "{s:s, s:s, s:o*, s:n}", "name", queries[i].problem_name, "match",
+            cutune_match_str(match), "entries", entries, "default");
         if (!p || json_array_append_new(problems, p))
             return no_memory(cache);
         if (!rec) {
@@ -234,28 +233,27 @@ static cutune_status model_all_devices(cutune_cache *cache,
         size_t ndev = 0;
         q.device_name = NULL;
         if (status == CUTUNE_OK)
-            status = cutune__cache_lookup_default(cache, &q, &def, &avg,
-                                                  &ndev);
+            status =
+                cutune__cache_lookup_default(cache, &q, &def, &avg, &ndev);
         size_t def_index = 0;
         json_t *e;
         json_array_foreach(entries, k, e)
         {
-            if (def && strcasecmp(json_string_value(json_object_get(
-                                      e, "device")),
-                                  def->device.name) == 0)
+            if (def &&
+                strcasecmp(json_string_value(json_object_get(e, "device")),
+                           def->device.name) == 0)
                 def_index = k;
         }
         json_t *p = NULL;
         if (status == CUTUNE_OK)
             p = json_pack("{s:s, s:s, s:o, s:I, s:f, s:I}", "name",
-                          q.problem_name, "match", "table", "entries",
-                          entries, "default", (json_int_t)def_index,
+                          q.problem_name, "match", "table", "entries", entries,
+                          "default", (json_int_t)def_index,
                           "default_avg_relative", avg, "default_devices",
                           (json_int_t)ndev);
         else
             json_decref(entries);
-        if (status == CUTUNE_OK &&
-            (!p || json_array_append_new(problems, p)))
+        if (status == CUTUNE_OK && (!p || json_array_append_new(problems, p)))
             status = no_memory(cache);
     }
     json_decref(cs.problems);
@@ -272,7 +270,8 @@ typedef struct out {
     int failed;
 } out;
 
-static void emit(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void emit(out *o, const char *fmt, ...)
 {
@@ -307,32 +306,122 @@ static void emit(out *o, const char *fmt, ...)
 
 /* How a name becomes (part of) an identifier. */
 enum ident_kind {
-    IDENT_MACRO,  /* upper-cased */
-    IDENT_PART,   /* as it is, inside a longer identifier */
-    IDENT_MEMBER  /* as it is, a whole identifier: keywords get a '_' */
+    IDENT_MACRO, /* upper-cased */
+    IDENT_PART,  /* as it is, inside a longer identifier */
+    IDENT_MEMBER /* as it is, a whole identifier: keywords get a '_' */
 };
 
 static int is_keyword(const char *s)
 {
-    static const char *const words[] = {
-        "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex",
-        "_Decimal128", "_Decimal32", "_Decimal64", "_Generic", "_Imaginary",
-        "_Noreturn", "_Static_assert", "_Thread_local", "alignas",
-        "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
-        "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t",
-        "class", "co_await", "co_return", "co_yield", "compl", "concept",
-        "const", "const_cast", "consteval", "constexpr", "constinit",
-        "continue", "decltype", "default", "delete", "do", "double",
-        "dynamic_cast", "else", "enum", "explicit", "export", "extern",
-        "false", "float", "for", "friend", "goto", "if", "inline", "int",
-        "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-        "nullptr", "operator", "or", "or_eq", "private", "protected",
-        "public", "register", "reinterpret_cast", "requires", "restrict",
-        "return", "short", "signed", "sizeof", "static", "static_assert",
-        "static_cast", "struct", "switch", "template", "this",
-        "thread_local", "throw", "true", "try", "typedef", "typeid",
-        "typename", "typeof", "typeof_unqual", "union", "unsigned", "using",
-        "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+    static const char *const words[] = {"_Alignas",
+                                        "_Alignof",
+                                        "_Atomic",
+                                        "_BitInt",
+                                        "_Bool",
+                                        "_Complex",
+                                        "_Decimal128",
+                                        "_Decimal32",
+                                        "_Decimal64",
+                                        "_Generic",
+                                        "_Imaginary",
+                                        "_Noreturn",
+                                        "_Static_assert",
+                                        "_Thread_local",
+                                        "alignas",
+                                        "alignof",
+                                        "and",
+                                        "and_eq",
+                                        "asm",
+                                        "auto",
+                                        "bitand",
+                                        "bitor",
+                                        "bool",
+                                        "break",
+                                        "case",
+                                        "catch",
+                                        "char",
+                                        "char16_t",
+                                        "char32_t",
+                                        "char8_t",
+                                        "class",
+                                        "co_await",
+                                        "co_return",
+                                        "co_yield",
+                                        "compl",
+                                        "concept",
+                                        "const",
+                                        "const_cast",
+                                        "consteval",
+                                        "constexpr",
+                                        "constinit",
+                                        "continue",
+                                        "decltype",
+                                        "default",
+                                        "delete",
+                                        "do",
+                                        "double",
+                                        "dynamic_cast",
+                                        "else",
+                                        "enum",
+                                        "explicit",
+                                        "export",
+                                        "extern",
+                                        "false",
+                                        "float",
+                                        "for",
+                                        "friend",
+                                        "goto",
+                                        "if",
+                                        "inline",
+                                        "int",
+                                        "long",
+                                        "mutable",
+                                        "namespace",
+                                        "new",
+                                        "noexcept",
+                                        "not",
+                                        "not_eq",
+                                        "nullptr",
+                                        "operator",
+                                        "or",
+                                        "or_eq",
+                                        "private",
+                                        "protected",
+                                        "public",
+                                        "register",
+                                        "reinterpret_cast",
+                                        "requires",
+                                        "restrict",
+                                        "return",
+                                        "short",
+                                        "signed",
+                                        "sizeof",
+                                        "static",
+                                        "static_assert",
+                                        "static_cast",
+                                        "struct",
+                                        "switch",
+                                        "template",
+                                        "this",
+                                        "thread_local",
+                                        "throw",
+                                        "true",
+                                        "try",
+                                        "typedef",
+                                        "typeid",
+                                        "typename",
+                                        "typeof",
+                                        "typeof_unqual",
+                                        "union",
+                                        "unsigned",
+                                        "using",
+                                        "virtual",
+                                        "void",
+                                        "volatile",
+                                        "wchar_t",
+                                        "while",
+                                        "xor",
+                                        "xor_eq"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strcmp(s, words[i]) == 0)
             return 1;
@@ -420,8 +509,7 @@ static void emit_entry_comment(out *o, json_t *e)
     }
     emit(o, ", %.4f ms, source hash ",
          json_real_value(json_object_get(e, "time_ms")));
-    emit_comment_text(o,
-                      json_string_value(json_object_get(e, "source_hash")));
+    emit_comment_text(o, json_string_value(json_object_get(e, "source_hash")));
 }
 
 /* "#define CUTUNE_<prefix><NAME>[_<PARAM>] " */
@@ -501,14 +589,14 @@ static void header_table(out *o, json_t *p)
 
     emit(o, "\n/* ");
     emit_comment_text(o, name);
-    emit(o, ": tuned on %zu device%s; default: the configuration of entry "
-            "%zu, %.4f times the best on average over %lld device%s */\n",
+    emit(o,
+         ": tuned on %zu device%s; default: the configuration of entry "
+         "%zu, %.4f times the best on average over %lld device%s */\n",
          n, n == 1 ? "" : "s", def,
          json_number_value(json_object_get(p, "default_avg_relative")),
          (long long)json_integer_value(json_object_get(p, "default_devices")),
-         json_integer_value(json_object_get(p, "default_devices")) == 1
-             ? ""
-             : "s");
+         json_integer_value(json_object_get(p, "default_devices")) == 1 ? ""
+                                                                        : "s");
     emit(o, "typedef struct cutune_%s_config {\n", pl);
     emit(o, "    const char *device;\n    int cc_major;\n    int cc_minor;\n"
             "    int sm_count;\n    int simulated;\n"
@@ -524,9 +612,10 @@ static void header_table(out *o, json_t *p)
     }
     emit(o, "} cutune_%s_config;\n\n", pl);
 
-    emit(o, "static inline const cutune_%s_config *\ncutune_%s_lookup("
-            "const char *name, int cc_major, int cc_minor,\n"
-            "    int sm_count, int *level)\n{\n",
+    emit(o,
+         "static inline const cutune_%s_config *\ncutune_%s_lookup("
+         "const char *name, int cc_major, int cc_minor,\n"
+         "    int sm_count, int *level)\n{\n",
          pl, pl);
     emit(o, "    static const cutune_%s_config table[%zu] = {\n", pl, n);
     size_t i;
@@ -641,8 +730,7 @@ static cutune_status claim_ident(cutune_cache *cache, json_t *seen,
 {
     out id = {NULL, 0, 0, 0};
     emit(&id, "%s", prefix);
-    emit_ident(&id, name,
-               param && kind == IDENT_MEMBER ? IDENT_PART : kind);
+    emit_ident(&id, name, param && kind == IDENT_MEMBER ? IDENT_PART : kind);
     if (param) {
         emit(&id, "_");
         emit_ident(&id, param, kind);
@@ -692,10 +780,9 @@ static cutune_status check_one_device(cutune_cache *cache, json_t *seen,
 
 /* Many devices: a type and a function per problem (cutune_P_config,
  * cutune_P_lookup), and the struct's members, the fixed ones included. */
-static cutune_status check_table(cutune_cache *cache, json_t *seen,
-                                 json_t *p)
+static cutune_status check_table(cutune_cache *cache, json_t *seen, json_t *p)
 {
-    static const char *const fixed[] = {"device", "cc_major", "cc_minor",
+    static const char *const fixed[] = {"device",   "cc_major",  "cc_minor",
                                         "sm_count", "simulated", "level"};
     const char *name = json_string_value(json_object_get(p, "name"));
     out what = describe(name, NULL);
@@ -709,16 +796,15 @@ static cutune_status check_table(cutune_cache *cache, json_t *seen,
         emit(&what, "the member %s of cutune_", fixed[i]);
         emit_ident(&what, name, IDENT_PART);
         emit(&what, "_config");
-        status = claim_ident(cache, members, "", fixed[i], NULL,
-                             IDENT_MEMBER, "", &what);
+        status = claim_ident(cache, members, "", fixed[i], NULL, IDENT_MEMBER,
+                             "", &what);
     }
     json_t *entries = json_object_get(p, "entries");
     size_t def = (size_t)json_integer_value(json_object_get(p, "default"));
     const char *key;
     json_t *v;
-    json_object_foreach(json_object_get(json_array_get(entries, def),
-                                        "config"),
-                        key, v)
+    json_object_foreach(
+        json_object_get(json_array_get(entries, def), "config"), key, v)
     {
         if (status != CUTUNE_OK)
             break;
@@ -773,8 +859,9 @@ static cutune_status render(cutune_cache *cache, json_t *model,
     if (status != CUTUNE_OK)
         return status;
     json_t *device = json_object_get(model, "device");
-    emit(o, "/* Generated by cutune %s (cutune export) from the tuning "
-            "cache; do not edit.\n * ",
+    emit(o,
+         "/* Generated by cutune %s (cutune export) from the tuning "
+         "cache; do not edit.\n * ",
          CUTUNE_VERSION_STRING);
     if (json_is_string(device)) {
         emit(o, "Launch configurations for device ");
@@ -818,8 +905,7 @@ cutune_status cutune_cache_export(cutune_cache *cache,
     for (size_t i = 0; i < n_queries; i++) {
         if (!queries[i].problem_name || !queries[i].problem_name[0])
             return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
-                                      "export query %zu names no problem",
-                                      i);
+                                      "export query %zu names no problem", i);
         if (names_device(&queries[i]) != one)
             return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                                       "export queries must all name a "
@@ -828,11 +914,11 @@ cutune_status cutune_cache_export(cutune_cache *cache,
 
     char warning[1024] = "";
     json_t *problems = json_array();
-    const char *device = one ? (queries[0].device_name &&
-                                        queries[0].device_name[0]
-                                    ? queries[0].device_name
-                                    : queries[0].device_uuid)
-                             : NULL;
+    const char *device =
+        one ? (queries[0].device_name && queries[0].device_name[0]
+                   ? queries[0].device_name
+                   : queries[0].device_uuid)
+            : NULL;
     json_t *model = json_pack("{s:i, s:s, s:s*, s:o*}", "cutune_export",
                               EXPORT_FORMAT, "cutune", CUTUNE_VERSION_STRING,
                               "device", device, "problems", problems);

@@ -215,8 +215,7 @@ static int output_fail(char *why, size_t size, const char *path, int err,
         else {
             int n = snprintf(reason, sizeof reason, fmt, arg);
             if (err && n >= 0 && (size_t)n < sizeof reason)
-                snprintf(reason + n, sizeof reason - (size_t)n, " (%s)",
-                         text);
+                snprintf(reason + n, sizeof reason - (size_t)n, " (%s)", text);
         }
         snprintf(why, size, "cannot write %s: %s", path, reason);
     }
@@ -298,8 +297,7 @@ static int check_dir(const char *path, const char *target, char *why,
     } else if (stat(d, &st) != 0)
         rc = output_fail(why, size, path, errno, "cannot reach %s", d);
     else if (!S_ISDIR(st.st_mode))
-        rc = output_fail(why, size, path, ENOTDIR, "%s is not a directory",
-                         d);
+        rc = output_fail(why, size, path, ENOTDIR, "%s is not a directory", d);
     else if (access(d, W_OK | X_OK) != 0)
         rc = output_fail(why, size, path, errno, "cannot create files in %s",
                          d);
@@ -308,8 +306,7 @@ static int check_dir(const char *path, const char *target, char *why,
 }
 
 /* cutune__output_check, and the target to replace in *target. */
-static int output_kind(const char *path, char **target, char *why,
-                       size_t size)
+static int output_kind(const char *path, char **target, char *why, size_t size)
 {
     *target = NULL;
     if (!path || !path[0])
@@ -388,8 +385,7 @@ static int stream_write(const char *path, const void *data, size_t len,
 }
 
 static int replace_write(const char *path, const char *target,
-                         const void *data, size_t len, char *why,
-                         size_t size)
+                         const void *data, size_t len, char *why, size_t size)
 {
     const char *slash = strrchr(target, '/');
     size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;

@@ -1,7 +1,7 @@
 /* The plumbing cache/ and tuner/ share: FNV-1a hashes, making
- * directories, replacing a file atomically, and writing an output. No CUDA, no jansson, no
- * cutune types, so it sits at the bottom: the one internal header of
- * cache/ that tuner/ includes (docs/architecture.md). Every function is
+ * directories, replacing a file atomically, and writing an output. No CUDA, no
+ * jansson, no cutune types, so it sits at the bottom: the one internal header
+ * of cache/ that tuner/ includes (docs/architecture.md). Every function is
  * thread-safe; none keeps state between calls. */
 #ifndef CUTUNE_CACHE_FSIO_H
 #define CUTUNE_CACHE_FSIO_H

@@ -70,8 +70,8 @@ static char *make_key(const cutune_cache_record *r)
     return key;
 }
 
-static int merge_visit(void *user, const cutune_cache_record *r,
-                       json_t *root, const char *path, size_t line)
+static int merge_visit(void *user, const cutune_cache_record *r, json_t *root,
+                       const char *path, size_t line)
 {
     (void)path;
     (void)line;
@@ -139,15 +139,15 @@ cutune_status cutune_cache_merge(cutune_cache *cache,
     cutune_status status =
         cutune__cache_scan(cache, inputs, n_inputs, merge_visit, &st);
     if (status == CUTUNE_OK && st.no_memory)
-        status = cutune__cache_fail(cache, CUTUNE_ERR_NO_MEMORY,
-                                    "out of memory");
+        status =
+            cutune__cache_fail(cache, CUTUNE_ERR_NO_MEMORY, "out of memory");
     merge_item **sorted = NULL;
     char *text = NULL;
     size_t len = 0, written = 0;
     if (status == CUTUNE_OK &&
         !(sorted = malloc((st.n ? st.n : 1) * sizeof *sorted)))
-        status = cutune__cache_fail(cache, CUTUNE_ERR_NO_MEMORY,
-                                    "out of memory");
+        status =
+            cutune__cache_fail(cache, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (status == CUTUNE_OK) {
         for (size_t i = 0; i < st.n; i++)
             sorted[i] = &st.items[i];

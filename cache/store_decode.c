@@ -38,8 +38,8 @@ static int get_string_into(json_t *obj, const char *key, char *buf,
     return 1;
 }
 
-static int get_int(json_t *obj, const char *key, long long min,
-                   long long max, long long *out)
+static int get_int(json_t *obj, const char *key, long long min, long long max,
+                   long long *out)
 {
     json_t *v = json_object_get(obj, key);
     if (!json_is_integer(v))
@@ -168,8 +168,7 @@ int cutune__store_decode_entry(json_t *root, cache_entry *e)
         r->problem_size = e->problem_size;
     }
 
-    rc = get_params(json_object_get(root, "config"), &e->config,
-                    &r->n_config);
+    rc = get_params(json_object_get(root, "config"), &e->config, &r->n_config);
     if (rc != DECODE_OK)
         goto out;
     r->config = e->config;

@@ -83,8 +83,8 @@ cutune_status cutune__store_check_record(cutune_cache *cache,
     cutune_status status =
         check_params(cache, r->config, r->n_config, "config");
     if (status == CUTUNE_OK)
-        status = check_params(cache, r->baseline, r->n_baseline,
-                              "baseline.config");
+        status =
+            check_params(cache, r->baseline, r->n_baseline, "baseline.config");
     if (status != CUTUNE_OK)
         return status;
 
@@ -114,8 +114,8 @@ cutune_status cutune__store_check_record(cutune_cache *cache,
                                   "record field stats.time_ms is %g; a "
                                   "time is above 0",
                                   r->time_ms);
-    if (!isnan(r->baseline_ms) && !(r->baseline_ms >= 0 &&
-                                    isfinite(r->baseline_ms)))
+    if (!isnan(r->baseline_ms) &&
+        !(r->baseline_ms >= 0 && isfinite(r->baseline_ms)))
         return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                                   "record field baseline.time_ms is %g; a "
                                   "time is 0 or above (NaN: no baseline)",

@@ -60,21 +60,21 @@ typedef struct cache_entry {
 } cache_entry;
 
 struct cutune_cache {
-    char *dir;              /* NULL only when open failed */
-    size_t skipped_lines;   /* by the most recent scan */
-    size_t version_skipped; /* of those, records of another format version */
+    char *dir;               /* NULL only when open failed */
+    size_t skipped_lines;    /* by the most recent scan */
+    size_t version_skipped;  /* of those, records of another format version */
     long long other_version; /* the highest such version */
-    cache_entry found;      /* what the last lookup returned */
-    char errmsg[4352];      /* room for a PATH_MAX path and a reason */
+    cache_entry found;       /* what the last lookup returned */
+    char errmsg[4352];       /* room for a PATH_MAX path and a reason */
     char warning[1024];
-    char first_skip[512];   /* "PATH:LINE: why" of the first line skipped
-                               for a reason other than its version */
-    size_t refused;         /* of the skipped lines, records the query's
-                               accept() refused */
-    size_t unreadable;      /* files of a scanned directory not read */
+    char first_skip[512];       /* "PATH:LINE: why" of the first line skipped
+                                   for a reason other than its version */
+    size_t refused;             /* of the skipped lines, records the query's
+                                   accept() refused */
+    size_t unreadable;          /* files of a scanned directory not read */
     char first_unreadable[512]; /* "PATH: why" of the first */
-    struct store_memo *memo; /* the records kept in memory
-                                (cutune_cache_preload); NULL: none */
+    struct store_memo *memo;    /* the records kept in memory
+                                   (cutune_cache_preload); NULL: none */
 };
 
 /* Where a read of a file stopped: the byte after the last line read and
@@ -89,8 +89,8 @@ enum { DECODE_OK, DECODE_INVALID, DECODE_NO_MEMORY };
 
 /* Called for each valid record during a scan; it may take the entry by
  * copying it and zeroing *entry. Nonzero stops the scan. */
-typedef int (*entry_visit_fn)(void *user, cache_entry *entry,
-                              const char *path, size_t line);
+typedef int (*entry_visit_fn)(void *user, cache_entry *entry, const char *path,
+                              size_t line);
 
 /* Functions one file lends the others, by the file that defines them;
  * each is described at its definition. */

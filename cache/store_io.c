@@ -111,9 +111,9 @@ static int open_locked(cutune_cache *cache, const char *path,
         }
         struct stat held, named;
         int gone = stat(path, &named) != 0 && errno == ENOENT;
-        if (!gone && (fstat(fd, &held) != 0 || stat(path, &named) != 0 ||
-                      (held.st_dev == named.st_dev &&
-                       held.st_ino == named.st_ino)))
+        if (!gone &&
+            (fstat(fd, &held) != 0 || stat(path, &named) != 0 ||
+             (held.st_dev == named.st_dev && held.st_ino == named.st_ino)))
             return fd;
         flock(fd, LOCK_UN);
         close(fd);

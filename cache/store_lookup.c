@@ -8,16 +8,16 @@
 
 typedef struct lookup_state {
     const cutune_cache_query *query;
-    int default_only;  /* every device's records, for the DEFAULT level */
-    cache_entry best;  /* the device's own; best.root NULL until one is */
+    int default_only; /* every device's records, for the DEFAULT level */
+    cache_entry best; /* the device's own; best.root NULL until one is */
     cutune_match level;
     double distance;
     /* Other devices' records of the problem, for the levels after the
      * device's own. */
     cache_entry *others;
     size_t n_others, cap_others;
-    size_t arch;       /* index in others of the best same-architecture
-                          record; n_others when there is none */
+    size_t arch; /* index in others of the best same-architecture
+                    record; n_others when there is none */
     long long arch_sm;
     double arch_distance;
     int no_memory;
@@ -149,8 +149,7 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
             if (level != st->level) {
                 if (level == CUTUNE_MATCH_NEAREST_SIZE)
                     return 0;
-            } else if (!nearer_or_newer(distance, r->timestamp,
-                                        st->distance,
+            } else if (!nearer_or_newer(distance, r->timestamp, st->distance,
                                         st->best.record.timestamp)) {
                 return 0;
             }
@@ -183,9 +182,8 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
     if (keep_other(st, e))
         return 1;
     if (arch) {
-        int best_simulated =
-            st->arch != SIZE_MAX &&
-            st->others[st->arch].record.device.simulated != 0;
+        int best_simulated = st->arch != SIZE_MAX &&
+                             st->others[st->arch].record.device.simulated != 0;
         /* A real device's record beats any simulated one. */
         if (st->arch == SIZE_MAX || simulated < best_simulated ||
             (simulated == best_simulated && sm < st->arch_sm) ||
@@ -237,8 +235,8 @@ static cutune_status scan_lookup(cutune_cache *cache, lookup_state *st,
         return cutune__store_scan_filtered(cache, &filter, lookup_visit, st,
                                            missing);
     accept_visit av = {cache, st};
-    return cutune__store_scan_filtered(cache, &filter, accept_then_visit,
-                                       &av, missing);
+    return cutune__store_scan_filtered(cache, &filter, accept_then_visit, &av,
+                                       missing);
 }
 
 /* The DEFAULT level. Each device (by name) is represented by its record
@@ -268,9 +266,8 @@ static size_t pick_default(const lookup_state *st, double *avg_out,
         if (any_real && r->device.simulated)
             continue;
         size_t k = 0;
-        while (k < n_reps &&
-               strcasecmp(st->others[reps[k]].record.device.name,
-                          r->device.name) != 0)
+        while (k < n_reps && strcasecmp(st->others[reps[k]].record.device.name,
+                                        r->device.name) != 0)
             k++;
         if (k == n_reps) {
             reps[n_reps++] = i;
@@ -331,18 +328,12 @@ static void lookup_state_free(lookup_state *st)
 const char *cutune_match_str(cutune_match match)
 {
     switch (match) {
-    case CUTUNE_MATCH_NONE:
-        return "none";
-    case CUTUNE_MATCH_EXACT:
-        return "exact";
-    case CUTUNE_MATCH_NEAREST_SIZE:
-        return "nearest-size";
-    case CUTUNE_MATCH_ARCHITECTURE:
-        return "architecture";
-    case CUTUNE_MATCH_DEFAULT:
-        return "default";
-    case CUTUNE_MATCH_OCCUPANCY:
-        return "occupancy";
+    case CUTUNE_MATCH_NONE: return "none";
+    case CUTUNE_MATCH_EXACT: return "exact";
+    case CUTUNE_MATCH_NEAREST_SIZE: return "nearest-size";
+    case CUTUNE_MATCH_ARCHITECTURE: return "architecture";
+    case CUTUNE_MATCH_DEFAULT: return "default";
+    case CUTUNE_MATCH_OCCUPANCY: return "occupancy";
     }
     return "unknown";
 }
@@ -375,8 +366,7 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
     st.query = query;
     st.arch = SIZE_MAX;
     int missing = 0;
-    cutune_status status =
-        scan_lookup(cache, &st, &missing);
+    cutune_status status = scan_lookup(cache, &st, &missing);
     if (status == CUTUNE_OK && st.no_memory)
         status = cutune__store_fail_memory(cache);
     if (status != CUTUNE_OK) {
@@ -442,8 +432,7 @@ cutune_status cutune__cache_lookup_default(cutune_cache *cache,
     st.default_only = 1;
     st.arch = SIZE_MAX;
     int missing = 0;
-    cutune_status status =
-        scan_lookup(cache, &st, &missing);
+    cutune_status status = scan_lookup(cache, &st, &missing);
     if (status == CUTUNE_OK && st.no_memory)
         status = cutune__store_fail_memory(cache);
     size_t pick = SIZE_MAX;

@@ -37,11 +37,11 @@ int cutune__store_file_readable(cutune_cache *cache, const char *path)
     if (!cache->first_unreadable[0])
         snprintf(cache->first_unreadable, sizeof cache->first_unreadable,
                  "%s: %s", path,
-                 fd >= 0 ? "not a regular file"
+                 fd >= 0         ? "not a regular file"
                  : err == ENOENT ? "a symbolic link to nothing"
-                 : err == ELOOP ? "a loop of symbolic links"
-                                : cutune__store_errno_text(err, buf,
-                                                           sizeof buf));
+                 : err == ELOOP
+                     ? "a loop of symbolic links"
+                     : cutune__store_errno_text(err, buf, sizeof buf));
     return 0;
 }
 
@@ -108,8 +108,8 @@ cutune_status cutune__store_scan_file(cutune_cache *cache, const char *path,
         if (is_blank(line, (size_t)got))
             continue;
         json_error_t jerr;
-        json_t *root = json_loadb(line, (size_t)got, JSON_REJECT_DUPLICATES,
-                                  &jerr);
+        json_t *root =
+            json_loadb(line, (size_t)got, JSON_REJECT_DUPLICATES, &jerr);
         if (!root) {
             if (json_error_code(&jerr) == json_error_out_of_memory) {
                 status = cutune__store_fail_memory(cache);
@@ -247,8 +247,8 @@ static cutune_status scan_dir_at(cutune_cache *cache, const char *dirpath,
             break;
         }
         if (cutune__store_file_readable(cache, path))
-            status = cutune__store_scan_file(cache, path, visit, user, stop,
-                                             NULL);
+            status =
+                cutune__store_scan_file(cache, path, visit, user, stop, NULL);
         free(path);
     }
     cutune__store_free_names(names, count);
@@ -337,8 +337,8 @@ static cutune_status scan_paths(cutune_cache *cache, const char *const *paths,
             break;
         }
         if (S_ISDIR(st.st_mode))
-            status = scan_dir_at(cache, paths[i], visit, user, &missing,
-                                 &stop);
+            status =
+                scan_dir_at(cache, paths[i], visit, user, &missing, &stop);
         else
             status = cutune__store_scan_file(cache, paths[i], visit, user,
                                              &stop, NULL);
@@ -359,9 +359,9 @@ static int record_visit_entry(void *user, cache_entry *e, const char *path,
     return rv->visit(rv->user, &e->record, e->root, path, line);
 }
 
-cutune_status cutune__cache_scan(cutune_cache *cache,
-                                 const char *const *paths, size_t n_paths,
-                                 cutune__cache_visit_fn visit, void *user)
+cutune_status cutune__cache_scan(cutune_cache *cache, const char *const *paths,
+                                 size_t n_paths, cutune__cache_visit_fn visit,
+                                 void *user)
 {
     if (!cache)
         return CUTUNE_ERR_INVALID_ARGUMENT;

@@ -6,10 +6,10 @@
 
 typedef struct cutune__template {
     const char *name;
-    const char *json;   /* the T1 problem */
+    const char *json; /* the T1 problem */
     size_t json_len;
     const char *source_name; /* the T1 KernelFile it stands for */
-    const char *source; /* the kernel template */
+    const char *source;      /* the kernel template */
     size_t source_len;
 } cutune__template;
 

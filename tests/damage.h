@@ -23,7 +23,10 @@ static inline int scan_cubins(const char *dir, int damage)
         static char buf[1 << 20];
         size_t n = fread(buf, 1, sizeof buf, f);
         for (size_t i = 0; i + 4 <= n; i++)
-            if (memcmp(buf + i, "\x7f" "ELF", 4) == 0) {
+            if (memcmp(buf + i,
+                       "\x7f"
+                       "ELF",
+                       4) == 0) {
                 if (damage) {
                     fseek(f, (long)i, SEEK_SET);
                     fwrite("XXXX", 1, 4, f);

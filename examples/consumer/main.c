@@ -50,15 +50,15 @@ int main(int argc, char **argv)
                record->device.name,
                record->device.simulated ? " (simulated)" : "");
         for (size_t i = 0; i < record->n_config; i++)
-            printf(" %s=%s", record->config[i].name,
-                   record->config[i].value);
+            printf(" %s=%s", record->config[i].name, record->config[i].value);
         printf("\n");
     } else if (match == CUTUNE_MATCH_OCCUPANCY) {
         printf("run time: no record; use the occupancy suggestion\n");
     } else {
-        fprintf(stderr, "%s\n", problem && st != CUTUNE_OK && !cache
-                                    ? cutune_problem_errmsg(problem)
-                                    : cutune_cache_errmsg(cache));
+        fprintf(stderr, "%s\n",
+                problem && st != CUTUNE_OK && !cache
+                    ? cutune_problem_errmsg(problem)
+                    : cutune_cache_errmsg(cache));
     }
     cutune_cache_close(cache);
     cutune_problem_destroy(problem);

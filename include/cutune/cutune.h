@@ -23,9 +23,9 @@
 extern "C" {
 #endif
 
-#define CUTUNE_VERSION_MAJOR 0
-#define CUTUNE_VERSION_MINOR 1
-#define CUTUNE_VERSION_PATCH 0
+#define CUTUNE_VERSION_MAJOR  0
+#define CUTUNE_VERSION_MINOR  1
+#define CUTUNE_VERSION_PATCH  0
 #define CUTUNE_VERSION_STRING "0.1.0"
 
 /* The version of the library linked, "MAJOR.MINOR.PATCH"; the macros above
@@ -45,17 +45,18 @@ typedef enum cutune_status {
     CUTUNE_OK = 0,
     CUTUNE_ERR_INVALID_ARGUMENT = 1, /* a NULL or out-of-range argument */
     CUTUNE_ERR_NO_MEMORY = 2,
-    CUTUNE_ERR_IO = 3,           /* a file could not be read or written */
-    CUTUNE_ERR_PARSE = 4,        /* malformed JSON, T1 field or expression */
-    CUTUNE_ERR_UNSUPPORTED = 5,  /* valid input cutune does not handle */
-    CUTUNE_ERR_NOT_FOUND = 6,    /* unknown template, no cache record */
-    CUTUNE_ERR_NO_DEVICE = 7,    /* no CUDA device (or driver) present */
-    CUTUNE_ERR_CUDA = 8,         /* the CUDA runtime failed outside a candidate */
-    CUTUNE_ERR_NVRTC = 9,        /* NVRTC failed outside a candidate */
-    CUTUNE_ERR_WORKER = 10,      /* the GPU worker could not be started */
-    CUTUNE_ERR_EMPTY_SPACE = 11, /* no configuration satisfies the conditions */
+    CUTUNE_ERR_IO = 3,          /* a file could not be read or written */
+    CUTUNE_ERR_PARSE = 4,       /* malformed JSON, T1 field or expression */
+    CUTUNE_ERR_UNSUPPORTED = 5, /* valid input cutune does not handle */
+    CUTUNE_ERR_NOT_FOUND = 6,   /* unknown template, no cache record */
+    CUTUNE_ERR_NO_DEVICE = 7,   /* no CUDA device (or driver) present */
+    CUTUNE_ERR_CUDA = 8,    /* the CUDA runtime failed outside a candidate */
+    CUTUNE_ERR_NVRTC = 9,   /* NVRTC failed outside a candidate */
+    CUTUNE_ERR_WORKER = 10, /* the GPU worker could not be started */
+    CUTUNE_ERR_EMPTY_SPACE =
+        11, /* no configuration satisfies the conditions */
     CUTUNE_ERR_NO_VALID_RESULT = 12, /* every evaluated configuration failed */
-    CUTUNE_ERR_LIMIT = 13        /* a configured size limit was exceeded */
+    CUTUNE_ERR_LIMIT = 13            /* a configured size limit was exceeded */
 } cutune_status;
 
 /* A fixed English string for a status; never NULL. */
@@ -110,7 +111,7 @@ typedef struct cutune_param_value {
 
 typedef struct cutune_device {
     char name[256];
-    char uuid[48];          /* "GPU-xxxxxxxx-...", or "" when unknown */
+    char uuid[48]; /* "GPU-xxxxxxxx-...", or "" when unknown */
     int cc_major;
     int cc_minor;
     int sm_count;
@@ -119,7 +120,7 @@ typedef struct cutune_device {
     int driver_version;     /* cudaDriverGetVersion, e.g. 13000 */
     char nvrtc_version[16]; /* "13.0" */
     char cutune_version[16];
-    int simulated;          /* nonzero for records made by `simulate` */
+    int simulated; /* nonzero for records made by `simulate` */
 } cutune_device;
 
 /* ------------------------------------------------------------------ */
@@ -181,8 +182,7 @@ const char *cutune_problem_size_expr(const cutune_problem *problem,
 size_t cutune_problem_param_count(const cutune_problem *problem);
 const char *cutune_problem_param_name(const cutune_problem *problem,
                                       size_t param);
-size_t cutune_problem_value_count(const cutune_problem *problem,
-                                  size_t param);
+size_t cutune_problem_value_count(const cutune_problem *problem, size_t param);
 const char *cutune_problem_value(const cutune_problem *problem, size_t param,
                                  size_t value);
 /* Number of points of the cartesian product, and of valid configurations. */
@@ -220,21 +220,21 @@ typedef enum cutune_output_check {
  * own progress display (cutune tune on a terminal). Everything is
  * borrowed for the duration of the call. */
 typedef struct cutune_progress {
-    size_t evaluations;       /* evaluated so far, this one included */
-    size_t budget;            /* evaluations the budget allows; 0: no
-                                 count (a time budget alone) */
-    double elapsed_s;         /* since the search started */
-    double eta_s;             /* estimated seconds of search left (the
-                                 final round not counted); NAN: unknown */
-    double best_ms;           /* best median so far; NAN before any
-                                 configuration ran correctly */
-    double baseline_ms;       /* the occupancy suggestion's median (the
-                                 search's start); NAN until it ran
-                                 correctly */
-    double last_ms;           /* this evaluation's median; NAN unless it
-                                 ran correctly */
+    size_t evaluations; /* evaluated so far, this one included */
+    size_t budget;      /* evaluations the budget allows; 0: no
+                           count (a time budget alone) */
+    double elapsed_s;   /* since the search started */
+    double eta_s;       /* estimated seconds of search left (the
+                           final round not counted); NAN: unknown */
+    double best_ms;     /* best median so far; NAN before any
+                           configuration ran correctly */
+    double baseline_ms; /* the occupancy suggestion's median (the
+                           search's start); NAN until it ran
+                           correctly */
+    double last_ms;     /* this evaluation's median; NAN unless it
+                           ran correctly */
     cutune_outcome last_outcome;
-    int last_reused;          /* taken from the measurement log */
+    int last_reused;                  /* taken from the measurement log */
     const cutune_param_value *config; /* this configuration: config[i] is
                                          parameter i's value */
     size_t n_params;
@@ -258,18 +258,18 @@ typedef struct cutune_session_options {
     double launch_timeout_s; /* absolute cap on one launch; 0: default */
     cutune_log_fn log;
     void *log_user;
-    int warm_cache;          /* keep the L2 warm between timed launches
-                                (default: overwrite it before each) */
-    int no_binary_cache;     /* compile everything, skip the on-disk
-                                binary cache under the cache directory */
-    double max_fraction;     /* budget as a share of the space, in (0, 1]:
-                                ceil(fraction * size) evaluations; 0: none.
-                                With max_evals too, the smaller wins */
-    int reuse_measurements;  /* take configurations measured before (same
-                                device, kernel, arguments and options: the
-                                measurement log in the cache directory)
-                                from the log instead of measuring them;
-                                every tune appends to the log either way */
+    int warm_cache;         /* keep the L2 warm between timed launches
+                               (default: overwrite it before each) */
+    int no_binary_cache;    /* compile everything, skip the on-disk
+                               binary cache under the cache directory */
+    double max_fraction;    /* budget as a share of the space, in (0, 1]:
+                               ceil(fraction * size) evaluations; 0: none.
+                               With max_evals too, the smaller wins */
+    int reuse_measurements; /* take configurations measured before (same
+                               device, kernel, arguments and options: the
+                               measurement log in the cache directory)
+                               from the log instead of measuring them;
+                               every tune appends to the log either way */
     cutune_output_check output_check; /* how outputs are checked where the
                                 problem gives no ReferenceArguments */
     /* Several devices of one model sharing one search (cutune tune
@@ -325,59 +325,59 @@ cutune_status cutune_session_device_groups(cutune_session *session,
 
 /* One evaluated configuration, as the tune saw it. */
 typedef struct cutune_eval {
-    size_t config_index;          /* index in the problem's space */
+    size_t config_index; /* index in the problem's space */
     cutune_outcome outcome;
-    double time_ms;               /* median runtime; valid when CORRECT */
+    double time_ms; /* median runtime; valid when CORRECT */
     double compile_ms;
-    const char *message;          /* NVRTC log or CUDA error; may be "" */
-    int stopped_early;            /* dropped after a few launches as
-                                     clearly slower than the best */
-    int sm_clock_mhz;             /* when it was measured, from NVML; */
-    int temperature_c;            /* -1 when unknown */
-    size_t runs;                  /* timed launches (all in the T4 output) */
-    size_t final_runs;            /* the last of them that were the final
-                                     round's (0: not a finalist) */
-    size_t worker;                /* which of the tune's devices measured
-                                     it: an index into the session's
-                                     devices (0 with one device) */
+    const char *message; /* NVRTC log or CUDA error; may be "" */
+    int stopped_early;   /* dropped after a few launches as
+                            clearly slower than the best */
+    int sm_clock_mhz;    /* when it was measured, from NVML; */
+    int temperature_c;   /* -1 when unknown */
+    size_t runs;         /* timed launches (all in the T4 output) */
+    size_t final_runs;   /* the last of them that were the final
+                            round's (0: not a finalist) */
+    size_t worker;       /* which of the tune's devices measured
+                            it: an index into the session's
+                            devices (0 with one device) */
 } cutune_eval;
 
 typedef struct cutune_tune_result {
     cutune_device device;
-    double memcpy_gbs;            /* device-to-device cudaMemcpy, R+W */
-    int occupancy_block_size;     /* what the occupancy API suggests */
+    double memcpy_gbs;                  /* device-to-device cudaMemcpy, R+W */
+    int occupancy_block_size;           /* what the occupancy API suggests */
     const cutune_param_value *baseline; /* occupancy-seeded configuration */
     size_t n_params;
-    double baseline_ms;           /* NaN: the baseline failed (no baseline) */
+    double baseline_ms; /* NaN: the baseline failed (no baseline) */
     const cutune_param_value *best;
     double best_ms;
     double best_min_ms;
     double best_stddev_ms;
     size_t best_runs;
-    double best_gbs;              /* 0 when the problem names no bytes */
-    double speedup;               /* baseline_ms / best_ms; NaN with no
-                                     baseline */
+    double best_gbs; /* 0 when the problem names no bytes */
+    double speedup;  /* baseline_ms / best_ms; NaN with no
+                        baseline */
     size_t evaluations;
     size_t failures;
     double wall_s;
     const char *strategy;
-    const cutune_eval *evals;     /* every evaluation, in order */
+    const cutune_eval *evals; /* every evaluation, in order */
     size_t n_evals;
-    size_t tied;                  /* finalists whose confidence
-                                     intervals overlap the winner's */
-    double gpu_busy;              /* GPU time spent measuring (kernels,
-                                     output resets, validation, L2
-                                     flushes) / wall time of the tune */
-    double kernel_share;          /* the candidates' kernel time alone /
-                                     wall time */
-    double best_gflops;           /* 0 when the problem names no FLOPs */
-    size_t reused;                /* evaluations taken from earlier
-                                     measurements (reuse_measurements) */
-    size_t finalists;             /* the search's best few, measured again
-                                     after it; the winner is one of them */
-    size_t workers;               /* devices the search measured on */
-    size_t restarts;              /* workers started again after a
-                                     candidate killed or hung one */
+    size_t tied;         /* finalists whose confidence
+                            intervals overlap the winner's */
+    double gpu_busy;     /* GPU time spent measuring (kernels,
+                            output resets, validation, L2
+                            flushes) / wall time of the tune */
+    double kernel_share; /* the candidates' kernel time alone /
+                            wall time */
+    double best_gflops;  /* 0 when the problem names no FLOPs */
+    size_t reused;       /* evaluations taken from earlier
+                            measurements (reuse_measurements) */
+    size_t finalists;    /* the search's best few, measured again
+                            after it; the winner is one of them */
+    size_t workers;      /* devices the search measured on */
+    size_t restarts;     /* workers started again after a
+                            candidate killed or hung one */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. *result is borrowed from the
@@ -424,8 +424,8 @@ typedef struct cutune_rejected_group {
                                          the parameters with more than
                                          one value */
     size_t n_shared;
-    const char *log;                  /* NVRTC's log of the first member,
-                                         whole */
+    const char *log; /* NVRTC's log of the first member,
+                        whole */
 } cutune_rejected_group;
 
 size_t cutune_session_rejected_group_count(const cutune_session *session);
@@ -447,38 +447,38 @@ typedef struct cutune_cache_record {
     const char *source_hash;
     const long long *problem_size;
     size_t n_problem_size;
-    const char *compiler_options;   /* joined by spaces; may be "" */
+    const char *compiler_options; /* joined by spaces; may be "" */
     const cutune_param_value *config;
     size_t n_config;
-    double time_ms;                 /* median of the best configuration;
-                                       above 0 */
+    double time_ms; /* median of the best configuration;
+                       above 0 */
     double time_min_ms;
     double time_stddev_ms;
     size_t runs;
-    double gbs;                     /* 0 when unknown */
+    double gbs; /* 0 when unknown */
     const cutune_param_value *baseline;
     size_t n_baseline;
-    double baseline_ms;             /* 0 or above (0: unknown), or NaN:
-                                       no baseline (the start
-                                       configuration failed; null in the
-                                       file) */
+    double baseline_ms; /* 0 or above (0: unknown), or NaN:
+                           no baseline (the start
+                           configuration failed; null in the
+                           file) */
     const char *strategy;
     size_t evaluations;
     double tune_seconds;
-    long long timestamp;            /* seconds since the Unix epoch */
+    long long timestamp; /* seconds since the Unix epoch */
 } cutune_cache_record;
 
 typedef enum cutune_match {
     CUTUNE_MATCH_NONE = 0,
-    CUTUNE_MATCH_EXACT = 1,         /* same device, same problem size */
-    CUTUNE_MATCH_NEAREST_SIZE = 2,  /* same device, nearest problem size */
-    CUTUNE_MATCH_ARCHITECTURE = 3,  /* another device of the same compute
-                                       capability, nearest SM count */
-    CUTUNE_MATCH_DEFAULT = 4,       /* the cross-device default: the
-                                       configuration with the best average
-                                       relative time over the devices */
-    CUTUNE_MATCH_OCCUPANCY = 5      /* nothing cached: the caller should use
-                                       the occupancy API's suggestion */
+    CUTUNE_MATCH_EXACT = 1,        /* same device, same problem size */
+    CUTUNE_MATCH_NEAREST_SIZE = 2, /* same device, nearest problem size */
+    CUTUNE_MATCH_ARCHITECTURE = 3, /* another device of the same compute
+                                      capability, nearest SM count */
+    CUTUNE_MATCH_DEFAULT = 4,      /* the cross-device default: the
+                                      configuration with the best average
+                                      relative time over the devices */
+    CUTUNE_MATCH_OCCUPANCY = 5     /* nothing cached: the caller should use
+                                      the occupancy API's suggestion */
 } cutune_match;
 
 const char *cutune_match_str(cutune_match match);
@@ -488,17 +488,17 @@ const char *cutune_match_str(cutune_match match);
  * every device's records are. */
 typedef struct cutune_cache_query {
     const char *problem_name;
-    const char *device_name;        /* compared case-insensitively */
+    const char *device_name; /* compared case-insensitively */
     const char *device_uuid;
-    const long long *problem_size;  /* NULL: any size */
+    const long long *problem_size; /* NULL: any size */
     size_t n_problem_size;
     /* Nonzero: when the device has no record of the problem, go on down the
      * chain: ARCHITECTURE (needs cc_major > 0), DEFAULT, then OCCUPANCY.
      * Zero: the device's own records only (EXACT, NEAREST_SIZE). */
     int fallback;
-    int cc_major;                   /* the device's compute capability; */
-    int cc_minor;                   /* 0.0: unknown, no ARCHITECTURE level */
-    int sm_count;                   /* 0: unknown, any SM count is as near */
+    int cc_major; /* the device's compute capability; */
+    int cc_minor; /* 0.0: unknown, no ARCHITECTURE level */
+    int sm_count; /* 0: unknown, any SM count is as near */
     /* Optional (NULL: every valid record counts). A record of the problem
      * for which accept() returns 0 is skipped like an invalid line:
      * counted in cutune_cache_skipped_lines(), its file, line and the
@@ -516,8 +516,8 @@ typedef struct cutune_cache_query {
  * parameter's values, the configuration inside the search space, and
  * time_ms positive and finite. Else 0, with the reason in `why`. */
 int cutune_problem_accepts_record(void *problem,
-                                  const cutune_cache_record *record,
-                                  char *why, size_t why_size);
+                                  const cutune_cache_record *record, char *why,
+                                  size_t why_size);
 
 /* `dir` NULL: $CUTUNE_CACHE_DIR, else $HOME/.cache/cutune. The directory
  * is created on the first append. The caller owns *out. */
@@ -629,7 +629,7 @@ cutune_status cutune_cache_import(cutune_cache *cache,
 typedef struct cutune_cache_merge_stats {
     size_t records_read;
     size_t records_written;
-    size_t duplicates;      /* records dropped for a newer one */
+    size_t duplicates; /* records dropped for a newer one */
 } cutune_cache_merge_stats;
 
 /* Joins the records of the cache files (or cache directories) `inputs`
@@ -649,7 +649,7 @@ cutune_status cutune_cache_merge(cutune_cache *cache,
                                  cutune_cache_merge_stats *stats);
 
 typedef enum cutune_export_format {
-    CUTUNE_EXPORT_HEADER = 0,   /* a C/C++ header */
+    CUTUNE_EXPORT_HEADER = 0, /* a C/C++ header */
     CUTUNE_EXPORT_JSON = 1
 } cutune_export_format;
 

@@ -25,15 +25,15 @@ typedef enum cutune_plan_state {
 /* One problem at one size on one device: an item of the plan file times
  * its sizes times its devices. Strings are borrowed from the plan. */
 typedef struct cutune_plan_task {
-    size_t item;              /* index of the item in the plan file */
-    const char *problem;      /* template name, or the T1 path resolved
-                                 against the plan file's folder */
-    const long long *size;    /* NULL: the problem's own size */
+    size_t item;           /* index of the item in the plan file */
+    const char *problem;   /* template name, or the T1 path resolved
+                              against the plan file's folder */
+    const long long *size; /* NULL: the problem's own size */
     size_t n_size;
-    int device;               /* device ordinal */
-    cutune_plan_state state;  /* set by a run */
-    cutune_status status;     /* of a FAILED task */
-    const char *message;      /* why it failed; "" otherwise */
+    int device;              /* device ordinal */
+    cutune_plan_state state; /* set by a run */
+    cutune_status status;    /* of a FAILED task */
+    const char *message;     /* why it failed; "" otherwise */
 } cutune_plan_task;
 
 /* Reads the plan at `path`. Items that name no "devices" get
@@ -93,8 +93,9 @@ struct cutune_plan_backend {
  * task whose device is one of them is tuned on all of them of its model,
  * one search shared (cutune_session_device_groups decides the models
  * when the backend is made). The caller owns *out. */
-cutune_status cutune_plan_session_backend_create(
-    const cutune_session_options *options, cutune_plan_backend **out);
+cutune_status
+cutune_plan_session_backend_create(const cutune_session_options *options,
+                                   cutune_plan_backend **out);
 
 /* For tests and for judging plans without a GPU: each device ordinal N is
  * a simulated device named "replay N" that answers a task by replaying
@@ -114,8 +115,8 @@ void cutune_plan_backend_destroy(cutune_plan_backend *backend);
 /* Running a plan. */
 
 typedef struct cutune_plan_run_options {
-    const char *cache_dir;  /* NULL: as cutune_cache_open */
-    int force;              /* tune also what the cache holds */
+    const char *cache_dir; /* NULL: as cutune_cache_open */
+    int force;             /* tune also what the cache holds */
     /* One progress line for the whole plan at INFO ("plan: 3/12 tasks,
      * 1 failed, ETA 40 s"); each failed task at WARN. */
     cutune_log_fn log;
@@ -135,9 +136,9 @@ typedef struct cutune_plan_report {
     size_t skipped;
     size_t failed;
     double seconds;
-    int rank;               /* this process's MPI rank; 0 without MPI */
-    int ranks;              /* 1 without MPI */
-    int ranks_lost;         /* rank 0: ranks timed out (rank_timeout_s) */
+    int rank;       /* this process's MPI rank; 0 without MPI */
+    int ranks;      /* 1 without MPI */
+    int ranks_lost; /* rank 0: ranks timed out (rank_timeout_s) */
 } cutune_plan_report;
 
 /* Works through the plan's tasks in order with `backend`: a task whose
@@ -165,9 +166,10 @@ int cutune_plan_mpi_launched(void);
  * them and appends every record a rank sends back to its cache (unless
  * that very record is there already: a rank writing to the same cache
  * directory); the other ranks tune, keeping a copy in their own cache
- * directory where the backend writes one. Initializes MPI when the caller has not, and then
- * finalizes it. With one rank, it is cutune_plan_run. Task states are
- * complete on rank 0 only. CUTUNE_ERR_UNSUPPORTED when built without MPI.
+ * directory where the backend writes one. Initializes MPI when the caller has
+ * not, and then finalizes it. With one rank, it is cutune_plan_run. Task
+ * states are complete on rank 0 only. CUTUNE_ERR_UNSUPPORTED when built
+ * without MPI.
  */
 cutune_status cutune_plan_run_mpi(cutune_plan *plan,
                                   const cutune_plan_backend *backend,

@@ -17,22 +17,22 @@ typedef struct cutune_report cutune_report;
  * (the device, the strategy), else marked unknown in the page, never
  * guessed. */
 typedef struct cutune_report_options {
-    const char *results_path;      /* T4 results file, plain or gzip */
-    const char *title;             /* NULL: from the problem or cache */
-    const char *device_name;       /* NULL: unknown */
-    const char *strategy;          /* NULL: unknown */
-    int occupancy_block_size;      /* 0: unknown */
+    const char *results_path;           /* T4 results file, plain or gzip */
+    const char *title;                  /* NULL: from the problem or cache */
+    const char *device_name;            /* NULL: unknown */
+    const char *strategy;               /* NULL: unknown */
+    int occupancy_block_size;           /* 0: unknown */
     const cutune_param_value *baseline; /* the occupancy-seeded
                                       configuration; NULL: unknown */
     size_t n_baseline;
     const cutune_param_value *winner; /* the tune's winner after its final
                                       round; NULL: the fastest recorded */
     size_t n_winner;
-    double winner_ms;              /* the winner's final time; 0: unknown */
-    size_t max_points;             /* points per plot; 0: 5000 */
-    size_t top;                    /* rows of the top table; 0: 20 */
-    cutune_log_fn log;             /* warnings (a results file recorded
-                                      for another problem); NULL: none */
+    double winner_ms;  /* the winner's final time; 0: unknown */
+    size_t max_points; /* points per plot; 0: 5000 */
+    size_t top;        /* rows of the top table; 0: 20 */
+    cutune_log_fn log; /* warnings (a results file recorded
+                          for another problem); NULL: none */
     void *log_user;
 } cutune_report_options;
 

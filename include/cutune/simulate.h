@@ -17,28 +17,34 @@ extern "C" {
 /* Fractions of the optimum the figures of a replay use: a run is within
  * x of the optimum when its best is at most (1 + x) times the optimum. */
 #define CUTUNE_SIMULATE_N_WITHIN 3
-#define CUTUNE_SIMULATE_WITHIN {0.01, 0.02, 0.05}
+#define CUTUNE_SIMULATE_WITHIN                                                \
+    {                                                                         \
+        0.01, 0.02, 0.05                                                      \
+    }
 /* Fractions of the optimum (optimum / best) whose modelled time a replay
  * on the clock reports. */
 #define CUTUNE_SIMULATE_N_RATIOS 3
-#define CUTUNE_SIMULATE_RATIOS {0.95, 0.98, 0.99}
+#define CUTUNE_SIMULATE_RATIOS                                                \
+    {                                                                         \
+        0.95, 0.98, 0.99                                                      \
+    }
 
 typedef struct cutune_simulate_options {
-    const char *results_path;  /* T4 results file, plain or gzip */
-    const char *strategy;      /* NULL: the problem's (T1 Search), else
-                                  the default */
-    size_t max_evals;          /* 0: no evaluation budget. With no budget
-                                  at all the problem's (T1 Budget) applies,
-                                  else CUTUNE_DEFAULT_BUDGET (the whole
-                                  space for brute_force), as in a tune */
-    double max_fraction;       /* budget as a share of the space, in (0, 1];
-                                  0: none. The smaller of two budgets wins */
-    double max_seconds;        /* simulated time: the recorded compilation
-                                  and run times of what was evaluated;
-                                  0: no limit */
-    uint64_t seed;             /* repeat r (0-based) runs with seed + r */
-    size_t repeat;             /* runs; 0: 1 */
-    size_t batch;              /* proposals per round; 0: 1 */
+    const char *results_path; /* T4 results file, plain or gzip */
+    const char *strategy;     /* NULL: the problem's (T1 Search), else
+                                 the default */
+    size_t max_evals;         /* 0: no evaluation budget. With no budget
+                                 at all the problem's (T1 Budget) applies,
+                                 else CUTUNE_DEFAULT_BUDGET (the whole
+                                 space for brute_force), as in a tune */
+    double max_fraction;      /* budget as a share of the space, in (0, 1];
+                                 0: none. The smaller of two budgets wins */
+    double max_seconds;       /* simulated time: the recorded compilation
+                                 and run times of what was evaluated;
+                                 0: no limit */
+    uint64_t seed;            /* repeat r (0-based) runs with seed + r */
+    size_t repeat;            /* runs; 0: 1 */
+    size_t batch;             /* proposals per round; 0: 1 */
     /* With write_cache, the winner over the runs is appended to the cache
      * (NULL dir: as cutune_cache_open) as a record of a device named
      * `device_name` with cutune_device.simulated = 1. */
@@ -66,21 +72,21 @@ void cutune_simulate_options_init(cutune_simulate_options *options);
 
 typedef struct cutune_simulate_run {
     uint64_t seed;
-    size_t evaluations;            /* failures included */
+    size_t evaluations; /* failures included */
     size_t failures;
-    double best_ms;                /* INFINITY when nothing ran correctly */
+    double best_ms;                 /* INFINITY when nothing ran correctly */
     const cutune_param_value *best; /* n_params entries; NULL when none */
-    size_t best_index;             /* in the space; SIZE_MAX when none */
-    double ratio;                  /* optimum_ms / best_ms; 0 when none */
+    size_t best_index;              /* in the space; SIZE_MAX when none */
+    double ratio;                   /* optimum_ms / best_ms; 0 when none */
     /* Willemsen et al.'s score P = (B - F) / (B - O): F this run's best,
      * O the optimum, B random_best_ms. 1: the optimum, 0: no better than
      * random search. NaN when F or B is undefined or B == O. */
     double score;
-    double random_best_ms;         /* B for this run's evaluations */
+    double random_best_ms; /* B for this run's evaluations */
     /* Evaluations after which the best first came within each fraction of
      * CUTUNE_SIMULATE_WITHIN; 0 when it never did. */
     size_t evals_within[CUTUNE_SIMULATE_N_WITHIN];
-    double seconds;                /* simulated */
+    double seconds; /* simulated */
     /* On the clock (threads > 0), else 0: the modelled wall time of the
      * tune (setup, search, final round), the GPU's wait for compiles, and
      * the seconds until the best first reached each fraction of the
@@ -91,9 +97,9 @@ typedef struct cutune_simulate_run {
     /* The recorded compile seconds of every compile started: over
      * wall_s, the compiles running on average. */
     double compile_busy_s;
-    size_t compiles;               /* compiles started */
-    size_t spec_compiles;          /* ... as speculation */
-    size_t spec_used;              /* ... that a later batch wanted */
+    size_t compiles;      /* compiles started */
+    size_t spec_compiles; /* ... as speculation */
+    size_t spec_used;     /* ... that a later batch wanted */
 } cutune_simulate_run;
 
 /* Quartiles over the runs (the median of an even count is the mean of the
@@ -106,10 +112,10 @@ typedef struct cutune_quartiles {
 typedef struct cutune_simulate_result {
     const char *strategy;
     size_t space_size;
-    size_t recorded;               /* recorded configurations in the space */
-    size_t correct;                /* of which ran correctly */
-    size_t budget;                 /* evaluations allowed; 0: no limit */
-    double optimum_ms;             /* INFINITY when nothing is correct */
+    size_t recorded;   /* recorded configurations in the space */
+    size_t correct;    /* of which ran correctly */
+    size_t budget;     /* evaluations allowed; 0: no limit */
+    double optimum_ms; /* INFINITY when nothing is correct */
     const cutune_param_value *optimum; /* NULL when nothing is correct */
     size_t n_params;
     /* B for `budget` evaluations: the expected best of random search

@@ -28,9 +28,9 @@ typedef enum cutune__vtype {
 typedef struct cutune__value {
     cutune__vtype type;
     union {
-        int64_t i;   /* INT, and BOOL (0 or 1) */
-        double f;    /* FLOAT */
-        char *s;     /* STR, NUL-terminated, owned */
+        int64_t i; /* INT, and BOOL (0 or 1) */
+        double f;  /* FLOAT */
+        char *s;   /* STR, NUL-terminated, owned */
         struct {
             struct cutune__value *items; /* owned */
             size_t n;

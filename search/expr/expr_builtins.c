@@ -182,7 +182,8 @@ static int ev_range(ev_ctx *c, const node *n, cutune__value *tmp,
         count = ((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1;
     else if (step < 0 && start > stop)
         count = ((uint64_t)start - (uint64_t)stop - 1) /
-                    ((uint64_t)0 - (uint64_t)step) + 1;
+                    ((uint64_t)0 - (uint64_t)step) +
+                1;
     if (count > c->e->max_list)
         return cutune__expr_ev_fail(c, n->pos, n->len,
                                     "range produces more than %zu values",

@@ -13,7 +13,7 @@ typedef struct fval {
 
 /* During compilation constant k is slot CONST_TAG - k, renumbered at the
  * end to follow the temporaries. */
-#define CONST_TAG 0xFFFFu
+#define CONST_TAG       0xFFFFu
 #define FPROG_MAX_SLOTS 0x8000u
 
 typedef struct fcomp {
@@ -89,8 +89,8 @@ static int f_const(fcomp *f, const cutune__value *v, fval *out)
     }
     if (f->n_consts >= FPROG_MAX_SLOTS)
         return -1;
-    cutune__slot *c = grow_array(f->consts, f->n_consts, &f->cap_consts,
-                                 sizeof *c);
+    cutune__slot *c =
+        grow_array(f->consts, f->n_consts, &f->cap_consts, sizeof *c);
     if (!c)
         return -1;
     f->consts = c;
@@ -172,8 +172,8 @@ static int f_fold(fcomp *f, const node *n, fval *out)
     if (t.type == CUTUNE__V_INT || t.type == CUTUNE__V_BOOL ||
         t.type == CUTUNE__V_FLOAT)
         return f_const(f, &t, out);
-    cutune__value *owned = grow_array(f->owned, f->n_owned, &f->cap_owned,
-                                      sizeof *owned);
+    cutune__value *owned =
+        grow_array(f->owned, f->n_owned, &f->cap_owned, sizeof *owned);
     if (!owned) {
         cutune__value_clear(&t);
         return -1;
@@ -218,8 +218,7 @@ static void f_patch(fcomp *f, size_t at)
     f->code[at].arg = (uint32_t)f->n_code;
 }
 
-static int f_node(fcomp *f, const node *n, int truth, unsigned tmp,
-                  fval *out);
+static int f_node(fcomp *f, const node *n, int truth, unsigned tmp, fval *out);
 
 /* and / or. Value: every operand must have the same type, since Python
  * returns the deciding operand. Truth: each operand's truth is enough. */
@@ -264,19 +263,18 @@ out:
     return rc;
 }
 
-static int f_cond(fcomp *f, const node *n, int truth, unsigned tmp,
-                  fval *out)
+static int f_cond(fcomp *f, const node *n, int truth, unsigned tmp, fval *out)
 {
     fval c, a, b;
     if (f_node(f, n->u.kid[1], 1, tmp, &c))
         return -1;
     if (c.type == TY_OBJ) {
         /* A constant condition: only one branch can ever run. */
-        return f_node(f, n->u.kid[cutune__value_truthy(c.obj) ? 0 : 2],
-                      truth, tmp, out);
+        return f_node(f, n->u.kid[cutune__value_truthy(c.obj) ? 0 : 2], truth,
+                      tmp, out);
     }
-    size_t to_else = f_emit(f, c.type == TY_FLOAT ? F_JZ_F : F_JZ_I, 0,
-                            c.slot, 0);
+    size_t to_else =
+        f_emit(f, c.type == TY_FLOAT ? F_JZ_F : F_JZ_I, 0, c.slot, 0);
     if (to_else == SIZE_MAX || f_node(f, n->u.kid[0], truth, tmp, &a))
         return -1;
     int type = a.type;
@@ -389,8 +387,7 @@ static long f_table(fcomp *f, const cutune__value *list)
 {
     if (list->u.list.n > FTABLE_MAX)
         return -1;
-    ftable *t = grow_array(f->tables, f->n_tables, &f->cap_tables,
-                           sizeof *t);
+    ftable *t = grow_array(f->tables, f->n_tables, &f->cap_tables, sizeof *t);
     if (!t)
         return -1;
     f->tables = t;
@@ -426,8 +423,7 @@ static int f_compare(fcomp *f, int op, unsigned dst, const fval *l,
         long t = f_table(f, r->obj);
         if (t < 0)
             return -1;
-        at = f_emit(f, l->type == TY_FLOAT ? F_IN_F : F_IN_I, dst, l->slot,
-                    0);
+        at = f_emit(f, l->type == TY_FLOAT ? F_IN_F : F_IN_I, dst, l->slot, 0);
         if (at == SIZE_MAX)
             return -1;
         f->code[at].arg = (uint32_t)t;
@@ -438,13 +434,16 @@ static int f_compare(fcomp *f, int op, unsigned dst, const fval *l,
         return -1;
     int li = is_intlike_type(l->type), ri = is_intlike_type(r->type);
     if (li && ri) {
-        static const int ii[] = {[OP_EQ] = F_EQ_II, [OP_NE] = F_NE_II,
-                                 [OP_LT] = F_LT_II, [OP_LE] = F_LE_II,
-                                 [OP_GT] = F_GT_II, [OP_GE] = F_GE_II};
+        static const int ii[] = {
+            [OP_EQ] = F_EQ_II, [OP_NE] = F_NE_II, [OP_LT] = F_LT_II,
+            [OP_LE] = F_LE_II, [OP_GT] = F_GT_II, [OP_GE] = F_GE_II};
         return f_emit(f, ii[op], dst, l->slot, r->slot) == SIZE_MAX ? -1 : 0;
     }
-    at = f_emit(f, li ? F_CMP_IF : ri ? F_CMP_FI : F_CMP_FF, dst, l->slot,
-                r->slot);
+    at = f_emit(f,
+                li   ? F_CMP_IF
+                : ri ? F_CMP_FI
+                     : F_CMP_FF,
+                dst, l->slot, r->slot);
     if (at == SIZE_MAX)
         return -1;
     f->code[at].cmp = (uint8_t)op;
@@ -514,8 +513,7 @@ static int f_minmax(fcomp *f, const node *n, unsigned tmp, fval *out)
 /* Compiles n with temporaries from `tmp` up; the value ends up in
  * out->slot, which is `tmp`, a variable's or a constant's slot. `truth`:
  * only the value's truth will be used. */
-static int f_node(fcomp *f, const node *n, int truth, unsigned tmp,
-                  fval *out)
+static int f_node(fcomp *f, const node *n, int truth, unsigned tmp, fval *out)
 {
     if (f_temp_ok(tmp))
         return -1;
@@ -528,10 +526,10 @@ static int f_node(fcomp *f, const node *n, int truth, unsigned tmp,
         cutune__vtype t = f->types[i];
         out->slot = (unsigned)i;
         out->obj = NULL;
-        out->type = t == CUTUNE__V_INT    ? TY_INT
-                    : t == CUTUNE__V_BOOL ? TY_BOOL
+        out->type = t == CUTUNE__V_INT     ? TY_INT
+                    : t == CUTUNE__V_BOOL  ? TY_BOOL
                     : t == CUTUNE__V_FLOAT ? TY_FLOAT
-                                          : 0;
+                                           : 0;
         return out->type ? 0 : -1;
     }
     case N_LOCAL: return -1; /* only inside a comprehension, folded whole */

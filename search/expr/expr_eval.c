@@ -8,8 +8,8 @@
  * arithmetic therefore allocate nothing, which matters because conditions
  * are evaluated once per candidate configuration.
  */
-#include "expr_internal.h"
 #include "expr_arith.h"
+#include "expr_internal.h"
 
 int cutune__expr_ev_fail(ev_ctx *c, size_t pos, size_t len, const char *fmt,
                          ...)
@@ -31,7 +31,8 @@ int cutune__expr_charge(ev_ctx *c, size_t pos, size_t len, size_t n)
 {
     if (n > c->budget && c->steps_cap)
         return cutune__expr_ev_fail(
-            c, pos, len, "its evaluations took more than %zu steps (list "
+            c, pos, len,
+            "its evaluations took more than %zu steps (list "
             "values and loop iterations) over the configurations checked "
             "so far; a condition is evaluated once per configuration, so "
             "keep its loops short",
@@ -104,8 +105,7 @@ static int arith_fail(ev_ctx *c, const operand *o, int status, int is_float)
                                     "fractional power");
     case AR_FLOAT_OVERFLOW:
         return cutune__expr_ev_fail(c, o->pos, o->len, "float overflow in **");
-    default:
-        return cutune__expr_ev_fail(c, o->pos, o->len, "internal error");
+    default: return cutune__expr_ev_fail(c, o->pos, o->len, "internal error");
     }
 }
 
@@ -141,8 +141,7 @@ static int int_arith(ev_ctx *c, const operand *o, int64_t x, int64_t y,
         }
         st = py_ipow(x, y, &r);
         break;
-    default:
-        return cutune__expr_ev_fail(c, o->pos, o->len, "internal error");
+    default: return cutune__expr_ev_fail(c, o->pos, o->len, "internal error");
     }
     if (st != AR_OK)
         return arith_fail(c, o, st, 0);
@@ -163,8 +162,7 @@ static int float_arith(ev_ctx *c, const operand *o, double x, double y,
     case OP_FLOORDIV: st = py_ffloordiv(x, y, &r); break;
     case OP_MOD: st = py_fmod(x, y, &r); break;
     case OP_POW: st = py_fpow(x, y, &r); break;
-    default:
-        return cutune__expr_ev_fail(c, o->pos, o->len, "internal error");
+    default: return cutune__expr_ev_fail(c, o->pos, o->len, "internal error");
     }
     if (st != AR_OK)
         return arith_fail(c, o, st, 1);
@@ -446,14 +444,10 @@ int cutune__expr_ev(ev_ctx *c, const node *n, cutune__value *tmp,
     case N_ARITH: return ev_arith(c, n, tmp, res);
     case N_CMP: return ev_cmp(c, n, tmp, res);
     case N_INDEX: return ev_index(c, n, tmp, res);
-    case N_CALL:
-        return cutune__expr_ev_call(c, n, tmp, res);
-    case N_LIST:
-        return cutune__expr_ev_list(c, n, tmp, res);
-    case N_COMP:
-        return cutune__expr_ev_comp(c, n, tmp, res);
-    default:
-        return cutune__expr_ev_fail(c, n->pos, n->len, "internal error");
+    case N_CALL: return cutune__expr_ev_call(c, n, tmp, res);
+    case N_LIST: return cutune__expr_ev_list(c, n, tmp, res);
+    case N_COMP: return cutune__expr_ev_comp(c, n, tmp, res);
+    default: return cutune__expr_ev_fail(c, n->pos, n->len, "internal error");
     }
 }
 
@@ -492,8 +486,9 @@ int cutune__expr_eval_steps(const cutune__expr *e, const cutune__value *vars,
     c.vars = vars;
     c.locals = locals;
     c.err = err;
-    c.budget = e->max_list > SIZE_MAX / WORK_FACTOR ? SIZE_MAX
-                                                    : e->max_list * WORK_FACTOR;
+    c.budget = e->max_list > SIZE_MAX / WORK_FACTOR
+                   ? SIZE_MAX
+                   : e->max_list * WORK_FACTOR;
     c.steps_cap = 0;
     if (steps && *steps < c.budget) {
         c.budget = *steps;

@@ -44,8 +44,8 @@
 
 enum node_kind {
     N_LIT,
-    N_NAME, /* before resolution */
-    N_VAR,  /* free name: index into the caller's vars */
+    N_NAME,  /* before resolution */
+    N_VAR,   /* free name: index into the caller's vars */
     N_LOCAL, /* comprehension variable: slot in the evaluation's locals */
     N_NEG,
     N_POS,
@@ -81,8 +81,8 @@ enum op {
 };
 
 static const char *const op_text[] = {
-    "?", "+", "-", "*", "/", "//", "%", "**", "==", "!=",
-    "<", "<=", ">", ">=", "in", "not in"};
+    "?",  "+",  "-", "*",  "/", "//", "%",  "**",
+    "==", "!=", "<", "<=", ">", ">=", "in", "not in"};
 
 enum builtin { B_RANGE, B_LIST, B_LEN, B_MAX, B_MIN };
 

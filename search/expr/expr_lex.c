@@ -73,10 +73,9 @@ static const struct {
     const char *word;
     int type;
 } keywords[] = {
-    {"and", T_AND},   {"or", T_OR},     {"not", T_NOT},
-    {"in", T_IN},     {"if", T_IF},     {"else", T_ELSE},
-    {"for", T_FOR},   {"True", T_TRUE}, {"False", T_FALSE},
-    {"None", T_NONE},
+    {"and", T_AND},     {"or", T_OR},     {"not", T_NOT}, {"in", T_IN},
+    {"if", T_IF},       {"else", T_ELSE}, {"for", T_FOR}, {"True", T_TRUE},
+    {"False", T_FALSE}, {"None", T_NONE},
 };
 
 int cutune__expr_word_is(const char *s, size_t n, const char *w)
@@ -199,7 +198,7 @@ node *cutune__expr_parse_int_literal(parser *p)
     }
     for (; i < n; i++) {
         unsigned ch = (unsigned char)s[i];
-        uint64_t d = is_digit((int)ch) ? ch - '0'
+        uint64_t d = is_digit((int)ch)          ? ch - '0'
                      : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10
                      : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10
                                                 : 99;

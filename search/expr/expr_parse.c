@@ -126,18 +126,17 @@ static int max_int(int a, int b)
 /* Python keywords we do not implement; as names they would silently become
  * free variables. */
 static const char *const reserved[] = {
-    "is", "lambda", "def", "class", "return", "yield", "import", "from",
-    "as", "with", "while", "pass", "break", "continue", "del", "global",
-    "nonlocal", "assert", "raise", "try", "except", "finally", "elif",
-    "async", "await"};
+    "is",      "lambda", "def",      "class",  "return", "yield", "import",
+    "from",    "as",     "with",     "while",  "pass",   "break", "continue",
+    "del",     "global", "nonlocal", "assert", "raise",  "try",   "except",
+    "finally", "elif",   "async",    "await"};
 
 static node *parse_expr(parser *p);
 static node *parse_or(parser *p);
 static node *parse_factor(parser *p);
 
 /* Parses the `for`/`if` clauses after `elem`; the current token is `for`. */
-static node *parse_comprehension(parser *p, node *elem, size_t pos,
-                                 size_t len)
+static node *parse_comprehension(parser *p, node *elem, size_t pos, size_t len)
 {
     node *n = cutune__expr_new_node(p, N_COMP, pos, len);
     if (!n)
@@ -178,8 +177,9 @@ static node *parse_comprehension(parser *p, node *elem, size_t pos,
         n->u.comp.n++;
     }
     /* Each clause is one more level of recursion when evaluating. */
-    if (set_height(p, n, h + (int)(n->u.comp.n > MAX_NESTING ? MAX_NESTING
-                                                             : n->u.comp.n)))
+    if (set_height(
+            p, n,
+            h + (int)(n->u.comp.n > MAX_NESTING ? MAX_NESTING : n->u.comp.n)))
         return NULL;
     return n;
 }
@@ -333,15 +333,9 @@ static node *parse_atom(parser *p)
 {
     node *n = NULL;
     switch (p->cur.type) {
-    case T_INT:
-        n = cutune__expr_parse_int_literal(p);
-        break;
-    case T_FLOAT:
-        n = cutune__expr_parse_float_literal(p);
-        break;
-    case T_STR:
-        n = cutune__expr_parse_str_literal(p);
-        break;
+    case T_INT: n = cutune__expr_parse_int_literal(p); break;
+    case T_FLOAT: n = cutune__expr_parse_float_literal(p); break;
+    case T_STR: n = cutune__expr_parse_str_literal(p); break;
     case T_TRUE:
     case T_FALSE:
     case T_NONE:
@@ -387,9 +381,7 @@ static node *parse_atom(parser *p)
         return n;
     }
     case T_LBR: return parse_list(p);
-    default:
-        cutune__expr_unexpected(p);
-        return NULL;
+    default: cutune__expr_unexpected(p); return NULL;
     }
     if (n && cutune__expr_advance(p))
         return NULL;

@@ -1,7 +1,7 @@
 /* Runs compiled T1 programs. Kept apart from the compiler because this is
  * the loop that runs once per candidate configuration. */
-#include "expr_internal.h"
 #include "expr_arith.h"
+#include "expr_internal.h"
 
 size_t cutune__expr_prog_slot_count(const cutune__expr_prog *g)
 {
@@ -12,8 +12,7 @@ void cutune__expr_prog_init_slots(const cutune__expr_prog *g,
                                   cutune__slot *slots)
 {
     if (g && g->n_consts)
-        memcpy(slots + g->const_base, g->consts,
-               g->n_consts * sizeof *slots);
+        memcpy(slots + g->const_base, g->consts, g->n_consts * sizeof *slots);
 }
 
 /* Python's ==, <, ... between numbers of known types, through the same
@@ -187,8 +186,8 @@ static int prog_run(const cutune__expr_prog *g, cutune__slot *s)
         case F_CMP_FF: d->i = slot_cmp(in->cmp, float_cmp(a.f, b.f)); break;
         case F_IN_I:
         case F_IN_F:
-            d->i = in_table(&g->tables[in->arg], in->op == F_IN_F, a) !=
-                   in->cmp;
+            d->i =
+                in_table(&g->tables[in->arg], in->op == F_IN_F, a) != in->cmp;
             break;
         case F_MAX_I:
             if (b.i > a.i)

@@ -21,7 +21,7 @@
  * are not, the tuner's waits fell by 8-10% (bench/results/
  * 2026-11-23-h200-s7.md). */
 #define CUTUNE__AHEAD_PROPOSALS 8
-#define CUTUNE__AHEAD_EACH 1
+#define CUTUNE__AHEAD_EACH      1
 
 /* The proposals of a batch that get what comes after them compiled
  * ahead, with `threads` compile threads. */

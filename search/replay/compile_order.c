@@ -57,8 +57,7 @@ static int before(const cutune__compile_order *o, size_t a, size_t b)
     return o->rank[a] < o->rank[b];
 }
 
-int cutune__order_want(cutune__compile_order *o, const size_t *keys,
-                       size_t n)
+int cutune__order_want(cutune__compile_order *o, const size_t *keys, size_t n)
 {
     o->generation++;
     /* The last batch's unstarted jobs fall behind; stale guesses go. */

@@ -35,25 +35,25 @@ typedef enum cutune__job_state {
 
 /* Counts for the tune's report. */
 typedef struct cutune__order_stats {
-    size_t started;          /* jobs started */
-    size_t started_wanted;   /* ... while wanted by the current batch */
-    size_t started_spec;     /* ... as speculation */
-    size_t spec_used;        /* started as speculation, then wanted by a
-                                later batch: a hit */
-    size_t dropped;          /* speculation dropped unstarted */
+    size_t started;        /* jobs started */
+    size_t started_wanted; /* ... while wanted by the current batch */
+    size_t started_spec;   /* ... as speculation */
+    size_t spec_used;      /* started as speculation, then wanted by a
+                              later batch: a hit */
+    size_t dropped;        /* speculation dropped unstarted */
 } cutune__order_stats;
 
 typedef struct cutune__compile_order {
-    size_t n;                /* keys 0..n-1 */
-    unsigned char *state;    /* n: cutune__job_state */
-    unsigned char *spec;     /* n: queued or started as speculation */
-    uint64_t *rank;          /* n: place in its batch's order; 0: urged */
-    uint64_t *gen;           /* n: the batch that queued it last */
-    size_t *queued;          /* the queued keys, in no order */
+    size_t n;             /* keys 0..n-1 */
+    unsigned char *state; /* n: cutune__job_state */
+    unsigned char *spec;  /* n: queued or started as speculation */
+    uint64_t *rank;       /* n: place in its batch's order; 0: urged */
+    uint64_t *gen;        /* n: the batch that queued it last */
+    size_t *queued;       /* the queued keys, in no order */
     size_t n_queued;
     size_t cap_queued;
-    uint64_t generation;     /* batches so far */
-    uint64_t seq;            /* jobs queued so far */
+    uint64_t generation; /* batches so far */
+    uint64_t seq;        /* jobs queued so far */
     cutune__order_stats stats;
 } cutune__compile_order;
 
@@ -66,8 +66,7 @@ void cutune__order_free(cutune__compile_order *o);
  * last batch still queued become speculation; speculation that has
  * waited CUTUNE__ORDER_GENERATIONS batches is dropped. Returns 0, or -1
  * when memory ran out (the queue then holds what fitted). */
-int cutune__order_want(cutune__compile_order *o, const size_t *keys,
-                       size_t n);
+int cutune__order_want(cutune__compile_order *o, const size_t *keys, size_t n);
 
 /* One more wanted job, after those wanted already, in the same batch
  * (a strategy in flight proposes one at a time); running or done keys
@@ -85,8 +84,8 @@ size_t cutune__order_pop(cutune__compile_order *o);
 /* A running key has finished compiling. */
 void cutune__order_done(cutune__compile_order *o, size_t key);
 
-static inline cutune__job_state cutune__order_state(
-    const cutune__compile_order *o, size_t key)
+static inline cutune__job_state
+cutune__order_state(const cutune__compile_order *o, size_t key)
 {
     return key < o->n ? (cutune__job_state)o->state[key] : CUTUNE__JOB_NONE;
 }

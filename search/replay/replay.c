@@ -12,13 +12,13 @@ const double cutune__replay_within[CUTUNE__REPLAY_N_WITHIN] = {0.01, 0.02,
 const double cutune__replay_ratios[CUTUNE__REPLAY_N_RATIOS] = {0.95, 0.98,
                                                                0.99};
 
-double cutune__replay_optimum(const double *objective, size_t n,
-                              size_t *index)
+double cutune__replay_optimum(const double *objective, size_t n, size_t *index)
 {
     double best = INFINITY;
     size_t at = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
-        if (isfinite(objective[i]) && (at == SIZE_MAX || objective[i] < best)) {
+        if (isfinite(objective[i]) &&
+            (at == SIZE_MAX || objective[i] < best)) {
             best = objective[i];
             at = i;
         }
@@ -87,9 +87,9 @@ typedef struct replay_ctx {
     double best;
     double *best_after;
     size_t best_after_len;
-    cutune__clock *clock;   /* NULL: no clock */
-    size_t *evaluated;      /* with the clock: in order, for the final
-                               round */
+    cutune__clock *clock; /* NULL: no clock */
+    size_t *evaluated;    /* with the clock: in order, for the final
+                             round */
 } replay_ctx;
 
 /* The moment of each result on the clock: when the best first reaches

@@ -24,7 +24,7 @@
  * models: the search's best few, at most CUTUNE__FINAL_MAX within
  * CUTUNE__FINAL_MARGIN of the fastest, measured again in
  * CUTUNE__FINAL_PASSES passes. */
-#define CUTUNE__FINAL_MAX 5
+#define CUTUNE__FINAL_MAX    5
 #define CUTUNE__FINAL_MARGIN 0.03
 #define CUTUNE__FINAL_PASSES 2
 
@@ -44,8 +44,8 @@
  * (SIZE_MAX or beyond n: none): the fixed part and the reference's
  * recorded compile and measurement. */
 static inline double cutune__replay_setup_s(const double *compile_s,
-                                            const double *measure_s,
-                                            size_t n, size_t ref)
+                                            const double *measure_s, size_t n,
+                                            size_t ref)
 {
     return CUTUNE__CLOCK_SETUP_S +
            (ref < n ? compile_s[ref] + measure_s[ref] : 0.0);
@@ -60,12 +60,12 @@ extern const double cutune__replay_ratios[CUTUNE__REPLAY_N_RATIOS];
 extern const double cutune__replay_within[CUTUNE__REPLAY_N_WITHIN];
 
 typedef struct cutune__replay_options {
-    size_t max_evals;    /* 0: unlimited */
-    double max_seconds;  /* simulated time from `cost`; 0: unlimited */
-    size_t batch;        /* 0: 1 */
+    size_t max_evals;   /* 0: unlimited */
+    double max_seconds; /* simulated time from `cost`; 0: unlimited */
+    size_t batch;       /* 0: 1 */
     uint64_t seed;
-    size_t start;        /* SIZE_MAX: none */
-    const void *params;  /* the strategy's settings; NULL: its own */
+    size_t start;       /* SIZE_MAX: none */
+    const void *params; /* the strategy's settings; NULL: its own */
     /* What each configuration costs to try (cutune__search_cost), told to
      * the strategy; NULL: `cost`. `cost` is what the clock spends. */
     const double *try_cost;
@@ -85,20 +85,20 @@ typedef struct cutune__replay_options {
 
 typedef struct cutune__replay_result {
     cutune__search_result search; /* evaluations, best, best_objective */
-    size_t failures;     /* evaluations that failed (recorded or not) */
-    size_t unrecorded;   /* evaluations of configurations not recorded */
-    double seconds;      /* simulated time spent (0 without `cost`) */
+    size_t failures;   /* evaluations that failed (recorded or not) */
+    size_t unrecorded; /* evaluations of configurations not recorded */
+    double seconds;    /* simulated time spent (0 without `cost`) */
     /* Evaluations after which the best found first came within
      * cutune__replay_within[i] of the optimum; SIZE_MAX when it never did. */
     size_t evals_within[CUTUNE__REPLAY_N_WITHIN];
     /* With the clock (options.threads > 0), else 0: */
-    double wall_s;       /* setup, search and final round */
-    double final_s;      /* of which the final round */
-    double gpu_wait_s;   /* the GPU idle, waiting for a compile */
+    double wall_s;         /* setup, search and final round */
+    double final_s;        /* of which the final round */
+    double gpu_wait_s;     /* the GPU idle, waiting for a compile */
     double compile_busy_s; /* compile seconds of the compiles started */
-    size_t compiles;     /* compiles started */
-    size_t spec_compiles; /* ... as speculation (compile_order.h) */
-    size_t spec_used;    /* ... of which a later batch wanted */
+    size_t compiles;       /* compiles started */
+    size_t spec_compiles;  /* ... as speculation (compile_order.h) */
+    size_t spec_used;      /* ... of which a later batch wanted */
     /* Modelled seconds until the best first reached each fraction of
      * cutune__replay_ratios; INFINITY when it never did. */
     double seconds_to[CUTUNE__REPLAY_N_RATIOS];
@@ -116,19 +116,17 @@ double cutune__replay_optimum(const double *objective, size_t n,
  * v_1 <= ... <= v_K, among M recorded, the best of the draws is v_i exactly
  * when v_i is drawn and v_1..v_{i-1} are not:
  *     P_i = C(M - i, budget - 1) / C(M, budget),
- * computed by P_1 = budget / M and P_{i+1} = P_i (M - i - budget + 1) / (M - i);
- * the draws all fail with probability 1 - sum P_i. Then
- *     B = sum_i P_i v_i / sum_i P_i.
- * Returns NaN when nothing is finite or budget is 0; a budget above M is
- * read as M. */
+ * computed by P_1 = budget / M and P_{i+1} = P_i (M - i - budget + 1) / (M -
+ * i); the draws all fail with probability 1 - sum P_i. Then B = sum_i P_i v_i
+ * / sum_i P_i. Returns NaN when nothing is finite or budget is 0; a budget
+ * above M is read as M. */
 double cutune__replay_random_best(const double *objective, size_t n,
                                   size_t budget);
 
 /* The score P = (B - F) / (B - O) of Willemsen et al.: 1 when the optimum
  * O was found, 0 when no better than random search's expectation B, below
  * 0 when worse. NaN when F is not finite or B == O. */
-double cutune__replay_score(double random_best, double found,
-                            double optimum);
+double cutune__replay_score(double random_best, double found, double optimum);
 
 /* Runs `type` on `space` against the record (`objective` and `cost` hold
  * cutune__space_size(space) entries; cost may be NULL). `best_after`, when

@@ -109,8 +109,8 @@ int cutune__clock_batch(cutune__clock *c, const size_t *indices, size_t n,
     size_t named;
     size_t n_jobs = cutune__batch_jobs(
         indices, n, NULL, more_ctx ? cutune__ahead_proposals(c->threads) : 0,
-        CUTUNE__AHEAD_EACH, cutune__search_ahead, more_ctx, c->jobs,
-        c->job_of, &named);
+        CUTUNE__AHEAD_EACH, cutune__search_ahead, more_ctx, c->jobs, c->job_of,
+        &named);
     return cutune__order_want(&c->order, c->jobs, n_jobs);
 }
 

@@ -16,14 +16,14 @@ typedef struct cutune__clock {
     const double *compile_s; /* borrowed, by key; NULL: 0 */
     const double *measure_s; /* borrowed, by key; NULL: 0 */
     cutune__compile_order order;
-    double now;              /* the GPU's time: free from then on */
+    double now; /* the GPU's time: free from then on */
     double gpu_wait_s;
     double compiled_s, measured_s; /* sums over the results so far */
-    double compile_busy_s;   /* compile seconds of every job started */
+    double compile_busy_s;         /* compile seconds of every job started */
     size_t results;
-    size_t *jobs, *job_of;   /* a batch's compile jobs (batch_jobs.h) */
+    size_t *jobs, *job_of; /* a batch's compile jobs (batch_jobs.h) */
     size_t cap;
-    size_t *flight;          /* proposals in flight (async), unmeasured */
+    size_t *flight; /* proposals in flight (async), unmeasured */
     size_t n_flight;
 } cutune__clock;
 

@@ -37,7 +37,7 @@ typedef struct cutune__constant {
 typedef struct cutune__space cutune__space;
 
 typedef struct cutune__space_error {
-    size_t condition;     /* index of the failing condition, or SIZE_MAX */
+    size_t condition; /* index of the failing condition, or SIZE_MAX */
     cutune__expr_error expr;
     char message[320];
 } cutune__space_error;
@@ -46,13 +46,11 @@ typedef struct cutune__space_error {
  * *err filled) when a condition names something that is neither a
  * parameter nor a constant, or when evaluating one fails. An empty space is
  * not a failure: check cutune__space_size(). */
-cutune__space *cutune__space_create(const cutune__param *params,
-                                    size_t n_params,
-                                    const cutune__expr *const *conditions,
-                                    size_t n_conditions,
-                                    const cutune__constant *constants,
-                                    size_t n_constants,
-                                    cutune__space_error *err);
+cutune__space *
+cutune__space_create(const cutune__param *params, size_t n_params,
+                     const cutune__expr *const *conditions,
+                     size_t n_conditions, const cutune__constant *constants,
+                     size_t n_constants, cutune__space_error *err);
 /* The same with a bound on the partial configurations enumeration may
  * check (0: none); past it, creation fails with a message saying so.
  * cutune__space_create uses CUTUNE__SPACE_VISITS_DEFAULT, about 10 s of
@@ -61,8 +59,8 @@ cutune__space *cutune__space_create(const cutune__param *params,
 cutune__space *cutune__space_create_limited(
     const cutune__param *params, size_t n_params,
     const cutune__expr *const *conditions, size_t n_conditions,
-    const cutune__constant *constants, size_t n_constants,
-    uint64_t max_visits, cutune__space_error *err);
+    const cutune__constant *constants, size_t n_constants, uint64_t max_visits,
+    cutune__space_error *err);
 void cutune__space_free(cutune__space *s);
 
 size_t cutune__space_param_count(const cutune__space *s);

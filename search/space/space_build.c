@@ -139,13 +139,11 @@ cutune__space_create(const cutune__param *params, size_t n_params,
                                         CUTUNE__SPACE_VISITS_DEFAULT, err);
 }
 
-cutune__space *
-cutune__space_create_limited(const cutune__param *params, size_t n_params,
-                             const cutune__expr *const *conditions,
-                             size_t n_conditions,
-                             const cutune__constant *constants,
-                             size_t n_constants, uint64_t max_visits,
-                             cutune__space_error *err)
+cutune__space *cutune__space_create_limited(
+    const cutune__param *params, size_t n_params,
+    const cutune__expr *const *conditions, size_t n_conditions,
+    const cutune__constant *constants, size_t n_constants, uint64_t max_visits,
+    cutune__space_error *err)
 {
     builder b;
     memset(&b, 0, sizeof b);
@@ -213,8 +211,8 @@ built:
     free_builder(&b);
     if (b.s->n_valid && b.s->n_valid < b.capacity && b.s->n_params) {
         /* Give back the slack of geometric growth; failing to is harmless. */
-        uint32_t *fit = realloc(b.s->configs, b.s->n_valid * b.s->n_params *
-                                                  sizeof *fit);
+        uint32_t *fit =
+            realloc(b.s->configs, b.s->n_valid * b.s->n_params * sizeof *fit);
         if (fit)
             b.s->configs = fit;
     }

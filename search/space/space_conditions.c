@@ -85,15 +85,15 @@ static int compile_condition(builder *b, prepared_condition *pc)
         pc->n_bound++;
     }
     /* NULL also for an expression outside what programs cover. */
-    pc->prog = cutune__expr_compile(pc->expr, types, consts,
-                                    CUTUNE__PROG_TRUTH);
+    pc->prog =
+        cutune__expr_compile(pc->expr, types, consts, CUTUNE__PROG_TRUTH);
     if (!pc->prog) {
         pc->n_bound = 0;
         rc = 0;
         goto out;
     }
-    pc->slots = calloc(cutune__expr_prog_slot_count(pc->prog),
-                       sizeof *pc->slots);
+    pc->slots =
+        calloc(cutune__expr_prog_slot_count(pc->prog), sizeof *pc->slots);
     pc->bound = calloc(pc->n_bound ? 2 * pc->n_bound : 1, sizeof *pc->bound);
     if (!pc->slots || !pc->bound)
         goto out;
@@ -172,8 +172,8 @@ int cutune__space_prepare_conditions(builder *b,
         pc->steps_left = CUTUNE__EXPR_SPACE_STEPS;
         pc->n_names = cutune__expr_name_count(e);
         pc->vars = calloc(pc->n_names ? pc->n_names : 1, sizeof *pc->vars);
-        pc->param_of = calloc(pc->n_names ? pc->n_names : 1,
-                              sizeof *pc->param_of);
+        pc->param_of =
+            calloc(pc->n_names ? pc->n_names : 1, sizeof *pc->param_of);
         if (!pc->vars || !pc->param_of)
             goto oom;
         for (size_t i = 0; i < pc->n_names; i++) {
@@ -183,15 +183,15 @@ int cutune__space_prepare_conditions(builder *b,
             if (p != SIZE_MAX)
                 continue;
             size_t k = 0;
-            while (k < n_constants &&
-                   !(constants[k].name && strcmp(constants[k].name, name) == 0))
+            while (k < n_constants && !(constants[k].name &&
+                                        strcmp(constants[k].name, name) == 0))
                 k++;
             if (k == n_constants || !constants[k].value) {
                 cutune__expr_error ee;
                 memset(&ee, 0, sizeof ee);
                 snprintf(ee.token, sizeof ee.token, "%s", name);
-                snprintf(ee.message, sizeof ee.message,
-                         "unknown name '%s'", name);
+                snprintf(ee.message, sizeof ee.message, "unknown name '%s'",
+                         name);
                 cutune__space_set_error(
                     err, c, &ee,
                     "'%s' is neither a parameter nor a constant (in %s)", name,

@@ -79,8 +79,8 @@ int cutune__space_record(builder *b, const uint32_t *cfg,
     cutune__space *s = b->s;
     size_t np = s->n_params;
     /* np may be 0: the one empty configuration still needs a slot. */
-    size_t width = b->stride ? sizeof *b->keys
-                             : (np ? np : 1) * sizeof *s->configs;
+    size_t width =
+        b->stride ? sizeof *b->keys : (np ? np : 1) * sizeof *s->configs;
     if (s->n_valid == b->capacity) {
         size_t cap = b->capacity ? b->capacity * 2 : 1024;
         if (cap > SIZE_MAX / width)
@@ -163,7 +163,8 @@ int cutune__space_enumerate(builder *b, cutune__space_error *err)
         if (b->max_visits && ++b->visits > b->max_visits) {
             b->stopped = 1;
             cutune__space_set_error(
-                err, SIZE_MAX, NULL, "building the space stopped after %llu "
+                err, SIZE_MAX, NULL,
+                "building the space stopped after %llu "
                 "partial configurations (%zu valid so far, of a cartesian "
                 "product of %.3g): the conditions reject too much too late; "
                 "raise the limit (CUTUNE_SPACE_LIMIT) or narrow the Values",

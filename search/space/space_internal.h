@@ -10,9 +10,9 @@
 
 #include "space.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +24,11 @@
 
 struct cutune__space {
     size_t n_params;
-    char **names;             /* n_params, owned */
-    cutune__value **values;   /* n_params arrays, owned */
+    char **names;           /* n_params, owned */
+    cutune__value **values; /* n_params arrays, owned */
     size_t *n_values;
     double cartesian;
-    uint32_t *configs;        /* n_valid * n_params, lexicographic */
+    uint32_t *configs; /* n_valid * n_params, lexicographic */
     size_t n_valid;
 };
 
@@ -40,13 +40,13 @@ struct cutune__space {
  * from the current configuration for parameters. */
 typedef struct prepared_condition {
     const cutune__expr *expr;
-    size_t index;            /* position in the caller's array */
+    size_t index; /* position in the caller's array */
     size_t n_names;
     cutune__value *vars;     /* n_names */
     size_t *param_of;        /* n_names; SIZE_MAX for a constant */
     cutune__expr_prog *prog; /* NULL: the tree evaluator only */
     cutune__slot *slots;
-    uint32_t *bound;         /* n_bound pairs: slot, parameter */
+    uint32_t *bound; /* n_bound pairs: slot, parameter */
     size_t n_bound;
     /* The truth of the condition per combination of its parameters' value
      * indices, filled the first time enumeration meets the combination
@@ -54,7 +54,7 @@ typedef struct prepared_condition {
      * again under every combination of the others. NULL where the
      * combinations exceed MEMO_MAX. */
     unsigned char *memo;
-    uint32_t *memo_index;    /* n_memo pairs: parameter, multiplier */
+    uint32_t *memo_index; /* n_memo pairs: parameter, multiplier */
     size_t n_memo;
     /* Steps the tree evaluator may still take for this condition over the
      * whole enumeration (CUTUNE__EXPR_SPACE_STEPS at the start). */
@@ -65,26 +65,26 @@ typedef struct prepared_condition {
 
 typedef struct builder {
     cutune__space *s;
-    prepared_condition *conds;  /* in the caller's order */
+    prepared_condition *conds; /* in the caller's order */
     size_t n_conds;
     prepared_condition **by_level; /* by the depth they are checked at */
-    size_t *level_start;       /* n_params + 2 offsets into by_level */
-    size_t capacity;           /* configs allocated, in configurations */
-    size_t *order;             /* the parameter bound at each depth */
-    size_t *depth_of;          /* the depth each parameter is bound at */
-    cutune__vtype *ptype;      /* per parameter: the type of all its values,
-                                  or NONE when they are not numbers of one
-                                  type */
-    cutune__slot **pslot;      /* per parameter and value, where typed */
+    size_t *level_start;           /* n_params + 2 offsets into by_level */
+    size_t capacity;               /* configs allocated, in configurations */
+    size_t *order;                 /* the parameter bound at each depth */
+    size_t *depth_of;              /* the depth each parameter is bound at */
+    cutune__vtype *ptype; /* per parameter: the type of all its values,
+                             or NONE when they are not numbers of one
+                             type */
+    cutune__slot **pslot; /* per parameter and value, where typed */
     /* Where the cartesian size fits in 64 bits, enumeration records each
      * valid configuration as its rank in the cartesian product (8 bytes,
      * whatever the parameter count); sorting and decoding the ranks gives
      * the configurations in lexicographic order. */
-    uint64_t *stride;          /* per parameter; NULL: record rows */
+    uint64_t *stride; /* per parameter; NULL: record rows */
     uint64_t *keys;
-    uint64_t visits;           /* partial configurations checked */
-    uint64_t max_visits;       /* 0: no limit */
-    int stopped;               /* the enumeration hit max_visits */
+    uint64_t visits;     /* partial configurations checked */
+    uint64_t max_visits; /* 0: no limit */
+    int stopped;         /* the enumeration hit max_visits */
 } builder;
 
 /* Functions one file lends the others, by the file that defines them;

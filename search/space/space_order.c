@@ -42,12 +42,12 @@ static double pass_rate(const builder *b, prepared_condition *pc, size_t seed,
 #define MAX_EXACT 16
 
 typedef struct order_model {
-    size_t k;          /* parameters ordered */
-    size_t *param;     /* k: the parameter of each position */
-    double *log_size;  /* k: log of its value count */
-    size_t nc;         /* conditions naming any of them */
-    double *log_rate;  /* nc */
-    size_t **members;  /* nc lists of positions, each ended by SIZE_MAX */
+    size_t k;         /* parameters ordered */
+    size_t *param;    /* k: the parameter of each position */
+    double *log_size; /* k: log of its value count */
+    size_t nc;        /* conditions naming any of them */
+    double *log_rate; /* nc */
+    size_t **members; /* nc lists of positions, each ended by SIZE_MAX */
 } order_model;
 
 /* Exact: writes the best permutation of positions to `out`. */
@@ -63,8 +63,8 @@ static int order_exact(const order_model *m, size_t *out)
     unsigned char *complete = malloc(states);
     unsigned char *last = malloc(states);
     int rc = -1;
-    if (!mask || !by_pos_start || !best || !count || !log_count ||
-        !complete || !last)
+    if (!mask || !by_pos_start || !best || !count || !log_count || !complete ||
+        !last)
         goto out;
     size_t members = 0;
     for (size_t c = 0; c < nc; c++)
@@ -265,7 +265,8 @@ void cutune__space_choose_order(builder *b)
         if (!list)
             goto out;
         for (size_t i = 0; i < pc->n_names; i++)
-            if (pc->param_of[i] != SIZE_MAX && pos[pc->param_of[i]] != SIZE_MAX)
+            if (pc->param_of[i] != SIZE_MAX &&
+                pos[pc->param_of[i]] != SIZE_MAX)
                 list[n++] = pos[pc->param_of[i]];
         list[n] = SIZE_MAX;
         if (n == 0) {

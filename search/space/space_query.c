@@ -80,8 +80,8 @@ const uint32_t *cutune__space_config(const cutune__space *s, size_t index)
 /* Lexicographic comparison of stored configuration k with `base` in which
  * parameter `p` is replaced by `v` (p == SIZE_MAX: no replacement), so that
  * neighbours are looked up without building them in a buffer. */
-static int compare_with(const cutune__space *s, size_t k,
-                        const uint32_t *base, size_t p, uint32_t v)
+static int compare_with(const cutune__space *s, size_t k, const uint32_t *base,
+                        size_t p, uint32_t v)
 {
     const uint32_t *c = s->configs + k * s->n_params;
     for (size_t q = 0; q < s->n_params; q++) {

@@ -23,7 +23,7 @@
 /* Temperatures, as a difference of log runtimes: at the start a move 30%
  * slower is taken with probability 1/e, at the end one 1% slower. */
 #define T_START 0.3
-#define T_END 0.01
+#define T_END   0.01
 /* Length of the schedule when the budget is unlimited. */
 #define DEFAULT_SCHEDULE 1000
 /* Share of proposals that change a parameter to any of its values rather
@@ -33,11 +33,11 @@
 typedef struct annealing_state {
     cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t schedule;
-    size_t current;      /* SIZE_MAX before the first result */
+    size_t current; /* SIZE_MAX before the first result */
     double current_obj;
     size_t *nbr;
     size_t nbr_cap;
-    size_t *pending;     /* proposals of this round awaiting results */
+    size_t *pending; /* proposals of this round awaiting results */
     size_t n_pending;
     size_t pending_cap;
     size_t round_best;
@@ -106,10 +106,10 @@ static size_t pick_neighbour(annealing_state *st)
                                        : CUTUNE__NEIGHBOUR_ADJACENT;
     for (int pass = 0; pass < 2; pass++) {
         cutune__neighbour_kind kind =
-            pass == 0 ? first
-                      : (first == CUTUNE__NEIGHBOUR_ANY
-                             ? CUTUNE__NEIGHBOUR_ADJACENT
-                             : CUTUNE__NEIGHBOUR_ANY);
+            pass == 0
+                ? first
+                : (first == CUTUNE__NEIGHBOUR_ANY ? CUTUNE__NEIGHBOUR_ADJACENT
+                                                  : CUTUNE__NEIGHBOUR_ANY);
         size_t m = cutune__space_neighbours(st->base.space, st->current, kind,
                                             st->nbr, st->nbr_cap);
         if (m > st->nbr_cap)

@@ -128,43 +128,43 @@ static const double irrelevant_grid[] = {4.0, 16.0};
 typedef struct bayes_state {
     cutune__strategy_base base; /* h, space, rng, start, n_params */
     cutune__bayes_params prm;
-    size_t d;                /* parameters that vary */
-    size_t *varying;         /* d */
-    double *scale;           /* d: 1 / (values - 1) */
-    double *xbuf;            /* d */
-    uint32_t *config;        /* n_params */
+    size_t d;         /* parameters that vary */
+    size_t *varying;  /* d */
+    double *scale;    /* d: 1 / (values - 1) */
+    double *xbuf;     /* d */
+    uint32_t *config; /* n_params */
 
-    size_t *pool;            /* candidate configurations */
+    size_t *pool; /* candidate configurations */
     size_t n_pool;
-    double *pool_x;          /* n_pool * d features */
-    int pool_is_space;       /* pool[i] == i for all i */
+    double *pool_x;    /* n_pool * d features */
+    int pool_is_space; /* pool[i] == i for all i */
 
-    size_t cap;              /* observations held at most */
+    size_t cap; /* observations held at most */
     size_t n_obs;
     size_t *obs_index;
-    double *obs_x;           /* cap * d */
-    double *obs_y;           /* cap, log objective as modelled */
-    double *obs_raw;         /* cap, log objective */
-    double clip;             /* modelled values are at most this */
-    size_t *waiting;         /* failures before anything ran */
+    double *obs_x;   /* cap * d */
+    double *obs_y;   /* cap, log objective as modelled */
+    double *obs_raw; /* cap, log objective */
+    double clip;     /* modelled values are at most this */
+    size_t *waiting; /* failures before anything ran */
     size_t n_waiting;
     int any_finite;
     double y_worst;
 
     int fitted;
     double mean, sig2;
-    double *inv_ell;         /* d: 1 / length scale per parameter */
-    double *try_ell;         /* d scratch */
-    size_t n_fit;            /* observations in the factor below */
+    double *inv_ell; /* d: 1 / length scale per parameter */
+    double *try_ell; /* d scratch */
+    size_t n_fit;    /* observations in the factor below */
     size_t next_refit;
-    double *L;               /* cap * cap, lower triangular */
-    double *alpha;           /* cap: L^-1 (y - mean) */
-    double **row;            /* cap rows of n_pool: L^-1 k(X, candidate) */
-    double *ssq;             /* n_pool: |row[.][c]|^2 */
-    double *dot;             /* n_pool: row[.][c] . alpha */
-    double *kvec;            /* cap scratch */
-    double *acq;             /* n_pool scratch */
-    size_t *local;           /* neighbours of the best (sampled pools) */
+    double *L;     /* cap * cap, lower triangular */
+    double *alpha; /* cap: L^-1 (y - mean) */
+    double **row;  /* cap rows of n_pool: L^-1 k(X, candidate) */
+    double *ssq;   /* n_pool: |row[.][c]|^2 */
+    double *dot;   /* n_pool: row[.][c] . alpha */
+    double *kvec;  /* cap scratch */
+    double *acq;   /* n_pool scratch */
+    size_t *local; /* neighbours of the best (sampled pools) */
     size_t local_cap;
 
     /* What evaluations cost, where the evaluator says (the `cost`
@@ -259,8 +259,7 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     st->n_pool = n < POOL_MAX ? n : POOL_MAX;
     st->pool_is_space = st->n_pool == n;
     st->pool = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->pool);
-    st->pool_x = malloc((st->n_pool * st->d + 1) *
-                        sizeof *st->pool_x);
+    st->pool_x = malloc((st->n_pool * st->d + 1) * sizeof *st->pool_x);
     if (!st->pool || !st->pool_x)
         goto fail;
     if (st->pool_is_space) {
@@ -288,8 +287,7 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
         features(st, st->pool[i], st->pool_x + i * st->d);
 
     st->obs_index = malloc(st->cap * sizeof *st->obs_index);
-    st->obs_x = malloc((st->cap * st->d + 1) *
-                       sizeof *st->obs_x);
+    st->obs_x = malloc((st->cap * st->d + 1) * sizeof *st->obs_x);
     st->obs_y = malloc(st->cap * sizeof *st->obs_y);
     st->obs_raw = malloc(st->cap * sizeof *st->obs_raw);
     st->clip = INFINITY;
@@ -301,8 +299,8 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     st->dot = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->dot);
     st->acq = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->acq);
     st->kvec = malloc(st->cap * sizeof *st->kvec);
-    st->local = malloc((st->local_cap ? st->local_cap : 1) *
-                       sizeof *st->local);
+    st->local =
+        malloc((st->local_cap ? st->local_cap : 1) * sizeof *st->local);
     st->cost_off = malloc((st->d ? st->d : 1) * sizeof *st->cost_off);
     size_t n_values = 0;
     for (size_t j = 0; st->cost_off && j < st->d; j++) {
@@ -349,8 +347,8 @@ static void factor_append(bayes_state *st, size_t j, double sig2,
     for (size_t i = 0; i < j; i++)
         Lj[i] = sig2 * matern(st->obs_x + i * st->d, xj, st->d, inv_ell);
     if (j > 0) {
-        gsl_matrix_view Lv = gsl_matrix_view_array_with_tda(st->L, j, j,
-                                                            st->cap);
+        gsl_matrix_view Lv =
+            gsl_matrix_view_array_with_tda(st->L, j, j, st->cap);
         gsl_vector_view lv = gsl_vector_view_array(Lj, j);
         gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, &Lv.matrix,
                        &lv.vector);
@@ -374,8 +372,8 @@ static void factor_append(bayes_state *st, size_t j, double sig2,
 static int rows_append(bayes_state *st, size_t j)
 {
     if (!st->row[j]) {
-        st->row[j] = malloc((st->n_pool ? st->n_pool : 1) *
-                            sizeof *st->row[j]);
+        st->row[j] =
+            malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->row[j]);
         if (!st->row[j])
             return -1;
     }
@@ -383,8 +381,8 @@ static int rows_append(bayes_state *st, size_t j)
     const double *Lj = st->L + j * st->cap;
     const double *xj = st->obs_x + j * st->d;
     for (size_t c = 0; c < st->n_pool; c++)
-        r[c] = st->sig2 *
-               matern(st->pool_x + c * st->d, xj, st->d, st->inv_ell);
+        r[c] =
+            st->sig2 * matern(st->pool_x + c * st->d, xj, st->d, st->inv_ell);
     for (size_t i = 0; i < j; i++) {
         const double *ri = st->row[i];
         double l = Lj[i];
@@ -407,8 +405,7 @@ static double log_likelihood(bayes_state *st, double var, double mean)
     double lml = 0;
     for (size_t j = 0; j < st->n_obs; j++) {
         factor_append(st, j, var, st->try_ell, mean);
-        lml -= 0.5 * st->alpha[j] * st->alpha[j] +
-               log(st->L[j * st->cap + j]);
+        lml -= 0.5 * st->alpha[j] * st->alpha[j] + log(st->L[j * st->cap + j]);
     }
     return lml;
 }
@@ -589,7 +586,8 @@ static double expected_improvement(double mu, double var, double best)
     if (sd < 1e-12)
         return best > mu ? best - mu : 0;
     double z = (best - mu) / sd;
-    return (best - mu) * gsl_cdf_ugaussian_P(z) + sd * gsl_ran_ugaussian_pdf(z);
+    return (best - mu) * gsl_cdf_ugaussian_P(z) +
+           sd * gsl_ran_ugaussian_pdf(z);
 }
 
 /* Posterior of a configuration outside the pool, from scratch. */
@@ -599,8 +597,8 @@ static void posterior_of(bayes_state *st, size_t index, double *mu,
     size_t n = st->n_fit;
     features(st, index, st->xbuf);
     for (size_t j = 0; j < n; j++)
-        st->kvec[j] = st->sig2 * matern(st->obs_x + j * st->d, st->xbuf,
-                                        st->d, st->inv_ell);
+        st->kvec[j] = st->sig2 * matern(st->obs_x + j * st->d, st->xbuf, st->d,
+                                        st->inv_ell);
     gsl_matrix_view Lv = gsl_matrix_view_array_with_tda(st->L, n, n, st->cap);
     gsl_vector_view kv = gsl_vector_view_array(st->kvec, n);
     gsl_blas_dtrsv(CblasLower, CblasNoTrans, CblasNonUnit, &Lv.matrix,
@@ -652,8 +650,8 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
                      idx);
         for (size_t i = 0; i < n_picked && ei > 0; i++) {
             features(st, picked[i], st->xbuf);
-            ei *= 1.0 - matern(st->pool_x + c * st->d, st->xbuf, st->d,
-                               st->inv_ell);
+            ei *= 1.0 -
+                  matern(st->pool_x + c * st->d, st->xbuf, st->d, st->inv_ell);
         }
         if (ei > top) {
             top = ei;

@@ -5,8 +5,8 @@
 
 typedef struct brute_force_state {
     size_t n;
-    size_t start;      /* SIZE_MAX when none or already proposed */
-    size_t skip;       /* the start, passed over when the sweep reaches it */
+    size_t start; /* SIZE_MAX when none or already proposed */
+    size_t skip;  /* the start, passed over when the sweep reaches it */
     size_t cursor;
 } brute_force_state;
 

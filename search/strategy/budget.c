@@ -26,8 +26,7 @@ cutune__budget cutune__budget_resolve(const cutune__budget *caller,
         if (b.max_evals == 0 || share < b.max_evals)
             b.max_evals = share;
     }
-    if (b.max_evals == 0 && b.max_seconds <= 0 &&
-        !(type && type->exhaustive))
+    if (b.max_evals == 0 && b.max_seconds <= 0 && !(type && type->exhaustive))
         b.max_evals = CUTUNE__DEFAULT_BUDGET;
     return b;
 }

@@ -20,11 +20,11 @@
 
 /* Limits of a run; all that are set apply, whichever comes first. */
 typedef struct cutune__budget {
-    size_t max_evals;    /* evaluations; 0: no limit */
-    double max_seconds;  /* time (wall or simulated, as the caller
-                            measures it); 0: no limit */
-    double fraction;     /* a share of the space, in (0, 1]: at most
-                            ceil(fraction * size) evaluations; 0: none */
+    size_t max_evals;   /* evaluations; 0: no limit */
+    double max_seconds; /* time (wall or simulated, as the caller
+                           measures it); 0: no limit */
+    double fraction;    /* a share of the space, in (0, 1]: at most
+                           ceil(fraction * size) evaluations; 0: none */
 } cutune__budget;
 
 /* Nonzero when `b` (NULL: none) sets any limit. */

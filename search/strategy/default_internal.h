@@ -101,21 +101,21 @@ typedef struct cutune__default_state {
                            probe may come between its steps) */
     size_t *order;      /* n: configurations reported, in order */
     size_t n_order;
-    unsigned char *edge_param; /* n_params: block-size parameters */
+    unsigned char *edge_param;   /* n_params: block-size parameters */
     unsigned char *switch_param; /* n_params: two-valued, not block */
     size_t *switches;            /* the switch parameters, at most
                                     NICHE_SWITCHES */
     size_t n_switch;
-    unsigned char *niche_done; /* 1 << n_switch: niches climbed */
-    int climb_frozen;          /* the climb keeps its switches */
-    size_t *niche_n;           /* 1 << n_switch: evaluations per niche */
-    double spread_ref;         /* the first result: spreads are of log
-                                  ratios to it */
+    unsigned char *niche_done;    /* 1 << n_switch: niches climbed */
+    int climb_frozen;             /* the climb keeps its switches */
+    size_t *niche_n;              /* 1 << n_switch: evaluations per niche */
+    double spread_ref;            /* the first result: spreads are of log
+                                     ratios to it */
     double spread_sum, spread_sq; /* of those log ratios */
     size_t spread_n;
-    size_t *niche_node;        /* 1 << n_switch: scratch, the fastest open
-                                  node of each niche */
-    size_t *niche_prop;        /* 1 << n_switch: scratch, its proposal */
+    size_t *niche_node; /* 1 << n_switch: scratch, the fastest open
+                           node of each niche */
+    size_t *niche_prop; /* 1 << n_switch: scratch, its proposal */
 
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */

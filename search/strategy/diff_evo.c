@@ -19,15 +19,15 @@
 #include "history.h"
 
 #define POPULATION 16
-#define WEIGHT 0.6
-#define CROSSOVER 0.9
+#define WEIGHT     0.6
+#define CROSSOVER  0.9
 
 typedef struct diff_evo_state {
     cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t members[POPULATION];
     double member_obj[POPULATION];
     size_t n_members;
-    size_t target;             /* next target, round robin */
+    size_t target; /* next target, round robin */
     size_t pending[POPULATION];
     size_t pending_target[POPULATION]; /* SIZE_MAX: joins the population */
     size_t n_pending;
@@ -128,7 +128,8 @@ static size_t diff_evo_next(void *state, size_t *out, size_t cap)
             st->target = (st->target + 1) % st->n_members;
             idx = make_trial(st, target);
             if (idx == SIZE_MAX)
-                idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
+                idx =
+                    cutune__history_random_untaken(&st->base.h, st->base.rng);
         }
         if (idx == SIZE_MAX)
             break;

@@ -28,11 +28,11 @@ typedef struct genetic_state {
     size_t pop_size;
     member pool[2 * POPULATION]; /* population, then this generation */
     size_t n_pop;
-    size_t n_made;               /* proposals of this generation */
-    size_t n_back;               /* of which results came back */
+    size_t n_made; /* proposals of this generation */
+    size_t n_back; /* of which results came back */
     size_t *pending;
     size_t n_pending;
-    int initial;                 /* still filling the first population */
+    int initial; /* still filling the first population */
     double mutation;
     uint32_t *child;
 } genetic_state;

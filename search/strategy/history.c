@@ -57,8 +57,7 @@ void cutune__history_release(cutune__history *h, size_t index)
         h->tree[i]++;
 }
 
-void cutune__history_report(cutune__history *h, size_t index,
-                            double objective)
+void cutune__history_report(cutune__history *h, size_t index, double objective)
 {
     if (index >= h->n)
         return;
@@ -115,8 +114,7 @@ size_t cutune__history_untaken_at(const cutune__history *h, size_t k)
 
 size_t cutune__history_untaken_near(const cutune__history *h,
                                     const cutune__space *space,
-                                    uint32_t *config, gsl_rng *rng,
-                                    int tries)
+                                    uint32_t *config, gsl_rng *rng, int tries)
 {
     size_t np = cutune__space_param_count(space);
     for (int t = 0; t <= tries; t++) {

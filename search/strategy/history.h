@@ -16,13 +16,13 @@
 
 typedef struct cutune__history {
     size_t n;
-    unsigned char *taken;  /* n: proposed or reported */
-    unsigned char *done;   /* n: reported */
-    double *objective;     /* n: valid where done; INFINITY for failures */
-    size_t *tree;          /* Fenwick tree over untaken, n + 1 entries */
+    unsigned char *taken; /* n: proposed or reported */
+    unsigned char *done;  /* n: reported */
+    double *objective;    /* n: valid where done; INFINITY for failures */
+    size_t *tree;         /* Fenwick tree over untaken, n + 1 entries */
     size_t n_taken;
     size_t n_done;
-    size_t best;           /* SIZE_MAX until a finite objective arrives */
+    size_t best; /* SIZE_MAX until a finite objective arrives */
     double best_objective;
 } cutune__history;
 
@@ -58,8 +58,7 @@ size_t cutune__history_untaken_at(const cutune__history *h, size_t k);
  * to `tries` times. SIZE_MAX when every try landed on a taken one. */
 size_t cutune__history_untaken_near(const cutune__history *h,
                                     const cutune__space *space,
-                                    uint32_t *config, gsl_rng *rng,
-                                    int tries);
+                                    uint32_t *config, gsl_rng *rng, int tries);
 
 /* Uniform in [0, n) for any n >= 1, also beyond the generator's range. */
 size_t cutune__random_below(gsl_rng *rng, size_t n);

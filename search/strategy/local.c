@@ -31,29 +31,29 @@ typedef struct local_state {
     size_t n_params;
     size_t start;
 
-    unsigned char *seen;     /* n */
-    double *objective;       /* n; valid where seen */
+    unsigned char *seen; /* n */
+    double *objective;   /* n; valid where seen */
     /* Fenwick tree over "not yet seen" (1-based, n + 1 entries), so that a
      * uniformly random unseen configuration costs O(log n) at any fill. */
     size_t *unseen_tree;
     size_t n_seen;
-    size_t best;             /* SIZE_MAX until something finite is seen */
+    size_t best; /* SIZE_MAX until something finite is seen */
     double best_objective;
 
     int started;
     size_t current;
     cutune__neighbour_kind kind;
-    size_t *nbr;             /* neighbours of current, in random order */
+    size_t *nbr; /* neighbours of current, in random order */
     size_t nbr_cap;
     size_t nbr_count;
-    size_t nbr_next;         /* next one to consider proposing */
-    int nbr_valid;           /* nbr holds current's neighbours of `kind` */
+    size_t nbr_next; /* next one to consider proposing */
+    int nbr_valid;   /* nbr holds current's neighbours of `kind` */
 
-    size_t *varying;         /* parameters with more than one value */
+    size_t *varying; /* parameters with more than one value */
     size_t n_varying;
-    size_t *chosen;          /* scratch for picking parameters to perturb */
-    uint32_t *scratch;       /* n_params: the perturbed configuration */
-    int perturb_next;        /* restart alternation */
+    size_t *chosen;    /* scratch for picking parameters to perturb */
+    uint32_t *scratch; /* n_params: the perturbed configuration */
+    int perturb_next;  /* restart alternation */
 } local_state;
 
 static void local_destroy(void *state)
@@ -95,12 +95,12 @@ static int local_init(void *state, const cutune__strategy_ctx *ctx)
     st->objective = calloc(st->n ? st->n : 1, sizeof *st->objective);
     st->unseen_tree = calloc(st->n + 1, sizeof *st->unseen_tree);
     st->nbr = malloc((st->nbr_cap ? st->nbr_cap : 1) * sizeof *st->nbr);
-    st->varying = malloc((st->n_params ? st->n_params : 1) *
-                         sizeof *st->varying);
-    st->chosen = malloc((st->n_params ? st->n_params : 1) *
-                        sizeof *st->chosen);
-    st->scratch = malloc((st->n_params ? st->n_params : 1) *
-                         sizeof *st->scratch);
+    st->varying =
+        malloc((st->n_params ? st->n_params : 1) * sizeof *st->varying);
+    st->chosen =
+        malloc((st->n_params ? st->n_params : 1) * sizeof *st->chosen);
+    st->scratch =
+        malloc((st->n_params ? st->n_params : 1) * sizeof *st->scratch);
     if (!st->seen || !st->objective || !st->unseen_tree || !st->nbr ||
         !st->varying || !st->chosen || !st->scratch) {
         local_destroy(st);

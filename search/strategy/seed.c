@@ -9,12 +9,9 @@
 const char *cutune__seed_source_name(cutune__seed_source source)
 {
     switch (source) {
-    case CUTUNE__SEED_OCCUPANCY:
-        return "occupancy";
-    case CUTUNE__SEED_DEFAULT:
-        return "default";
-    default:
-        return "none";
+    case CUTUNE__SEED_OCCUPANCY: return "occupancy";
+    case CUTUNE__SEED_DEFAULT: return "default";
+    default: return "none";
     }
 }
 

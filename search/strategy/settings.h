@@ -18,18 +18,18 @@ typedef enum cutune__setting_kind {
 
 typedef struct cutune__setting {
     const char *name;
-    size_t offset;            /* of the field in the settings struct */
+    size_t offset; /* of the field in the settings struct */
     cutune__setting_kind kind;
-    double min, max;          /* the range, both ends allowed ... */
-    int above_min;            /* ... except min itself where this is 1 */
+    double min, max; /* the range, both ends allowed ... */
+    int above_min;   /* ... except min itself where this is 1 */
     const char *meaning;
 } cutune__setting;
 
 typedef struct cutune__settings {
-    const char *strategy;     /* the strategy's name */
+    const char *strategy; /* the strategy's name */
     const cutune__setting *table;
     size_t n;
-    const void *std;          /* the standard settings struct */
+    const void *std; /* the standard settings struct */
 } cutune__settings;
 
 /* Sets the setting `name` of `params` (a struct the table describes) to

@@ -26,11 +26,11 @@
 typedef struct sobol_state {
     cutune__strategy_base base; /* h, space, rng, start, n_params */
     gsl_qrng *q;
-    size_t *varying;   /* parameters with more than one value */
+    size_t *varying; /* parameters with more than one value */
     size_t n_varying;
-    double *shift;     /* n_varying */
-    double *point;     /* n_varying */
-    uint32_t *config;  /* n_params */
+    double *shift;    /* n_varying */
+    double *point;    /* n_varying */
+    uint32_t *config; /* n_params */
 } sobol_state;
 
 static void sobol_destroy(void *state)

@@ -65,17 +65,17 @@ typedef struct run_state {
     const cutune__strategy_type *type;
     void *strategy;
     size_t n;
-    unsigned char *seen;     /* n */
-    double *objective;       /* n */
+    unsigned char *seen; /* n */
+    double *objective;   /* n */
     size_t batch;
-    size_t *proposals;       /* batch */
-    size_t *fresh;           /* batch: new configurations to evaluate */
-    size_t *repeats;         /* batch: proposed twice within the batch */
-    double *results;         /* batch */
-    double *costs;           /* batch: seconds, NAN while unknown */
-    size_t n_fresh;          /* of the batch being evaluated */
-    size_t reported;         /* of them, reported while it was evaluated */
-    int had_enough;          /* the strategy wanted no more of the batch */
+    size_t *proposals; /* batch */
+    size_t *fresh;     /* batch: new configurations to evaluate */
+    size_t *repeats;   /* batch: proposed twice within the batch */
+    double *results;   /* batch */
+    double *costs;     /* batch: seconds, NAN while unknown */
+    size_t n_fresh;    /* of the batch being evaluated */
+    size_t reported;   /* of them, reported while it was evaluated */
+    int had_enough;    /* the strategy wanted no more of the batch */
     cutune__search_result *result;
 } run_state;
 

@@ -23,10 +23,10 @@
 /* What init receives. */
 typedef struct cutune__strategy_ctx {
     const cutune__space *space;
-    gsl_rng *rng;          /* owned by the driver; seeded from the run */
-    size_t start;          /* occupancy-seeded first configuration, or
-                              SIZE_MAX when there is none */
-    size_t budget;         /* evaluations allowed (SIZE_MAX: unlimited) */
+    gsl_rng *rng;  /* owned by the driver; seeded from the run */
+    size_t start;  /* occupancy-seeded first configuration, or
+                      SIZE_MAX when there is none */
+    size_t budget; /* evaluations allowed (SIZE_MAX: unlimited) */
     /* Borrowed, NULL for the strategy's own constants: a strategy that
      * takes settings says which struct (the default strategy:
      * cutune__default_params), so that a benchmark can choose them by
@@ -94,7 +94,7 @@ typedef struct cutune__strategy_base {
     cutune__history h;
     const cutune__space *space; /* borrowed from the context */
     gsl_rng *rng;               /* borrowed from the context */
-    size_t start;    /* the context's start when valid, else SIZE_MAX */
+    size_t start; /* the context's start when valid, else SIZE_MAX */
     size_t n_params;
 } cutune__strategy_base;
 
@@ -178,11 +178,11 @@ typedef int (*cutune__eval_fn)(void *user, const size_t *indices, size_t n,
                                cutune__eval_more_fn more, void *more_ctx);
 
 typedef struct cutune__search_options {
-    size_t max_evals;      /* 0: unlimited */
-    size_t batch;          /* proposals asked for at once; 0: 1 */
+    size_t max_evals; /* 0: unlimited */
+    size_t batch;     /* proposals asked for at once; 0: 1 */
     uint64_t seed;
-    size_t start;          /* SIZE_MAX: none */
-    const void *params;    /* the context's params; NULL: none */
+    size_t start;       /* SIZE_MAX: none */
+    const void *params; /* the context's params; NULL: none */
 } cutune__search_options;
 
 typedef struct cutune__search_result {
@@ -227,8 +227,7 @@ typedef struct cutune__async_eval {
      * *index, *objective (INFINITY: failed) and *cost (what trying it
      * cost, seconds, or NaN: cutune__search_cost) set; 1 when the
      * evaluator stops (its time is up); -1 to abort the search. */
-    int (*result)(void *user, size_t *index, double *objective,
-                  double *cost);
+    int (*result)(void *user, size_t *index, double *objective, double *cost);
     /* Proposals to keep in flight now, at least 1 (cutune__clock_window);
      * asked before each proposal. */
     size_t (*window)(void *user);

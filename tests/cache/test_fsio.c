@@ -7,10 +7,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -216,8 +216,7 @@ static void test_output(void)
     CHECK_STR(slurp(file), "three\n");
     char *dangling = path_in("out/dangling");
     CHECK_INT(symlink("made.txt", dangling), 0);
-    CHECK_INT(cutune__output_write(dangling, "four\n", 5, why, sizeof why),
-              0);
+    CHECK_INT(cutune__output_write(dangling, "four\n", 5, why, sizeof why), 0);
     CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
     CHECK_STR(slurp(path_in("out/made.txt")), "four\n");
     char *loop = path_in("out/loop");

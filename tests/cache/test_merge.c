@@ -113,8 +113,7 @@ static void test_newer_wins(void)
     const char *orders[2][2] = {{old_dir, new_dir}, {new_dir, old_dir}};
     for (int k = 0; k < 2; k++) {
         cutune_cache_merge_stats stats;
-        CHECK_INT(cutune_cache_merge(a, orders[k], 2, out, &stats),
-                  CUTUNE_OK);
+        CHECK_INT(cutune_cache_merge(a, orders[k], 2, out, &stats), CUTUNE_OK);
         CHECK_INT(stats.records_written, 2);
         char *text = text_of(out);
         CHECK_CONTAINS(text, "\"forced\"");
@@ -227,8 +226,7 @@ static void test_output_paths(void)
     CHECK_INT(cutune_cache_merge(c, inputs, 1, outs, NULL), CUTUNE_ERR_IO);
     CHECK_CONTAINS(cutune_cache_errmsg(c), "is a directory");
     char *missing = in_root("none/merged.jsonl");
-    CHECK_INT(cutune_cache_merge(c, inputs, 1, missing, NULL),
-              CUTUNE_ERR_IO);
+    CHECK_INT(cutune_cache_merge(c, inputs, 1, missing, NULL), CUTUNE_ERR_IO);
     CHECK_CONTAINS(cutune_cache_errmsg(c), missing);
     CHECK_CONTAINS(cutune_cache_errmsg(c), "no such directory");
 
@@ -257,7 +255,8 @@ static void test_merge_in_place_while_appending(void)
     cutune_device d;
     memset(&d, 0, sizeof d);
     snprintf(d.name, sizeof d.name, "GTX Fictional 9000");
-    snprintf(d.uuid, sizeof d.uuid, "GPU-12345678-0000-0000-0000-000000000000");
+    snprintf(d.uuid, sizeof d.uuid,
+             "GPU-12345678-0000-0000-0000-000000000000");
     char name[CUTUNE__CACHE_FILE_NAME_MAX], path[1024];
     cutune__cache_file_name(&d, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);

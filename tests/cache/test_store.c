@@ -12,10 +12,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -27,10 +27,10 @@
 
 #include "../check.h"
 
-#define FICTIONAL "GTX Fictional 9000"
-#define FICTIONAL_UUID "GPU-12345678-9abc-def0-1234-56789abcdef0"
+#define FICTIONAL       "GTX Fictional 9000"
+#define FICTIONAL_UUID  "GPU-12345678-9abc-def0-1234-56789abcdef0"
 #define FICTIONAL_UUID2 "GPU-87654321-0fed-cba9-8765-43210fedcba9"
-#define TS_2026 1795341600LL /* 2026-11-22T10:00:00Z */
+#define TS_2026         1795341600LL /* 2026-11-22T10:00:00Z */
 
 static char tmp_root[256];
 
@@ -162,8 +162,7 @@ static void remove_tree(const char *path)
     }
 }
 
-static const char *config_value(const cutune_cache_record *r,
-                                const char *name)
+static const char *config_value(const cutune_cache_record *r, const char *name)
 {
     for (size_t i = 0; r && i < r->n_config; i++)
         if (strcmp(r->config[i].name, name) == 0)
@@ -266,8 +265,7 @@ static void test_missing_dir(void)
     CHECK_STR(cutune_cache_dir(cache), dir);
     const cutune_cache_record *rec = (const cutune_cache_record *)1;
     cutune_match match = CUTUNE_MATCH_EXACT;
-    cutune_cache_query q = {.problem_name = "saxpy",
-                            .device_name = FICTIONAL};
+    cutune_cache_query q = {.problem_name = "saxpy", .device_name = FICTIONAL};
     CHECK_INT(cutune_cache_lookup(cache, &q, &rec, &match),
               CUTUNE_ERR_NOT_FOUND);
     CHECK(rec == NULL);
@@ -613,8 +611,7 @@ static void test_torn_and_future_lines(void)
     CHECK_INT(cutune_cache_skipped_lines(cache), 1 + 4 + 2 + 1);
 
     /* The future line is skipped even when nothing else would answer. */
-    cutune_cache_query q2 = {.problem_name = "fft",
-                             .device_name = "nobody"};
+    cutune_cache_query q2 = {.problem_name = "fft", .device_name = "nobody"};
     CHECK_INT(cutune_cache_lookup(cache, &q2, &rec, &match),
               CUTUNE_ERR_NOT_FOUND);
 
@@ -625,7 +622,7 @@ static void test_torn_and_future_lines(void)
     free(dir);
 }
 
-#define WRITERS 16
+#define WRITERS    16
 #define PER_WRITER 50
 
 static void test_concurrent_appends(void)
@@ -809,8 +806,7 @@ static void test_environment(void)
     CHECK_CONTAINS(cutune_cache_errmsg(cache), "CUTUNE_CACHE_DIR");
     CHECK_CONTAINS(cutune_cache_errmsg(cache), "HOME");
     CHECK_STR(cutune_cache_dir(cache), "");
-    CHECK_INT(cutune_cache_append(cache, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
     cutune_cache_close(cache);
 
     free(home_cache);
@@ -853,28 +849,23 @@ static void test_errors(void)
     CHECK_INT(cutune_cache_open(good_dir, &cache), CUTUNE_OK);
     CHECK_INT(cutune_cache_append(cache, NULL), CUTUNE_ERR_INVALID_ARGUMENT);
     t.rec.problem_name = NULL;
-    CHECK_INT(cutune_cache_append(cache, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_cache_errmsg(cache), "problem name");
     make_record(&t, &a, "err", 8, 8, "err", 1);
     t.rec.time_ms = NAN;
-    CHECK_INT(cutune_cache_append(cache, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_cache_errmsg(cache), "time_ms");
     make_record(&t, &a, "err", 8, 8, "err", 1);
     t.config[2].name = "tag";
-    CHECK_INT(cutune_cache_append(cache, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_cache_errmsg(cache), "tag");
     make_record(&t, &a, "err", 8, 8, "err", 1);
     t.rec.strategy = "bad \xff utf-8";
-    CHECK_INT(cutune_cache_append(cache, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_cache_errmsg(cache), "strategy");
     make_record(&t, &a, "err", 8, 8, "err", 1);
     t.rec.timestamp = 300000000000LL; /* year 11476 */
-    CHECK_INT(cutune_cache_append(cache, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
     struct stat st;
     CHECK(stat(good_dir, &st) != 0);
 
@@ -882,10 +873,8 @@ static void test_errors(void)
               CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_INT(cutune_cache_lookup(NULL, &q, &rec, &match),
               CUTUNE_ERR_INVALID_ARGUMENT);
-    CHECK_INT(cutune_cache_append(NULL, &t.rec),
-              CUTUNE_ERR_INVALID_ARGUMENT);
-    CHECK_INT(cutune_cache_open(good_dir, NULL),
-              CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_append(NULL, &t.rec), CUTUNE_ERR_INVALID_ARGUMENT);
+    CHECK_INT(cutune_cache_open(good_dir, NULL), CUTUNE_ERR_INVALID_ARGUMENT);
     cutune_cache_close(cache);
     cutune_cache_close(NULL);
     CHECK(cutune_cache_errmsg(NULL) != NULL);
@@ -1075,7 +1064,7 @@ static void test_default_level(void)
     for (int i = 0; i < 3; i++) {
         make_device(&dev[i], names[i], "");
         make_record(&t, &dev[i], "reduce", 4096, 1, win[i], 1000 + i);
-        t.baseline[0].value = "256"; /* the same parameters as the */
+        t.baseline[0].value = "256";   /* the same parameters as the */
         t.baseline[1].value = base[i]; /* winners but the tag */
         t.baseline[2].value = "4";
         t.rec.time_ms = time[i];
@@ -1278,14 +1267,13 @@ static void test_export(void)
     CHECK_INT(cutune_cache_append(cache, &t.rec), CUTUNE_OK);
 
     long long k[2] = {512, 512};
-    cutune_cache_query q[2] = {{.problem_name = "scan",
-                                .device_name = FICTIONAL,
-                                .problem_size = k,
-                                .n_problem_size = 2,
-                                .fallback = 1},
-                               {.problem_name = "never",
-                                .device_name = FICTIONAL,
-                                .fallback = 1}};
+    cutune_cache_query q[2] = {
+        {.problem_name = "scan",
+         .device_name = FICTIONAL,
+         .problem_size = k,
+         .n_problem_size = 2,
+         .fallback = 1},
+        {.problem_name = "never", .device_name = FICTIONAL, .fallback = 1}};
     CHECK_INT(cutune_cache_export(cache, q, 2, CUTUNE_EXPORT_HEADER, h1),
               CUTUNE_OK);
     char *text = read_all(h1);

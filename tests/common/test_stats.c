@@ -13,9 +13,15 @@
 static cutune__timing_rule rule_with(double best)
 {
     cutune__timing_rule r = {
-        .min_reps = 10, .min_seconds = 0.002, .max_seconds = 1.0,
-        .ci_level = 0.95, .ci_rel = 0.01, .best_ms = best,
-        .early_reps = 5, .early_margin = 0.10, .race_margin = 0.03,
+        .min_reps = 10,
+        .min_seconds = 0.002,
+        .max_seconds = 1.0,
+        .ci_level = 0.95,
+        .ci_rel = 0.01,
+        .best_ms = best,
+        .early_reps = 5,
+        .early_margin = 0.10,
+        .race_margin = 0.03,
     };
     return r;
 }

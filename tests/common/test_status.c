@@ -19,8 +19,7 @@ int main(void)
         const char *text = cutune_status_str((cutune_status)st);
         CHECK(text != NULL && text[0] != '\0');
         for (int other = CUTUNE_OK; other < st; other++)
-            CHECK(strcmp(text, cutune_status_str((cutune_status)other)) !=
-                  0);
+            CHECK(strcmp(text, cutune_status_str((cutune_status)other)) != 0);
     }
     /* Options start from their defaults. */
     cutune_problem_options po;

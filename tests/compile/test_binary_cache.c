@@ -35,8 +35,7 @@ static char *key_for(int i)
     char def[32];
     snprintf(def, sizeof def, "-DUNROLL=%d", i);
     char *opts[] = {def, (char *)"--gpu-architecture=sm_90"};
-    return cutune__binary_cache_key("__global__ void k() {}", opts, 2,
-                                    "13.0");
+    return cutune__binary_cache_key("__global__ void k() {}", opts, 2, "13.0");
 }
 
 static void test_round_trip(void)
@@ -48,7 +47,8 @@ static void test_round_trip(void)
     char *data;
     size_t size;
     CHECK_INT(cutune__binary_cache_get(c, k1, &ok, &data, &size), 0);
-    static const char cubin[] = "\x7f" "ELF pretend cubin\0with a NUL";
+    static const char cubin[] = "\x7f"
+                                "ELF pretend cubin\0with a NUL";
     cutune__binary_cache_put(c, k1, 1, cubin, sizeof cubin);
     CHECK_INT(cutune__binary_cache_get(c, k1, &ok, &data, &size), 1);
     CHECK_INT(ok, 1);

@@ -11,12 +11,12 @@
 #include <time.h>
 
 #include "check.h"
-#include "damage.h"
-#include "tmpdir.h"
 #include "compare_kernels.h"
 #include "compile.h"
 #include "compile_remote.h"
 #include "cutune/cutune.h"
+#include "damage.h"
+#include "tmpdir.h"
 
 static void test_all_vector_add(const char *arch)
 {
@@ -74,11 +74,11 @@ static void test_compile_error(void)
 
     /* An option NVRTC does not know is also the configuration's fault. */
     char *bad_opts[] = {(char *)"--no-such-option"};
-    cutune__compile_job job2 = {
-        .source = "extern \"C\" __global__ void k() {}\n",
-        .source_name = "k.cu",
-        .options = bad_opts,
-        .n_options = 1};
+    cutune__compile_job job2 = {.source =
+                                    "extern \"C\" __global__ void k() {}\n",
+                                .source_name = "k.cu",
+                                .options = bad_opts,
+                                .n_options = 1};
     CHECK_INT(cutune__compile(&job2), 0);
     CHECK(!job2.ok);
     CHECK(job2.log && job2.log[0]);
@@ -90,12 +90,12 @@ static void test_compile_error(void)
 static void test_missing_kernel(void)
 {
     char *opts[] = {(char *)"--gpu-architecture=sm_90"};
-    cutune__compile_job job = {
-        .source = "extern \"C\" __global__ void k() {}\n",
-        .source_name = "k.cu",
-        .options = opts,
-        .n_options = 1,
-        .kernel_name = "not_there"};
+    cutune__compile_job job = {.source =
+                                   "extern \"C\" __global__ void k() {}\n",
+                               .source_name = "k.cu",
+                               .options = opts,
+                               .n_options = 1,
+                               .kernel_name = "not_there"};
     CHECK_INT(cutune__compile(&job), 0);
     CHECK(!job.ok);
     CHECK_CONTAINS(job.log, "not_there");
@@ -162,8 +162,7 @@ static void test_binary_cache(void)
                   memcmp(first.cubin, again.cubin, first.cubin_size) == 0);
             CHECK_STR(first.lowered_name, "_Z1kPi");
             CHECK_STR(again.lowered_name, "_Z1kPi");
-        }
-        else
+        } else
             CHECK_STR(again.log, first.log);
         cutune__compile_job_clear(&first);
         cutune__compile_job_clear(&again);

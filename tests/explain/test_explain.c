@@ -248,8 +248,8 @@ static void test_rules(void)
     CHECK(fabs(factor - 100.0 / 72.6) < 1e-9);
     CHECK_CONTAINS(line, "compute roof");
     CHECK(!cutune__headroom(&bare, &factor, line, sizeof line));
-    const cutune__explained *all[] = {&pad0, &pad1, &mm, &mo, &un, &lat,
-                                      &none, &bare};
+    const cutune__explained *all[] = {&pad0, &pad1, &mm,   &mo,
+                                      &un,   &lat,  &none, &bare};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         free(all[i]->config_text);
         free(all[i]->message);
@@ -347,8 +347,8 @@ static void test_json(void)
     json_t *w = json_array_get(cs, 0), *o = json_array_get(cs, 1);
     CHECK_STR(json_string_value(json_object_get(w, "role")), "winner");
     CHECK_STR(json_string_value(json_object_get(w, "counters")), "refused");
-    CHECK(json_is_null(json_object_get(
-        json_object_get(w, "metrics"), "dram__throughput.avg.pct_of_peak_"
+    CHECK(json_is_null(json_object_get(json_object_get(w, "metrics"),
+                                       "dram__throughput.avg.pct_of_peak_"
                                        "sustained_elapsed")));
     CHECK(fabs(json_real_value(json_object_get(
                    json_object_get(o, "metrics"),
@@ -364,8 +364,7 @@ static void test_json(void)
     json_decref(j);
     free(text);
     cutune_explain_destroy(x);
-    CHECK_STR(cutune_counters_str(CUTUNE_COUNTERS_UNSUPPORTED),
-              "unsupported");
+    CHECK_STR(cutune_counters_str(CUTUNE_COUNTERS_UNSUPPORTED), "unsupported");
     CHECK_STR(cutune_counters_str(CUTUNE_COUNTERS_NO_CUPTI), "no-cupti");
 }
 

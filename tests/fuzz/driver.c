@@ -72,8 +72,10 @@ static void check_expectation(const char *path)
     const char *got = cutune_fuzz_message ? cutune_fuzz_message() : "";
     if (!strstr(got, line)) {
         failures++;
-        fprintf(stderr, "FAILED: %s: expected a message containing '%s', "
-                        "got '%s'\n", path, line, got);
+        fprintf(stderr,
+                "FAILED: %s: expected a message containing '%s', "
+                "got '%s'\n",
+                path, line, got);
     }
 }
 
@@ -87,8 +89,7 @@ static size_t mutate(const unsigned char *in, size_t n, unsigned char *out)
         if (n)
             out[at] ^= (unsigned char)(1u << (next_random() % 8));
         return n;
-    case 1: /* cut short */
-        return at;
+    case 1: /* cut short */ return at;
     case 2: /* an interesting byte */
         if (n)
             out[at] = "\0\"{}[]:,-0e\\\xff"[next_random() % 13];
@@ -99,15 +100,15 @@ static size_t mutate(const unsigned char *in, size_t n, unsigned char *out)
         return n + len;
     }
     default: /* splice in a number */
-        {
-            static const char *const numbers[] = {"-1", "0", "1e308", "-0.0",
-                                                  "9223372036854775808",
-                                                  "1e-320", "NaN"};
-            const char *s = numbers[next_random() % 7];
-            size_t len = strlen(s) < 16 ? strlen(s) : 16;
-            memcpy(out + at, s, len);
-            return at + len > n ? at + len : n;
-        }
+    {
+        static const char *const numbers[] = {
+            "-1",     "0",  "1e308", "-0.0", "9223372036854775808",
+            "1e-320", "NaN"};
+        const char *s = numbers[next_random() % 7];
+        size_t len = strlen(s) < 16 ? strlen(s) : 16;
+        memcpy(out + at, s, len);
+        return at + len > n ? at + len : n;
+    }
     }
 }
 

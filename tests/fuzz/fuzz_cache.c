@@ -21,8 +21,10 @@ static const char problem_json[] =
     " \"ConfigurationSpace\": {\"TuningParameters\": [\n"
     "  {\"Name\": \"block_size_x\", \"Type\": \"int\", "
     "\"Values\": \"[32, 64, 128, 256, 512]\"},\n"
-    "  {\"Name\": \"UNROLL\", \"Type\": \"int\", \"Values\": \"[1, 2, 4, 8]\"}],\n"
-    "  \"Conditions\": [{\"Expression\": \"block_size_x * UNROLL <= 1024\"}]},\n"
+    "  {\"Name\": \"UNROLL\", \"Type\": \"int\", \"Values\": \"[1, 2, 4, "
+    "8]\"}],\n"
+    "  \"Conditions\": [{\"Expression\": \"block_size_x * UNROLL <= "
+    "1024\"}]},\n"
     " \"KernelSpecification\": {\"KernelName\": \"k\", "
     "\"ProblemSize\": [1048576]}}\n";
 

@@ -14,7 +14,10 @@ static char scratch[64];
 static char path_buf[128];
 static char message[1024];
 
-static void remove_scratch(void) { remove_tree(scratch); }
+static void remove_scratch(void)
+{
+    remove_tree(scratch);
+}
 
 const char *cutune_fuzz_path(const char *name)
 {
@@ -50,4 +53,7 @@ void cutune_fuzz_set_message(const char *text)
     snprintf(message, sizeof message, "%s", text ? text : "");
 }
 
-const char *cutune_fuzz_message(void) { return message; }
+const char *cutune_fuzz_message(void)
+{
+    return message;
+}

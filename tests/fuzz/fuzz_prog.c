@@ -41,18 +41,10 @@ static void choose_types(const cutune__expr *e, size_t n, uint8_t sel,
         const char *name = cutune__expr_name(e, i);
         consts[i] = NULL;
         switch (((unsigned)name[0] + sel) % 4) {
-        case 0:
-            types[i] = CUTUNE__V_INT;
-            break;
-        case 1:
-            types[i] = CUTUNE__V_FLOAT;
-            break;
-        case 2:
-            types[i] = CUTUNE__V_BOOL;
-            break;
-        default:
-            consts[i] = list;
-            types[i] = CUTUNE__V_NONE;
+        case 0: types[i] = CUTUNE__V_INT; break;
+        case 1: types[i] = CUTUNE__V_FLOAT; break;
+        case 2: types[i] = CUTUNE__V_BOOL; break;
+        default: consts[i] = list; types[i] = CUTUNE__V_NONE;
         }
     }
 }
@@ -61,10 +53,10 @@ static void check_program(const cutune__expr *e, size_t n, uint8_t sel,
                           const cutune__vtype *types,
                           const cutune__value *const *consts, int truth)
 {
-    static const int64_t ints[] = {0, 1, -1, 2, 7, -3, INT64_MAX, INT64_MIN,
-                                   3037000500, 64};
-    static const double floats[] = {0.0, -0.0, 0.5, -2.5, 1e308,
-                                    INFINITY, NAN, 3.0, -1.0, 0x1p63};
+    static const int64_t ints[] = {0,  1,         -1,        2,          7,
+                                   -3, INT64_MAX, INT64_MIN, 3037000500, 64};
+    static const double floats[] = {0.0,      -0.0, 0.5, -2.5, 1e308,
+                                    INFINITY, NAN,  3.0, -1.0, 0x1p63};
     cutune__expr_prog *g = cutune__expr_compile(
         e, types, consts, truth ? CUTUNE__PROG_TRUTH : CUTUNE__PROG_VALUE);
     if (!g)

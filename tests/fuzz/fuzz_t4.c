@@ -21,9 +21,12 @@ static const char problem_json[] =
     " \"ConfigurationSpace\": {\"TuningParameters\": [\n"
     "  {\"Name\": \"block_size_x\", \"Type\": \"int\", "
     "\"Values\": \"[32, 64, 96, 128, 256]\"},\n"
-    "  {\"Name\": \"UNROLL\", \"Type\": \"int\", \"Values\": \"[1, 2, 4, 8]\"},\n"
-    "  {\"Name\": \"mode\", \"Type\": \"string\", \"Values\": [\"ca\", \"cg\"]}],\n"
-    "  \"Conditions\": [{\"Expression\": \"block_size_x * UNROLL <= 1024\"}]},\n"
+    "  {\"Name\": \"UNROLL\", \"Type\": \"int\", \"Values\": \"[1, 2, 4, "
+    "8]\"},\n"
+    "  {\"Name\": \"mode\", \"Type\": \"string\", \"Values\": [\"ca\", "
+    "\"cg\"]}],\n"
+    "  \"Conditions\": [{\"Expression\": \"block_size_x * UNROLL <= "
+    "1024\"}]},\n"
     " \"KernelSpecification\": {\"KernelName\": \"k\", "
     "\"ProblemSize\": [4096]}}\n";
 

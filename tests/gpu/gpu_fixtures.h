@@ -22,8 +22,7 @@ static inline const char *value_of(const cutune_param_value *v, size_t n,
 }
 
 /* Loads tests/gpu/fixtures/FILE (the tree from CUTUNE_SOURCE_DIR). */
-static inline cutune_status load_fixture(const char *file,
-                                         cutune_problem **p)
+static inline cutune_status load_fixture(const char *file, cutune_problem **p)
 {
     char path[4096];
     const char *src = getenv("CUTUNE_SOURCE_DIR");
@@ -35,8 +34,7 @@ static inline cutune_status load_fixture(const char *file,
 /* faulty.json: configurations are numbered with FAULT varying fastest,
  * and FAULT=f gets faulty_expected[f]. */
 static const cutune_outcome faulty_expected[6] = {
-    CUTUNE_OUTCOME_CORRECT,     CUTUNE_OUTCOME_RUNTIME,
-    CUTUNE_OUTCOME_CORRECTNESS, CUTUNE_OUTCOME_TIMEOUT,
-    CUTUNE_OUTCOME_COMPILE,     CUTUNE_OUTCOME_RESOURCES};
+    CUTUNE_OUTCOME_CORRECT, CUTUNE_OUTCOME_RUNTIME, CUTUNE_OUTCOME_CORRECTNESS,
+    CUTUNE_OUTCOME_TIMEOUT, CUTUNE_OUTCOME_COMPILE, CUTUNE_OUTCOME_RESOURCES};
 
 #endif

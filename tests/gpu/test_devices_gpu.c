@@ -84,8 +84,8 @@ static int two_workers_vector_add(void)
                "(%zu + %zu measured), best %.4f ms (block %s, unroll %s)\n",
                n, r1->wall_s, r1->best_ms,
                value_of(r1->best, r1->n_params, "block_size_x"),
-               value_of(r1->best, r1->n_params, "UNROLL"), r2->wall_s,
-               per[0], per[1], r2->best_ms,
+               value_of(r1->best, r1->n_params, "UNROLL"), r2->wall_s, per[0],
+               per[1], r2->best_ms,
                value_of(r2->best, r2->n_params, "block_size_x"),
                value_of(r2->best, r2->n_params, "UNROLL"));
     }

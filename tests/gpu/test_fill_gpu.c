@@ -34,7 +34,8 @@ int main(void)
     const char *opts[] = {arch};
     nvrtcProgram prog;
     CHECK_INT(nvrtcCreateProgram(&prog, cutune__compare_source, "h.cu", 0,
-                                 NULL, NULL), NVRTC_SUCCESS);
+                                 NULL, NULL),
+              NVRTC_SUCCESS);
     CHECK_INT(nvrtcCompileProgram(prog, 1, opts), NVRTC_SUCCESS);
     size_t size = 0;
     nvrtcGetCUBINSize(prog, &size);
@@ -51,9 +52,9 @@ int main(void)
     for (int t = 0; t < 2; t++) {
         for (int random = 0; random < 2; random++) {
             cudaKernel_t k;
-            CHECK_INT(cudaLibraryGetKernel(&k, lib,
-                                           cutune__fill_names[types[t]]),
-                      cudaSuccess);
+            CHECK_INT(
+                cudaLibraryGetKernel(&k, lib, cutune__fill_names[types[t]]),
+                cudaSuccess);
             void *dev;
             cudaMalloc(&dev, N * 4);
             unsigned long long n = N, seed = 12345 + t;
@@ -61,8 +62,9 @@ int main(void)
             int integer = t;
             void *params[] = {&dev, &n, &seed, &value, &random, &integer};
             dim3 grid = {264, 1, 1}, block = {256, 1, 1};
-            CHECK_INT(cudaLaunchKernel((const void *)k, grid, block, params,
-                                       0, 0), cudaSuccess);
+            CHECK_INT(
+                cudaLaunchKernel((const void *)k, grid, block, params, 0, 0),
+                cudaSuccess);
             CHECK_INT(cudaDeviceSynchronize(), cudaSuccess);
             uint32_t *host = malloc(N * 4);
             cudaMemcpy(host, dev, N * 4, cudaMemcpyDeviceToHost);

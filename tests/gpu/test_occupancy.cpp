@@ -50,11 +50,13 @@ extern "C" __global__ void shared_hungry(float *c, const float *a, int n)
 }
 )";
 
-static std::vector<char> compile(const char *bound, const char *smem, const char *arch)
+static std::vector<char> compile(const char *bound, const char *smem,
+                                 const char *arch)
 {
     nvrtcProgram prog;
     std::vector<char> cubin;
-    if (nvrtcCreateProgram(&prog, source, "occ.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+    if (nvrtcCreateProgram(&prog, source, "occ.cu", 0, nullptr, nullptr) !=
+        NVRTC_SUCCESS)
         return cubin;
     const char *opts[] = {bound, smem, arch};
     if (nvrtcCompileProgram(prog, 3, opts) == NVRTC_SUCCESS) {
@@ -81,7 +83,8 @@ int main()
     cudaDeviceProp prop;
     CHECK_INT(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
     char arch[64];
-    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", prop.major, prop.minor);
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", prop.major,
+             prop.minor);
 
     const char *bounds[] = {"-DBOUND=1024", "-DBOUND=256", "-DBOUND=96"};
     const char *smems[] = {"-DSMEM_FLOATS=256", "-DSMEM_FLOATS=8192"};
@@ -96,25 +99,30 @@ int main()
             if (cubin.empty())
                 continue;
             cudaLibrary_t lib;
-            CHECK_INT(cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0,
-                                          nullptr, nullptr, 0), cudaSuccess);
+            CHECK_INT(cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr,
+                                          0, nullptr, nullptr, 0),
+                      cudaSuccess);
             for (const char *name : names) {
                 cudaKernel_t k;
                 CHECK_INT(cudaLibraryGetKernel(&k, lib, name), cudaSuccess);
                 for (size_t d : dyn) {
                     for (int limit : limits) {
-                        int grid_cpp = -1, block_cpp = -1, grid_c = -2, block_c = -2;
+                        int grid_cpp = -1, block_cpp = -1, grid_c = -2,
+                            block_c = -2;
                         cudaError_t e_cpp = cudaOccupancyMaxPotentialBlockSize(
                             &grid_cpp, &block_cpp, k, d, limit);
-                        cudaError_t e_c = cutune__occupancy_max_potential_block_size(
-                            &grid_c, &block_c, (const void *)k, d, limit);
+                        cudaError_t e_c =
+                            cutune__occupancy_max_potential_block_size(
+                                &grid_c, &block_c, (const void *)k, d, limit);
                         CHECK_INT(e_c, e_cpp);
                         CHECK_INT(block_c, block_cpp);
                         CHECK_INT(grid_c, grid_cpp);
                         if (block_c != block_cpp || grid_c != grid_cpp)
-                            fprintf(stderr, "%s %s %s dyn=%zu limit=%d: C %d/%d, C++ %d/%d\n",
-                                    name, bound, smem, d, limit, grid_c, block_c,
-                                    grid_cpp, block_cpp);
+                            fprintf(stderr,
+                                    "%s %s %s dyn=%zu limit=%d: C %d/%d, C++ "
+                                    "%d/%d\n",
+                                    name, bound, smem, d, limit, grid_c,
+                                    block_c, grid_cpp, block_cpp);
                         compared++;
                     }
                 }
@@ -122,7 +130,8 @@ int main()
             cudaLibraryUnload(lib);
         }
     }
-    printf("compared %d kernel/shared-memory/limit combinations on %s\n", compared, prop.name);
+    printf("compared %d kernel/shared-memory/limit combinations on %s\n",
+           compared, prop.name);
     CHECK(compared == 3 * 2 * 3 * 3 * 4);
     return check_finish();
 }

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "tmpdir.h"
 #include "problem.h"
 #include "t4.h"
+#include "tmpdir.h"
 
 static char dir[] = "/tmp/cutune-t4-gpu-XXXXXX";
 
@@ -146,7 +146,8 @@ int main(void)
                                                     r->evals[i].final_runs));
             }
             printf("vector_add 2^20, random, 40: %zu dropped after 5 "
-                   "launches, %zu raced out later\n", early, raced);
+                   "launches, %zu raced out later\n",
+                   early, raced);
             CHECK(early + raced > 0);
             for (size_t i = 0; i < t4->n_entries && i < r->n_evals; i++) {
                 const cutune__t4_entry *e = &t4->entries[i];

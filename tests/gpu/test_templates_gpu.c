@@ -39,11 +39,11 @@ typedef struct gpu_case {
         int i;
         double d;
     } scalars[8];
-    void *out;          /* device output (one of dev) */
+    void *out; /* device output (one of dev) */
     size_t out_count;
-    int out_double;     /* else float */
-    void *ref;          /* host reference, out_count elements */
-    void *got;          /* host copy of the output */
+    int out_double; /* else float */
+    void *ref;      /* host reference, out_count elements */
+    void *got;      /* host copy of the output */
     double rtol, atol;
     const char *symbol; /* a __constant__ variable to fill after loading, */
     void *symbol_data;  /* from this host copy (owned) */
@@ -103,7 +103,8 @@ static const char *config_value(const cutune_problem *p, size_t config,
 static int setup_vector_add(gpu_case *c, const long long *s, int mirror)
 {
     const int n = (int)s[0], offset = 5;
-    float *a = random_floats((size_t)n + 32), *b = random_floats((size_t)n + 32);
+    float *a = random_floats((size_t)n + 32),
+          *b = random_floats((size_t)n + 32);
     float *ref = calloc((size_t)n + 32, sizeof *ref);
     for (int i = 0; i < n; i++) {
         if (mirror)
@@ -143,8 +144,8 @@ static int setup_vector_add_case(gpu_case *c, const long long *s,
     return setup_vector_add(c, s, 0);
 }
 
-static int setup_copy(gpu_case *c, const long long *s,
-                      const cutune_problem *p, size_t cfg)
+static int setup_copy(gpu_case *c, const long long *s, const cutune_problem *p,
+                      size_t cfg)
 {
     (void)p;
     (void)cfg;
@@ -324,16 +325,24 @@ static const struct {
     size_t dims;
     long long sizes[4][3];
 } templates[] = {
-    {"vector_add", setup_vector_add_case, 1,
+    {"vector_add",
+     setup_vector_add_case,
+     1,
      {{1}, {1000}, {65537}, {(1 << 20) + 3}}},
-    {"write_offset", setup_write_offset, 1,
+    {"write_offset",
+     setup_write_offset,
+     1,
      {{1}, {1000}, {65537}, {(1 << 20) + 3}}},
     {"copy", setup_copy, 1, {{1}, {3}, {1001}, {(1 << 20) + 5}}},
     {"aos_soa", setup_aos_soa, 1, {{1}, {7}, {1003}, {(1 << 18) + 1}}},
-    {"transpose", setup_transpose, 2,
+    {"transpose",
+     setup_transpose,
+     2,
      {{1, 1}, {33, 17}, {100, 257}, {1025, 64}}},
     {"reduce", setup_reduce, 1, {{1}, {5}, {1000}, {(1 << 20) + 7}}},
-    {"matmul", setup_matmul, 3,
+    {"matmul",
+     setup_matmul,
+     3,
      {{1, 1, 1}, {17, 33, 9}, {100, 70, 129}, {128, 256, 64}}},
     {"conv2d", setup_conv2d, 2, {{1, 1}, {37, 19}, {130, 67}, {256, 128}}},
 };
@@ -416,8 +425,8 @@ static int run_template(size_t t, const char *arch)
         }
         cudaLibrary_t lib;
         cudaKernel_t kernel;
-        cudaError_t e = cudaLibraryLoadData(&lib, jobs[i].cubin, NULL, NULL,
-                                            0, NULL, NULL, 0);
+        cudaError_t e = cudaLibraryLoadData(&lib, jobs[i].cubin, NULL, NULL, 0,
+                                            NULL, NULL, 0);
         if (e == cudaSuccess)
             e = cudaLibraryGetKernel(&kernel, lib, p0->kernel_name);
         CHECK_INT(e, cudaSuccess);
@@ -436,8 +445,8 @@ static int run_template(size_t t, const char *arch)
             }
             unsigned grid[3], block[3];
             char err[256];
-            int geo = cutune__problem_geometry(p, configs[i], grid, block,
-                                               err, sizeof err);
+            int geo = cutune__problem_geometry(p, configs[i], grid, block, err,
+                                               sizeof err);
             CHECK_INT(geo, 0);
             gpu_case c;
             memset(&c, 0, sizeof c);
@@ -499,8 +508,10 @@ static int run_template(size_t t, const char *arch)
                     fprintf(stderr, "%s %s size", name, cfgtext);
                     for (size_t d = 0; d < templates[t].dims; d++)
                         fprintf(stderr, " %lld", size[d]);
-                    fprintf(stderr, ": %zu of %zu wrong, first at %zu: %g "
-                            "instead of %g\n", bad, c.out_count, first, o, r);
+                    fprintf(stderr,
+                            ": %zu of %zu wrong, first at %zu: %g "
+                            "instead of %g\n",
+                            bad, c.out_count, first, o, r);
                 } else {
                     passed++;
                 }
@@ -530,7 +541,8 @@ static int run_template(size_t t, const char *arch)
 static void tune_template(const char *name, const long long *size, size_t dims,
                           const char *cache_dir)
 {
-    cutune_problem_options po = {.problem_size = size, .n_problem_size = dims, .space_only = 0};
+    cutune_problem_options po = {
+        .problem_size = size, .n_problem_size = dims, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load(name, &po, &p), CUTUNE_OK);
     cutune_session_options o;

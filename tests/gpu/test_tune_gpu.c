@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "damage.h"
-#include "tmpdir.h"
 #include "cutune/cutune.h"
+#include "damage.h"
 #include "gpu_fixtures.h"
+#include "tmpdir.h"
 
 static char cache_dir[] = "/tmp/cutune-gpu-test-XXXXXX";
 
@@ -93,10 +93,9 @@ static int tune_vector_add(void)
     cutune_cache_close(c);
     printf("vector_add 2^22: best %.4f ms (%.0f GB/s), occupancy %.4f ms, "
            "memcpy %.0f GB/s; %zu of %zu dropped early, %zu finalists, "
-           "%zu tied, GPU busy %.0f%%, %.1f s\n", r->best_ms, r->best_gbs,
-           r->baseline_ms, r->memcpy_gbs, early, r->n_evals, r->finalists,
-           r->tied, 100 * r->gpu_busy,
-           r->wall_s);
+           "%zu tied, GPU busy %.0f%%, %.1f s\n",
+           r->best_ms, r->best_gbs, r->baseline_ms, r->memcpy_gbs, early,
+           r->n_evals, r->finalists, r->tied, 100 * r->gpu_busy, r->wall_s);
 out:
     cutune_session_destroy(s);
     cutune_problem_destroy(p);
@@ -167,7 +166,8 @@ static void tune_faulty(void)
 static void tune_resume(void)
 {
     long long size = 1 << 20;
-    cutune_problem_options po = {.problem_size = &size, .n_problem_size = 1, .space_only = 0};
+    cutune_problem_options po = {
+        .problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     cutune_session_options o;
@@ -212,7 +212,8 @@ static void tune_resume(void)
             CHECK_INT(r->best_runs, first_runs);
             CHECK(r->wall_s < first_wall);
             printf("vector_add 2^20, 40 evaluations: %.2f s measured, "
-                   "%.2f s resumed\n", first_wall, r->wall_s);
+                   "%.2f s resumed\n",
+                   first_wall, r->wall_s);
         }
         cutune_session_destroy(s);
     }
@@ -360,7 +361,8 @@ static void count_ahead(void *user, cutune_log_level level,
 static void tune_ahead(void)
 {
     long long size = 1 << 20;
-    cutune_problem_options po = {.problem_size = &size, .n_problem_size = 1, .space_only = 0};
+    cutune_problem_options po = {
+        .problem_size = &size, .n_problem_size = 1, .space_only = 0};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", &po, &p), CUTUNE_OK);
     static const char *strategies[3] = {"default", "default", "random"};

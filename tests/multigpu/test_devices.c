@@ -168,8 +168,7 @@ static void test_steering(void)
             CHECK_INT(t[k].r->workers, 2 * k);
             CHECK_INT(t[k].r->n_evals, t[0].r->n_evals);
             size_t same = 0;
-            for (size_t i = 0; i < t[0].r->n_evals && i < t[k].r->n_evals;
-                 i++)
+            for (size_t i = 0; i < t[0].r->n_evals && i < t[k].r->n_evals; i++)
                 same += t[0].r->evals[i].config_index ==
                         t[k].r->evals[i].config_index;
             CHECK_INT(same, t[0].r->n_evals);
@@ -270,8 +269,7 @@ static void test_failure(const char *kind, size_t victim,
         for (size_t i = 0; i < ok.r->n_evals; i++) {
             const cutune_eval *x = &ok.r->evals[i];
             const cutune_eval *y = eval_of(t.r, x->config_index);
-            if (x->config_index != victim &&
-                (!y || y->outcome != x->outcome))
+            if (x->config_index != victim && (!y || y->outcome != x->outcome))
                 differ++;
         }
         CHECK_INT(differ, 0);

@@ -65,11 +65,11 @@ static void test_parse(void)
     expect_error("{\"items\": []}", "non-empty list");
     expect_error("[{\"sizes\": [[1]]}]", "item 0: \"problem\" is missing");
     expect_error("[{\"problem\": \"a\"}, {\"problem\": \"b\", "
-                 "\"size\": [[1]]}]", "item 1: unknown field \"size\"");
+                 "\"size\": [[1]]}]",
+                 "item 1: unknown field \"size\"");
     expect_error("[{\"problem\": \"a\", \"sizes\": [1024]}]",
                  "item 0: \"sizes\"[0] is not a list");
-    expect_error("[{\"problem\": \"a\", \"sizes\": [[0]]}]",
-                 "\"sizes\"[0]");
+    expect_error("[{\"problem\": \"a\", \"sizes\": [[0]]}]", "\"sizes\"[0]");
     expect_error("[{\"problem\": \"a\", \"devices\": [0, -1]}]",
                  "item 0: \"devices\"[1] is not a device ordinal");
     cutune_plan *missing = NULL;
@@ -96,9 +96,8 @@ static cutune_status failing_device(void *user, int ordinal,
 
 static cutune_status failing_tune(void *user, const cutune_plan_task *task,
                                   const cutune_problem *problem,
-                                  int write_cache,
-                                  cutune_cache_record *record, int *appended,
-                                  char *why, size_t why_size)
+                                  int write_cache, cutune_cache_record *record,
+                                  int *appended, char *why, size_t why_size)
 {
     failing *f = user;
     f->tunes++;
@@ -106,8 +105,8 @@ static cutune_status failing_tune(void *user, const cutune_plan_task *task,
         snprintf(why, why_size, "device %d is on fire", task->device);
         return CUTUNE_ERR_CUDA;
     }
-    return f->inner->tune(f->inner->user, task, problem, write_cache,
-                          record, appended, why, why_size);
+    return f->inner->tune(f->inner->user, task, problem, write_cache, record,
+                          appended, why, why_size);
 }
 
 static size_t count_lines(const char *dir)
@@ -137,15 +136,16 @@ static void test_run(void)
     char pattern[4200];
     snprintf(pattern, sizeof pattern, "%s/{problem}_T4.json", fixtures);
     cutune_plan_backend *replay = NULL;
-    CHECK_INT(cutune_plan_replay_backend_create(pattern, NULL, 10, 1,
-                                                &replay), CUTUNE_OK);
+    CHECK_INT(cutune_plan_replay_backend_create(pattern, NULL, 10, 1, &replay),
+              CUTUNE_OK);
     failing f = {replay, 2, 0};
-    cutune_plan_backend backend = {failing_device, failing_tune, NULL, &f,
-                                   1, 0};
-    cutune_plan *plan = parse(
-        "{\"items\": [{\"problem\": \"sim.json\", \"sizes\": [[1024], "
-        "[2048], [4096]], \"devices\": [0, 1, 2]}, "
-        "{\"problem\": \"no_such.json\"}]}", CUTUNE_OK);
+    cutune_plan_backend backend = {
+        failing_device, failing_tune, NULL, &f, 1, 0};
+    cutune_plan *plan =
+        parse("{\"items\": [{\"problem\": \"sim.json\", \"sizes\": [[1024], "
+              "[2048], [4096]], \"devices\": [0, 1, 2]}, "
+              "{\"problem\": \"no_such.json\"}]}",
+              CUTUNE_OK);
     cutune_plan_run_options o;
     cutune_plan_run_options_init(&o);
     o.cache_dir = dir;
@@ -212,8 +212,8 @@ static void test_record_json(void)
     cutune_cache_record back;
     cutune_param_value *config, *baseline;
     long long *back_size;
-    CHECK(cutune__plan_record_decode(j, &back, &config, &baseline,
-                                     &back_size));
+    CHECK(
+        cutune__plan_record_decode(j, &back, &config, &baseline, &back_size));
     CHECK_STR(back.device.name, "GTX Fictional 9000");
     CHECK_STR(back.device.uuid, "GPU-1234");
     CHECK(back.device.sm_count == 132 && back.device.l2_bytes == 50LL << 20);

@@ -52,7 +52,8 @@ static double kt_best(const char *path, long long *bx, long long *vec)
     const char *key;
     json_t *e;
     double best = INFINITY;
-    json_object_foreach(json_object_get(root, "cache"), key, e) {
+    json_object_foreach(json_object_get(root, "cache"), key, e)
+    {
         json_t *t = json_object_get(e, "time");
         if (json_object_get(e, "__error__") || !json_is_number(t) ||
             json_number_value(t) >= best)

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "tmpdir.h"
 #include "kernel_source.h"
 #include "problem.h"
+#include "tmpdir.h"
 #include "util.h"
 
 static char dir[] = "/tmp/cutune-problem-test-XXXXXX";
@@ -128,7 +128,8 @@ static const char good_json[] =
 static void test_from_file(void)
 {
     write_file("scale.json", good_json);
-    write_file("scale.cu", "extern \"C\" __global__ void scale(double *x) {}\n");
+    write_file("scale.cu",
+               "extern \"C\" __global__ void scale(double *x) {}\n");
     char path[512];
     snprintf(path, sizeof path, "%s/scale.json", dir);
     cutune_problem *p;
@@ -144,8 +145,8 @@ static void test_from_file(void)
         CHECK_STR(v[1].value, "1");
         unsigned grid[3], block[3];
         char err[128];
-        CHECK_INT(cutune__problem_geometry(p, def, grid, block, err,
-                                           sizeof err), 0);
+        CHECK_INT(
+            cutune__problem_geometry(p, def, grid, block, err, sizeof err), 0);
         /* OpenCL sizes count threads: 4096 threads in blocks of 128. */
         CHECK_INT(grid[0], 32);
         CHECK_INT(block[1], 1);
@@ -184,7 +185,8 @@ static void test_grid_div(void)
                replaced("\"ProblemSize\": [4096]",
                         "\"ProblemSize\": [4096], "
                         "\"GridDivX\": [\"block_size_x\", \"TILE\"]"));
-    write_file("scale.cu", "extern \"C\" __global__ void scale(double *x) {}\n");
+    write_file("scale.cu",
+               "extern \"C\" __global__ void scale(double *x) {}\n");
     char path[512];
     snprintf(path, sizeof path, "%s/griddiv.json", dir);
     cutune_problem *p;
@@ -195,8 +197,8 @@ static void test_grid_div(void)
         CHECK(cutune__space_index_of(p->space, cfg, &idx));
         unsigned grid[3], block[3];
         char err[256];
-        CHECK_INT(cutune__problem_geometry(p, idx, grid, block, err,
-                                           sizeof err), 0);
+        CHECK_INT(
+            cutune__problem_geometry(p, idx, grid, block, err, sizeof err), 0);
         CHECK_INT(grid[0], 4096 / (64 * 4));
         CHECK_INT(block[0], 64);
         CHECK_INT(grid[1], 1);
@@ -230,35 +232,37 @@ static char *replaced(const char *from, const char *to)
 {
     static char buf[4096];
     const char *at = strstr(good_json, from);
-    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - good_json), good_json,
-             to, at + strlen(from));
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - good_json), good_json, to,
+             at + strlen(from));
     return buf;
 }
 
 static void test_bad_input(void)
 {
     expect_error("{\"General\": {,}}", CUTUNE_ERR_PARSE, "line 1|column");
-    expect_error(replaced("\"KernelName\": \"scale\", ", ""),
-                 CUTUNE_ERR_PARSE, "KernelSpecification.KernelName|missing");
-    expect_warning(replaced("\"ProblemSize\"",
-                            "\"Budget2\": 1, \"ProblemSize\""),
-                   "KernelSpecification.Budget2: not a field cutune knows");
+    expect_error(replaced("\"KernelName\": \"scale\", ", ""), CUTUNE_ERR_PARSE,
+                 "KernelSpecification.KernelName|missing");
+    expect_warning(
+        replaced("\"ProblemSize\"", "\"Budget2\": 1, \"ProblemSize\""),
+        "KernelSpecification.Budget2: not a field cutune knows");
     expect_error(replaced("range(5, 11)", "range(5, 11) +* 2"),
                  CUTUNE_ERR_PARSE,
                  "TuningParameters[0].Values|block_size_x|column");
-    expect_error(replaced("block_size_x * TILE <= 1024", "block_size_x * TIEL"),
-                 CUTUNE_ERR_PARSE, "Conditions[0]|TIEL");
+    expect_error(
+        replaced("block_size_x * TILE <= 1024", "block_size_x * TIEL"),
+        CUTUNE_ERR_PARSE, "Conditions[0]|TIEL");
     expect_error(replaced("<= 1024", "<= 16"), CUTUNE_ERR_EMPTY_SPACE,
                  "no configuration satisfies");
     expect_error(replaced("\"double\"", "\"quaternion\""),
                  CUTUNE_ERR_UNSUPPORTED, "Arguments[0].Type|quaternion");
     expect_error(replaced("\"Size\": 4096", "\"Size\": \"4096 // 0\""),
                  CUTUNE_ERR_PARSE, "Arguments[0].Size|division by zero");
-    expect_error(replaced("\"MemoryType\": \"Vector\"",
-                          "\"MemoryType\": \"Vector\", \"MemType\": \"Texture\""),
-                 CUTUNE_ERR_UNSUPPORTED, "MemType|Texture");
-    expect_error(replaced("\"Vector\"", "\"Local\""),
-                 CUTUNE_ERR_UNSUPPORTED, "MemoryType|Local");
+    expect_error(
+        replaced("\"MemoryType\": \"Vector\"",
+                 "\"MemoryType\": \"Vector\", \"MemType\": \"Texture\""),
+        CUTUNE_ERR_UNSUPPORTED, "MemType|Texture");
+    expect_error(replaced("\"Vector\"", "\"Local\""), CUTUNE_ERR_UNSUPPORTED,
+                 "MemoryType|Local");
     expect_error(replaced("scale.cu", "missing.cu"), CUTUNE_ERR_IO,
                  "KernelFile|missing.cu");
     /* The bad inputs the T1 issue lists, one clear message each. */
@@ -269,8 +273,7 @@ static void test_bad_input(void)
     expect_error(replaced("[1, 2, 3, 4]", "\"list(range(10**9))\""),
                  CUTUNE_ERR_PARSE,
                  "TuningParameters[1].Values (TILE)|more than|range");
-    expect_error(replaced("\"TILE\"]}]", "\"TILES\"]}]"),
-                 CUTUNE_ERR_PARSE,
+    expect_error(replaced("\"TILE\"]}]", "\"TILES\"]}]"), CUTUNE_ERR_PARSE,
                  "Conditions[0].Parameters[1]|'TILES' is not a tuning");
     expect_error(replaced("block_size_x * TILE <= 1024",
                           "block_size_x // (TILE - TILE) <= 1024"),
@@ -281,11 +284,12 @@ static void test_bad_input(void)
                  CUTUNE_ERR_PARSE, "Conditions[0]|nope");
     expect_error(replaced("\"Name\": \"TILE\", ", ""), CUTUNE_ERR_PARSE,
                  "TuningParameters[1].Name|missing");
-    expect_error(replaced("\"Expression\"", "\"Expresion\""),
-                 CUTUNE_ERR_PARSE, "Conditions[0].Expression|missing");
-    expect_error(replaced("\"ProblemSize\": [4096]",
-                          "\"ProblemSize\": [4096], \"GridDivX\": [\"TILES\"]"),
-                 CUTUNE_ERR_PARSE, "GridDivX[0]|'TILES' is not a tuning");
+    expect_error(replaced("\"Expression\"", "\"Expresion\""), CUTUNE_ERR_PARSE,
+                 "Conditions[0].Expression|missing");
+    expect_error(
+        replaced("\"ProblemSize\": [4096]",
+                 "\"ProblemSize\": [4096], \"GridDivX\": [\"TILES\"]"),
+        CUTUNE_ERR_PARSE, "GridDivX[0]|'TILES' is not a tuning");
 
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("no_such_template", NULL, &p),
@@ -297,7 +301,8 @@ static void test_bad_input(void)
     CHECK_CONTAINS(cutune_problem_errmsg(p), "/no/such/file.json");
     cutune_problem_destroy(p);
     long long zero = 0;
-    cutune_problem_options po = {.problem_size = &zero, .n_problem_size = 1, .space_only = 0};
+    cutune_problem_options po = {
+        .problem_size = &zero, .n_problem_size = 1, .space_only = 0};
     CHECK_INT(cutune_problem_load("vector_add", &po, &p),
               CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(cutune_problem_errmsg(p), "problem size");
@@ -319,14 +324,16 @@ static void test_space_only(void)
     const char *data = getenv("CUTUNE_TEST_DATA");
     for (size_t i = 0; i < 4; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/t1/%s", data ? data : "", files[i].file);
+        snprintf(path, sizeof path, "%s/t1/%s", data ? data : "",
+                 files[i].file);
         /* The data is part of the tree: missing is a failure. */
         CHECK(data && access(path, R_OK) == 0);
         if (!data || access(path, R_OK) != 0) {
             fprintf(stderr, "missing test data: %s\n", path);
             continue;
         }
-        cutune_problem_options po = {.problem_size = NULL, .n_problem_size = 0, .space_only = 1};
+        cutune_problem_options po = {
+            .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
         cutune_problem *p;
         CHECK_INT(cutune_problem_load(path, &po, &p), CUTUNE_OK);
         if (!p->space) {
@@ -349,15 +356,16 @@ static void test_space_only(void)
  * FLOPs of a launch. */
 static void test_extensions(void)
 {
-    const char *with_ext = replaced(
-        "\"ProblemSize\": [4096],",
-        "\"ProblemSize\": [4096],\"SharedMemory\": 0,");
+    const char *with_ext =
+        replaced("\"ProblemSize\": [4096],",
+                 "\"ProblemSize\": [4096],\"SharedMemory\": 0,");
     char json[4096];
     snprintf(json, sizeof json, "%s", with_ext);
     /* Add a string parameter and the extension block. */
     char *tp = strstr(json, "{\"Name\": \"TILE\"");
     char head[4096];
-    snprintf(head, sizeof head, "%.*s{\"Name\": \"L1\", \"Type\": "
+    snprintf(head, sizeof head,
+             "%.*s{\"Name\": \"L1\", \"Type\": "
              "\"string\", \"Values\": [\"\", \"-Xptxas=-dlcm=cg\"]},\n   %s",
              (int)(tp - json), json, tp);
     size_t len = strlen(head);
@@ -442,7 +450,8 @@ static void test_extensions(void)
 static void test_budget_and_search(void)
 {
     char json[4096];
-    const char *base = replaced("\"KernelSpecification\":",
+    const char *base = replaced(
+        "\"KernelSpecification\":",
         "\"Budget\": [{\"Type\": \"ConfigurationCount\", \"BudgetValue\": 40},"
         " {\"Type\": \"TuningDuration\", \"BudgetValue\": 90},"
         " {\"Type\": \"ConfigurationFraction\", \"BudgetValue\": 0.5}],\n"
@@ -525,11 +534,15 @@ static void test_references(void)
     char bin[1024], cmd[2200];
     snprintf(bin, sizeof bin, "%s/tests/gpu/fixtures/reference_ramp.bin",
              root ? root : ".");
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s/reference_ramp.bin' && "
-             "head -c 60 '%s' > '%s/short.bin'", bin, dir, bin, dir);
+    snprintf(cmd, sizeof cmd,
+             "cp '%s' '%s/reference_ramp.bin' && "
+             "head -c 60 '%s' > '%s/short.bin'",
+             bin, dir, bin, dir);
     CHECK_INT(system(cmd), 0);
-    write_file("reference.cu", "extern \"C\" __global__ void "
-               "reference_check(float *a, float *b, const float *c, int n) {}\n");
+    write_file(
+        "reference.cu",
+        "extern \"C\" __global__ void "
+        "reference_check(float *a, float *b, const float *c, int n) {}\n");
     static const struct {
         const char *from, *to;
         cutune_status st;
@@ -614,8 +627,8 @@ static void test_kt_problem_size(void)
         char err[256];
         cutune_param_value v[3];
         cutune__problem_config_values(p, c, v);
-        CHECK_INT(cutune__problem_geometry(p, c, grid, block, err,
-                                           sizeof err), 0);
+        CHECK_INT(cutune__problem_geometry(p, c, grid, block, err, sizeof err),
+                  0);
         CHECK_INT(grid[0], atoi(v[1].value));
         CHECK_INT(block[0], atoi(v[0].value));
         CHECK_INT(grid[1], 1);
@@ -624,28 +637,30 @@ static void test_kt_problem_size(void)
 
     /* A size of its own that depends on two tunables, and a GridDiv
      * expression. */
-    write_file("reduction.cu", "extern \"C\" __global__ void "
+    write_file("reduction.cu",
+               "extern \"C\" __global__ void "
                "sum_floats(float *a, const float *b, int n) {}\n");
     char *text = NULL;
     size_t len = 0;
     char err[256];
-    CHECK_INT(cutune__read_regular_file(path, 1 << 20, &text, &len, err,
-                                        sizeof err), 0);
+    CHECK_INT(
+        cutune__read_regular_file(path, 1 << 20, &text, &len, err, sizeof err),
+        0);
     if (!text)
         return;
     const char *swaps[][2] = {
         {"\"ProblemSize\": \"num_blocks\"",
          "\"ProblemSize\": [\"num_blocks * vector\", 3]"},
         {"\"GridDivX\": []", "\"GridDivX\": [\"vector\"], "
-         "\"GridDivY\": [\"2 - 1\"]"}};
+                             "\"GridDivY\": [\"2 - 1\"]"}};
     for (size_t i = 0; i < 2; i++) {
         char *at = strstr(text, swaps[i][0]);
         CHECK(at != NULL);
         if (!at)
             break;
-        char *next = cutune__strdup_printf("%.*s%s%s", (int)(at - text),
-                                           text, swaps[i][1],
-                                           at + strlen(swaps[i][0]));
+        char *next =
+            cutune__strdup_printf("%.*s%s%s", (int)(at - text), text,
+                                  swaps[i][1], at + strlen(swaps[i][0]));
         free(text);
         text = next;
     }
@@ -659,10 +674,10 @@ static void test_kt_problem_size(void)
         size_t idx;
         unsigned grid[3], block[3];
         CHECK(cutune__space_index_of(p->space, cfg, &idx));
-        CHECK_INT(cutune__problem_geometry(p, idx, grid, block, err,
-                                           sizeof err), 0);
-        CHECK_INT(grid[0], 256);     /* 256 * 4 / 4 */
-        CHECK_INT(grid[1], 3);       /* 3 / (2 - 1) */
+        CHECK_INT(
+            cutune__problem_geometry(p, idx, grid, block, err, sizeof err), 0);
+        CHECK_INT(grid[0], 256); /* 256 * 4 / 4 */
+        CHECK_INT(grid[1], 3);   /* 3 / (2 - 1) */
         CHECK_INT(block[0], 128);
     } else {
         fprintf(stderr, "%s\n", cutune_problem_errmsg(p));
@@ -687,7 +702,8 @@ static void test_kt_problem_size(void)
          "ProblemSize[0]: 'num_blocks - 32' is 0"},
         {"\"GridDivX\": [\"vector\"]", "\"GridDivX\": [\"vec\"]",
          CUTUNE_ERR_PARSE, "GridDivX[0]: 'vec' is not a tuning parameter"},
-        {"\"Conditions\": []", "\"Conditions\": [{\"Expression\": "
+        {"\"Conditions\": []",
+         "\"Conditions\": [{\"Expression\": "
          "\"ProblemSize[1] > 1\", \"Parameters\": []}]",
          CUTUNE_ERR_UNSUPPORTED, "reads ProblemSize, which varies"},
     };
@@ -696,9 +712,9 @@ static void test_kt_problem_size(void)
         CHECK(at != NULL);
         if (!at)
             continue;
-        char *json = cutune__strdup_printf("%.*s%s%s", (int)(at - text),
-                                           text, bad[i].to,
-                                           at + strlen(bad[i].from));
+        char *json =
+            cutune__strdup_printf("%.*s%s%s", (int)(at - text), text,
+                                  bad[i].to, at + strlen(bad[i].from));
         expect_error(json, bad[i].st, bad[i].needle);
         free(json);
     }

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "tmpdir.h"
 #include "problem.h"
 #include "t4.h"
+#include "tmpdir.h"
 
 static char dir[] = "/tmp/cutune-t4-test-XXXXXX";
 
@@ -60,8 +60,7 @@ static void test_published(void)
         CHECK_INT(cutune_problem_load(t1, &po, &p), CUTUNE_OK);
         cutune__t4 *t4 = NULL;
         char err[512] = "";
-        CHECK_INT(cutune__t4_load(t4path, p, &t4, err, sizeof err),
-                  CUTUNE_OK);
+        CHECK_INT(cutune__t4_load(t4path, p, &t4, err, sizeof err), CUTUNE_OK);
         if (!t4) {
             fprintf(stderr, "%s\n", err);
             cutune_problem_destroy(p);
@@ -123,7 +122,8 @@ static cutune_status load_t4(const char *json, cutune__t4 **t4, char *err,
     write_file("problem.json", problem_json);
     write_file("results.json", json);
     snprintf(path, sizeof path, "%s/problem.json", dir);
-    cutune_problem_options po = {.problem_size = NULL, .n_problem_size = 0, .space_only = 1};
+    cutune_problem_options po = {
+        .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     cutune_problem *p;
     cutune_status st = cutune_problem_load(path, &po, &p);
     CHECK_INT(st, CUTUNE_OK);
@@ -231,7 +231,8 @@ static void test_bad(void)
     expect_error("{\"results\": [{\"configuration\": {\"bx\": 32, "
                  "\"mode\": \"ca\", \"f\": 1}, \"times\": {}, "
                  "\"invalidity\": \"correct\"}]}",
-                 CUTUNE_ERR_PARSE, "results[0]: invalidity \"correct\" with "
+                 CUTUNE_ERR_PARSE,
+                 "results[0]: invalidity \"correct\" with "
                  "no time");
     expect_error("{\"metadata\": {\"timeunit\": \"fortnights\"}, "
                  "\"results\": []}",
@@ -241,8 +242,9 @@ static void test_bad(void)
     char err[512] = "";
     cutune_problem *p;
     CHECK_INT(cutune_problem_load("vector_add", NULL, &p), CUTUNE_OK);
-    CHECK_INT(cutune__t4_load("/no/such/results.json.gz", p, &t4, err,
-                              sizeof err), CUTUNE_ERR_IO);
+    CHECK_INT(
+        cutune__t4_load("/no/such/results.json.gz", p, &t4, err, sizeof err),
+        CUTUNE_ERR_IO);
     CHECK_CONTAINS(err, "/no/such/results.json.gz");
     cutune_problem_destroy(p);
 }
@@ -253,7 +255,8 @@ static void test_round_trip(void)
     char path[512];
     write_file("problem.json", problem_json);
     snprintf(path, sizeof path, "%s/problem.json", dir);
-    cutune_problem_options po = {.problem_size = NULL, .n_problem_size = 0, .space_only = 1};
+    cutune_problem_options po = {
+        .problem_size = NULL, .n_problem_size = 0, .space_only = 1};
     cutune_problem *p;
     CHECK_INT(cutune_problem_load(path, &po, &p), CUTUNE_OK);
     const double rt[3] = {1.5, 2.5, 3.5};
@@ -261,20 +264,32 @@ static void test_round_trip(void)
      * (a metric the GPU lacks) is left out. */
     /* The parentheses tell clang the concatenation is meant. */
     const char *const xn[3] = {("dram__throughput.avg.pct_of_peak_sustained_"
-                                "elapsed"), "lts__t_sector_hit_rate.pct",
+                                "elapsed"),
+                               "lts__t_sector_hit_rate.pct",
                                "registers_per_thread"};
     const char *const xu[3] = {"%", "%", "count"};
     const double xv[3] = {91.5, NAN, 26};
-    cutune__t4_record recs[3] = {
-        {.config_index = 7, .outcome = CUTUNE_OUTCOME_CORRECT,
-         .runtimes = rt, .n_runtimes = 3, .time_ms = 2.5, .compile_ms = 120,
-         .framework_ms = 4, .search_ms = 0.25, .validation_ms = 0.5,
-         .timestamp = 1700000000, .extra_names = xn, .extra_values = xv,
-         .extra_units = xu, .n_extra = 3},
-        {.config_index = 9, .outcome = CUTUNE_OUTCOME_COMPILE,
-         .time_ms = NAN, .compile_ms = 80},
-        {.config_index = 0, .outcome = CUTUNE_OUTCOME_RESOURCES,
-         .time_ms = NAN}};
+    cutune__t4_record recs[3] = {{.config_index = 7,
+                                  .outcome = CUTUNE_OUTCOME_CORRECT,
+                                  .runtimes = rt,
+                                  .n_runtimes = 3,
+                                  .time_ms = 2.5,
+                                  .compile_ms = 120,
+                                  .framework_ms = 4,
+                                  .search_ms = 0.25,
+                                  .validation_ms = 0.5,
+                                  .timestamp = 1700000000,
+                                  .extra_names = xn,
+                                  .extra_values = xv,
+                                  .extra_units = xu,
+                                  .n_extra = 3},
+                                 {.config_index = 9,
+                                  .outcome = CUTUNE_OUTCOME_COMPILE,
+                                  .time_ms = NAN,
+                                  .compile_ms = 80},
+                                 {.config_index = 0,
+                                  .outcome = CUTUNE_OUTCOME_RESOURCES,
+                                  .time_ms = NAN}};
     static const char *const names[2] = {"out.json", "out.json.gz"};
     for (int f = 0; f < 2; f++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[f]);
@@ -320,7 +335,8 @@ static void test_round_trip(void)
     CHECK_INT(cutune__t4_write(path, p, NULL, &bad, 1, err, sizeof err),
               CUTUNE_ERR_INVALID_ARGUMENT);
     CHECK_INT(cutune__t4_write("/no/such/dir/out.json", p, NULL, recs, 1, err,
-                               sizeof err), CUTUNE_ERR_IO);
+                               sizeof err),
+              CUTUNE_ERR_IO);
     CHECK_CONTAINS(err, "/no/such/dir/out.json");
     cutune_problem_destroy(p);
 }

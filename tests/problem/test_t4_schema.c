@@ -41,8 +41,8 @@ typedef struct verdict {
     char first[512];
 } verdict;
 
-__attribute__((format(printf, 2, 3)))
-static void violation(verdict *v, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void
+violation(verdict *v, const char *fmt, ...)
 {
     if (v->errors++ == 0) {
         va_list ap;
@@ -62,10 +62,22 @@ static void typed(verdict *v, json_t *obj, const char *key,
         violation(v, "%s.%s: not %s", where, key, type);
 }
 
-static int is_object(const json_t *j) { return json_is_object(j); }
-static int is_array(const json_t *j) { return json_is_array(j); }
-static int is_string(const json_t *j) { return json_is_string(j); }
-static int is_number(const json_t *j) { return json_is_number(j); }
+static int is_object(const json_t *j)
+{
+    return json_is_object(j);
+}
+static int is_array(const json_t *j)
+{
+    return json_is_array(j);
+}
+static int is_string(const json_t *j)
+{
+    return json_is_string(j);
+}
+static int is_number(const json_t *j)
+{
+    return json_is_number(j);
+}
 static int is_measured(const json_t *j)
 {
     return json_is_number(j) || json_is_string(j) || json_is_array(j);
@@ -89,9 +101,9 @@ static int is_version(const char *s)
 
 static void check_result(verdict *v, json_t *res, size_t i)
 {
-    static const char *const invalidity[] = {
-        "timeout", "compile", "runtime", "correctness", "constraints",
-        "correct"};
+    static const char *const invalidity[] = {"timeout",     "compile",
+                                             "runtime",     "correctness",
+                                             "constraints", "correct"};
     static const char *const required[] = {"configuration", "times",
                                            "invalidity", "correctness"};
     char where[64];
@@ -124,14 +136,14 @@ static void check_result(verdict *v, json_t *res, size_t i)
         typed(v, times, "runtimes", is_array, "an array", where);
     size_t m;
     json_t *e;
-    json_array_foreach(json_object_get(res, "measurements"), m, e) {
+    json_array_foreach(json_object_get(res, "measurements"), m, e)
+    {
         if (!json_is_object(e)) {
             violation(v, "%s.measurements[%zu]: not an object", where, m);
             continue;
         }
         typed(v, e, "name", is_string, "a string", where);
-        typed(v, e, "value", is_measured, "a number, string or array",
-              where);
+        typed(v, e, "value", is_measured, "a number, string or array", where);
         typed(v, e, "unit", is_string, "a string", where);
     }
 }
@@ -145,8 +157,8 @@ static verdict schema_check(json_t *root)
         return v;
     }
     json_t *version = json_object_get(root, "schema_version");
-    if (version && !(json_is_string(version) &&
-                     is_version(json_string_value(version))))
+    if (version &&
+        !(json_is_string(version) && is_version(json_string_value(version))))
         violation(&v, "schema_version: not major.minor.patch");
     typed(&v, root, "results", is_array, "an array", "(top level)");
     size_t i;
@@ -219,8 +231,8 @@ static cutune_problem *load(const char *data, const long long *size)
 
 /* The A100 recording with every configuration of more than 256 threads a
  * block as RESOURCES (as a GPU of smaller blocks would answer), written
- * by the writer (the new form) at new_path and, with the field's old spelling, at old_path.
- * Returns how many are RESOURCES. */
+ * by the writer (the new form) at new_path and, with the field's old spelling,
+ * at old_path. Returns how many are RESOURCES. */
 static size_t write_recordings(const char *data, const cutune_problem *p,
                                const char *new_path, const char *old_path)
 {
@@ -261,7 +273,8 @@ static size_t write_recordings(const char *data, const cutune_problem *p,
     json_t *root = json_load_file(new_path, 0, NULL);
     size_t i, old = 0;
     json_t *res;
-    json_array_foreach(json_object_get(root, "results"), i, res) {
+    json_array_foreach(json_object_get(root, "results"), i, res)
+    {
         json_t *finer = json_object_get(res, "cutune_invalidity");
         if (!finer)
             continue;
@@ -333,7 +346,8 @@ static void test_replayed_tune(const cutune_problem *p, const char *old_path,
     CHECK_INT(v.errors, 0);
     size_t n = 0, constraints = 0, finer = 0, i;
     json_t *res;
-    json_array_foreach(json_object_get(root, "results"), i, res) {
+    json_array_foreach(json_object_get(root, "results"), i, res)
+    {
         n++;
         const char *inv =
             json_string_value(json_object_get(res, "invalidity"));
@@ -350,8 +364,8 @@ static void test_replayed_tune(const cutune_problem *p, const char *old_path,
     json_t *m = json_object_get(root, "metadata");
     CHECK_STR(json_string_value(json_object_get(m, "timeunit")),
               "milliseconds");
-    CHECK_STR(json_string_value(json_object_get(
-                  json_object_get(m, "device"), "name")),
+    CHECK_STR(json_string_value(
+                  json_object_get(json_object_get(m, "device"), "name")),
               "replay old");
     json_t *prob = json_object_get(m, "problem");
     CHECK_STR(json_string_value(json_object_get(prob, "name")),
@@ -372,13 +386,20 @@ static void test_replayed_tune(const cutune_problem *p, const char *old_path,
 static void test_metadata(const cutune_problem *p, const char *data)
 {
     const long long dims[] = {4096, 4096};
-    cutune__t4_meta meta = {
-        .device_name = "GTX fictional", .cc_major = 9, .cc_minor = 0,
-        .device_uuid = "GPU-00000000-fict-iona-l000-000000000000",
-        .problem_name = "convolution_milo", .problem_size = dims,
-        .n_problem_size = 2, .source_hash = "00112233aabbccdd",
-        .strategy = "random", .seed = UINT64_MAX, .max_evals = 100,
-        .max_seconds = 60, .cutune_version = cutune_version()};
+    cutune__t4_meta meta = {.device_name = "GTX fictional",
+                            .cc_major = 9,
+                            .cc_minor = 0,
+                            .device_uuid =
+                                "GPU-00000000-fict-iona-l000-000000000000",
+                            .problem_name = "convolution_milo",
+                            .problem_size = dims,
+                            .n_problem_size = 2,
+                            .source_hash = "00112233aabbccdd",
+                            .strategy = "random",
+                            .seed = UINT64_MAX,
+                            .max_evals = 100,
+                            .max_seconds = 60,
+                            .cutune_version = cutune_version()};
     cutune__t4_record rec = {.config_index = 0,
                              .outcome = CUTUNE_OUTCOME_COMPILE,
                              .time_ms = NAN,
@@ -395,13 +416,13 @@ static void test_metadata(const cutune_problem *p, const char *data)
               "9.0");
     CHECK_STR(json_string_value(json_object_get(dev, "uuid")),
               meta.device_uuid);
-    CHECK_STR(json_string_value(json_object_get(
-                  json_object_get(m, "problem"), "source_hash")),
+    CHECK_STR(json_string_value(json_object_get(json_object_get(m, "problem"),
+                                                "source_hash")),
               meta.source_hash);
     CHECK_STR(json_string_value(json_object_get(m, "seed")),
               "18446744073709551615");
-    CHECK_INT(json_integer_value(json_object_get(
-                  json_object_get(m, "budget"), "evaluations")),
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(m, "budget"),
+                                                 "evaluations")),
               100);
     json_decref(root);
 

@@ -79,19 +79,23 @@ static void test_own_t4(void)
         double t = synthetic_ms(i);
         runtimes[i][0] = t;
         runtimes[i][1] = t * 1.01;
-        rec[i] = (cutune__t4_record){
-            .config_index = i * (space / n), .outcome = synthetic_outcome(i),
-            .runtimes = runtimes[i], .n_runtimes = 2, .time_ms = t,
-            .compile_ms = 100, .framework_ms = 5, .timestamp = 1.7e9 + i};
+        rec[i] = (cutune__t4_record){.config_index = i * (space / n),
+                                     .outcome = synthetic_outcome(i),
+                                     .runtimes = runtimes[i],
+                                     .n_runtimes = 2,
+                                     .time_ms = t,
+                                     .compile_ms = 100,
+                                     .framework_ms = 5,
+                                     .timestamp = 1.7e9 + i};
         if (rec[i].outcome != CUTUNE_OUTCOME_CORRECT)
             rec[i].n_runtimes = 0;
         else if (synthetic_ms(i) < synthetic_ms(fastest))
             fastest = i;
     }
     char err[512] = "";
-    CHECK_INT(cutune__t4_write("own_T4.json.gz", p, NULL, rec, n, err,
-                               sizeof err),
-              CUTUNE_OK);
+    CHECK_INT(
+        cutune__t4_write("own_T4.json.gz", p, NULL, rec, n, err, sizeof err),
+        CUTUNE_OK);
     cutune_param_value baseline[16], winner[16];
     cutune__problem_config_values(p, rec[0].config_index, baseline);
     cutune__problem_config_values(p, rec[fastest].config_index, winner);
@@ -125,7 +129,8 @@ static void test_own_t4(void)
     CHECK(!strstr(html, "unknown</span> over the occupancy"));
     /* 20 top rows, the winner's marked */
     CHECK_INT(count(html, "<tr><td class=\"n\">") +
-                  count(html, "<tr class=\"mark\"><td class=\"n\">"), 20);
+                  count(html, "<tr class=\"mark\"><td class=\"n\">"),
+              20);
     CHECK_INT(count(html, "<tr class=\"mark\">"), 1);
     free(html);
     cutune_problem_destroy(p);
@@ -150,20 +155,31 @@ static void test_counters(void)
     const double memory[] = {90.9, 90.9, 18.3, 0, 0, 25};
     const double conflicts[] = {51.7, 93.1, 23.0, 31e6, 2e6, 32};
     double rt[2][1] = {{0.2676}, {0.3140}};
-    cutune__t4_record rec[3] = {
-        {.config_index = 5, .outcome = CUTUNE_OUTCOME_CORRECT,
-         .runtimes = rt[0], .n_runtimes = 1, .time_ms = 0.2676,
-         .extra_names = names, .extra_values = memory, .extra_units = units,
-         .n_extra = 6},
-        {.config_index = 9, .outcome = CUTUNE_OUTCOME_CORRECT,
-         .runtimes = rt[1], .n_runtimes = 1, .time_ms = 0.3140,
-         .extra_names = names, .extra_values = conflicts,
-         .extra_units = units, .n_extra = 6},
-        {.config_index = 11, .outcome = CUTUNE_OUTCOME_COMPILE,
-         .time_ms = NAN}};
+    cutune__t4_record rec[3] = {{.config_index = 5,
+                                 .outcome = CUTUNE_OUTCOME_CORRECT,
+                                 .runtimes = rt[0],
+                                 .n_runtimes = 1,
+                                 .time_ms = 0.2676,
+                                 .extra_names = names,
+                                 .extra_values = memory,
+                                 .extra_units = units,
+                                 .n_extra = 6},
+                                {.config_index = 9,
+                                 .outcome = CUTUNE_OUTCOME_CORRECT,
+                                 .runtimes = rt[1],
+                                 .n_runtimes = 1,
+                                 .time_ms = 0.3140,
+                                 .extra_names = names,
+                                 .extra_values = conflicts,
+                                 .extra_units = units,
+                                 .n_extra = 6},
+                                {.config_index = 11,
+                                 .outcome = CUTUNE_OUTCOME_COMPILE,
+                                 .time_ms = NAN}};
     char err[512] = "";
-    CHECK_INT(cutune__t4_write("counters_T4.json", p, NULL, rec, 3, err,
-                               sizeof err), CUTUNE_OK);
+    CHECK_INT(
+        cutune__t4_write("counters_T4.json", p, NULL, rec, 3, err, sizeof err),
+        CUTUNE_OK);
     cutune_report_options o;
     cutune_report_options_init(&o);
     o.results_path = "counters_T4.json";
@@ -181,8 +197,9 @@ static void test_counters(void)
     free(html);
     /* Results without counters have no such columns. */
     rec[0].n_extra = rec[1].n_extra = 0;
-    CHECK_INT(cutune__t4_write("counters_T4.json", p, NULL, rec, 3, err,
-                               sizeof err), CUTUNE_OK);
+    CHECK_INT(
+        cutune__t4_write("counters_T4.json", p, NULL, rec, 3, err, sizeof err),
+        CUTUNE_OK);
     CHECK_INT(cutune_report_create(p, &o, &r), CUTUNE_OK);
     CHECK_INT(cutune_report_write(r, "counters.html"), CUTUNE_OK);
     cutune_report_destroy(r);
@@ -208,17 +225,20 @@ static void test_big_space(void)
     double *rt = malloc(n * sizeof *rt);
     for (size_t i = 0; i < n; i++) {
         rt[i] = 0.5 + (double)((i * 7919) % 1000) / 100.0;
-        rec[i] = (cutune__t4_record){
-            .config_index = (i * 40507) % n,
-            .outcome = i % 37 == 1 ? CUTUNE_OUTCOME_RUNTIME
-                                   : CUTUNE_OUTCOME_CORRECT,
-            .runtimes = &rt[i], .n_runtimes = i % 37 == 1 ? 0 : 1,
-            .time_ms = rt[i], .compile_ms = 50, .timestamp = 1.7e9 + i};
+        rec[i] = (cutune__t4_record){.config_index = (i * 40507) % n,
+                                     .outcome = i % 37 == 1
+                                                    ? CUTUNE_OUTCOME_RUNTIME
+                                                    : CUTUNE_OUTCOME_CORRECT,
+                                     .runtimes = &rt[i],
+                                     .n_runtimes = i % 37 == 1 ? 0 : 1,
+                                     .time_ms = rt[i],
+                                     .compile_ms = 50,
+                                     .timestamp = 1.7e9 + i};
     }
     char err[512] = "";
-    CHECK_INT(cutune__t4_write("big_T4.json.gz", p, NULL, rec, n, err,
-                               sizeof err),
-              CUTUNE_OK);
+    CHECK_INT(
+        cutune__t4_write("big_T4.json.gz", p, NULL, rec, n, err, sizeof err),
+        CUTUNE_OK);
     free(rec);
     free(rt);
     cutune_report_options o;
@@ -275,7 +295,8 @@ static void test_t4_times(void)
     const char *src = getenv("CUTUNE_SOURCE_DIR");
     snprintf(t1, sizeof t1, "%s/tests/data/t1/convolution_milo.json",
              src ? src : ".");
-    snprintf(t4, sizeof t4, "%s/tests/data/t4/convolution_milo_A100_T4.json.gz",
+    snprintf(t4, sizeof t4,
+             "%s/tests/data/t4/convolution_milo_A100_T4.json.gz",
              src ? src : ".");
     cutune_problem_options po = {.space_only = 1};
     cutune_problem *p = NULL;
@@ -310,7 +331,8 @@ static void test_errors(void)
     cutune_report_destroy(r);
     o.results_path = "own_T4.json.gz";
     CHECK_INT(cutune_report_create(p, &o, &r), CUTUNE_OK);
-    CHECK_INT(cutune_report_write(r, "/nonexistent/dir/x.html"), CUTUNE_ERR_IO);
+    CHECK_INT(cutune_report_write(r, "/nonexistent/dir/x.html"),
+              CUTUNE_ERR_IO);
     CHECK_CONTAINS(cutune_report_errmsg(r), "/nonexistent/dir/x.html");
     cutune_report_destroy(r);
     cutune_report_destroy(NULL);

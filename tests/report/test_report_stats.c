@@ -63,7 +63,8 @@ static void test_random_best_large(void)
 {
     /* 100,000 recorded: the curve agrees with the replay's formula. */
     const size_t m = 100000;
-    double *rec = malloc(m * sizeof *rec), *sorted = malloc(m * sizeof *sorted);
+    double *rec = malloc(m * sizeof *rec),
+           *sorted = malloc(m * sizeof *sorted);
     size_t nf = 0;
     for (size_t i = 0; i < m; i++) {
         rec[i] = i % 17 == 0 ? INFINITY : 1.0 + (double)((i * 7919) % m) / 1e3;

@@ -21,8 +21,8 @@ static void test_nice(void)
 
 static void test_linear(void)
 {
-    cutune__svg_axis a = {.scale = CUTUNE__SCALE_LINEAR, .lo = 0.53,
-                          .hi = 2.31};
+    cutune__svg_axis a = {
+        .scale = CUTUNE__SCALE_LINEAR, .lo = 0.53, .hi = 2.31};
     cutune__svg_axis_fit(&a);
     /* range 2 -> step 0.5: 0.5, 1.0, ..., 2.5 */
     CHECK_NEAR(a.lo, 0.5, 1e-12);
@@ -117,12 +117,20 @@ static size_t count(const char *s, const char *what)
 static void test_plot(void)
 {
     cutune__rtext out = {0};
-    cutune__svg_plot p = {.width = 400, .height = 300, .left = 60,
-                          .right = 20, .top = 10, .bottom = 40};
-    p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LOG10, .lo = 1,
-                             .hi = 100, .label = "evaluations"};
-    p.y = (cutune__svg_axis){.scale = CUTUNE__SCALE_LINEAR, .lo = 0,
-                             .hi = 10, .label = "time <ms>"};
+    cutune__svg_plot p = {.width = 400,
+                          .height = 300,
+                          .left = 60,
+                          .right = 20,
+                          .top = 10,
+                          .bottom = 40};
+    p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LOG10,
+                             .lo = 1,
+                             .hi = 100,
+                             .label = "evaluations"};
+    p.y = (cutune__svg_axis){.scale = CUTUNE__SCALE_LINEAR,
+                             .lo = 0,
+                             .hi = 10,
+                             .label = "time <ms>"};
     cutune__svg_begin(&p, &out, "t1", "A \"title\"", "desc & more");
     double x[] = {1, 10, 100, -1}, y[] = {10, 5, 1, 3};
     cutune__svg_line(&p, x, y, 4, 0, 1, 0, "best");
@@ -187,18 +195,25 @@ static void test_extremes(void)
         CUTUNE__SCALE_LINEAR, CUTUNE__SCALE_LOG10, CUTUNE__SCALE_LOG2};
     for (size_t k = 0; k < 3; k++) {
         cutune__rtext out = {0};
-        cutune__svg_plot p = {.width = 400, .height = 300, .left = 60,
-                              .right = 20, .top = 10, .bottom = 40};
-        p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LINEAR, .lo = 1,
-                                 .hi = 3, .label = "evaluations"};
-        p.y = (cutune__svg_axis){.scale = scales[k], .lo = 5e-324,
-                                 .hi = 1e308, .label = "time"};
+        cutune__svg_plot p = {.width = 400,
+                              .height = 300,
+                              .left = 60,
+                              .right = 20,
+                              .top = 10,
+                              .bottom = 40};
+        p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LINEAR,
+                                 .lo = 1,
+                                 .hi = 3,
+                                 .label = "evaluations"};
+        p.y = (cutune__svg_axis){
+            .scale = scales[k], .lo = 5e-324, .hi = 1e308, .label = "time"};
         cutune__svg_begin(&p, &out, "x", "extremes", "extremes");
         double x[] = {1, 2, 3}, y[] = {5e-324, 1.5, 1e308};
         cutune__svg_line(&p, x, y, 3, 0, 1, 0, "best");
         cutune__svg_end(&p);
         CHECK(!out.oom);
-        CHECK(out.data && !strstr(out.data, "nan") && !strstr(out.data, "inf"));
+        CHECK(out.data && !strstr(out.data, "nan") &&
+              !strstr(out.data, "inf"));
         for (size_t i = 0; i < 3; i++)
             CHECK(isfinite(cutune__svg_py(&p, y[i])));
         cutune__rtext_free(&out);

@@ -35,8 +35,8 @@ static cutune__space *make_space(void)
     if (!cond)
         return NULL;
     const cutune__expr *conds[] = {cond};
-    cutune__space *s = cutune__space_create(params, 4, conds, 1, NULL, 0,
-                                            NULL);
+    cutune__space *s =
+        cutune__space_create(params, 4, conds, 1, NULL, 0, NULL);
     cutune__expr_free(cond);
     return s;
 }

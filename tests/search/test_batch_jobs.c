@@ -37,8 +37,8 @@ int main(void)
 
     /* Two proposals get one name each; the rest follow as proposed. */
     const size_t p1[] = {3, 4, 5, 6};
-    size_t n = cutune__batch_jobs(p1, 4, NULL, 2, 1, fake_ahead, &asked,
-                                  jobs, job_of, &named);
+    size_t n = cutune__batch_jobs(p1, 4, NULL, 2, 1, fake_ahead, &asked, jobs,
+                                  job_of, &named);
     const size_t w1[] = {3, 103, 4, 104, 5, 6};
     check_jobs(jobs, n, w1, 6);
     CHECK_INT(named, 2);
@@ -52,8 +52,8 @@ int main(void)
      * among the first ones; two names each. */
     const unsigned char skip[] = {1, 0, 0, 0};
     asked = 0;
-    n = cutune__batch_jobs(p1, 4, skip, 2, 2, fake_ahead, &asked, jobs,
-                           job_of, &named);
+    n = cutune__batch_jobs(p1, 4, skip, 2, 2, fake_ahead, &asked, jobs, job_of,
+                           &named);
     const size_t w2[] = {4, 104, 204, 5, 105, 205, 6};
     check_jobs(jobs, n, w2, 7);
     CHECK_INT(named, 4);
@@ -64,8 +64,8 @@ int main(void)
 
     /* Never a proposal of the batch, never a job twice. */
     const size_t p3[] = {1, 5, 7, 2};
-    n = cutune__batch_jobs(p3, 4, NULL, 3, 1, fake_ahead, &asked, jobs,
-                           job_of, &named);
+    n = cutune__batch_jobs(p3, 4, NULL, 3, 1, fake_ahead, &asked, jobs, job_of,
+                           &named);
     const size_t w3[] = {1, 5, 105, 7, 2};
     check_jobs(jobs, n, w3, 5);
     CHECK_INT(named, 1);
@@ -78,8 +78,8 @@ int main(void)
     check_jobs(jobs, n, w4, 4);
     CHECK_INT(named, 0);
     asked = 0;
-    n = cutune__batch_jobs(p1, 4, NULL, 0, 1, fake_ahead, &asked, jobs,
-                           job_of, &named);
+    n = cutune__batch_jobs(p1, 4, NULL, 0, 1, fake_ahead, &asked, jobs, job_of,
+                           &named);
     check_jobs(jobs, n, w4, 4);
     CHECK_INT(asked, 0);
     return check_finish();

@@ -67,8 +67,8 @@ static double objective(const cutune__space *s, size_t index)
 }
 
 static int eval_cb(void *user, const size_t *indices, size_t n,
-                   double *objectives, size_t *done,
-                   cutune__eval_more_fn more, void *more_ctx)
+                   double *objectives, size_t *done, cutune__eval_more_fn more,
+                   void *more_ctx)
 {
     const cutune__space *s = user;
     for (size_t i = 0; i < n; i++) {
@@ -170,7 +170,13 @@ static void test_against_clock(const cutune__space *s)
     double evals[2] = {0, 0}, ratio[2][SEEDS], same = 0;
     for (int k = 0; k < 2; k++)
         for (size_t seed = 0; seed < SEEDS; seed++) {
-            cutune__replay_options o = {.max_evals = 0, .max_seconds = CLOCK_SECONDS, .batch = 1, .seed = seed + 1, .start = SIZE_MAX, .params = k ? &blind : NULL, .try_cost = NULL};
+            cutune__replay_options o = {.max_evals = 0,
+                                        .max_seconds = CLOCK_SECONDS,
+                                        .batch = 1,
+                                        .seed = seed + 1,
+                                        .start = SIZE_MAX,
+                                        .params = k ? &blind : NULL,
+                                        .try_cost = NULL};
             cutune__replay_result r;
             CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost,
                                          &o, &r, NULL, 0),
@@ -180,7 +186,13 @@ static void test_against_clock(const cutune__space *s)
         }
     /* An evaluation budget: the same run whether costs are known or not. */
     for (size_t seed = 0; seed < 3; seed++) {
-        cutune__replay_options o = {.max_evals = 40, .max_seconds = 0, .batch = 1, .seed = seed + 1, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
+        cutune__replay_options o = {.max_evals = 40,
+                                    .max_seconds = 0,
+                                    .batch = 1,
+                                    .seed = seed + 1,
+                                    .start = SIZE_MAX,
+                                    .params = NULL,
+                                    .try_cost = NULL};
         cutune__replay_result with, without;
         CHECK_INT(cutune__replay_run(cutune__strategy_bayes, s, obj, cost, &o,
                                      &with, NULL, 0),

@@ -144,13 +144,13 @@ static void test_walks_the_valley(const cutune__space *s)
  * is given, as the tuner does, and keeps what it needs to judge it. */
 typedef struct ahead_eval {
     const cutune__space *s;
-    int ask;                 /* 0: never asks (the reference run) */
-    unsigned char *taken;    /* evaluated or proposed */
-    unsigned char *hinted;   /* named by `ahead` in the previous batch */
+    int ask;               /* 0: never asks (the reference run) */
+    unsigned char *taken;  /* evaluated or proposed */
+    unsigned char *hinted; /* named by `ahead` in the previous batch */
     size_t log[400], n_log;
-    size_t starts, covered;  /* batches, and those whose first proposal
-                                was named ahead */
-    size_t bad;              /* names not one step away, or taken */
+    size_t starts, covered; /* batches, and those whose first proposal
+                               was named ahead */
+    size_t bad;             /* names not one step away, or taken */
 } ahead_eval;
 
 static int one_step(const cutune__space *s, size_t a, size_t b)
@@ -234,7 +234,8 @@ static void test_ahead(const cutune__space *s)
         bad += ev[1].bad;
     }
     printf("ahead: %zu of %zu batches began with a configuration named "
-           "ahead in the batch before\n", covered, starts);
+           "ahead in the batch before\n",
+           covered, starts);
     CHECK_INT(bad, 0);
     CHECK(covered * 2 >= starts);
 
@@ -315,7 +316,7 @@ static void test_probe_hands_over(void)
     cutune__space_free(s);
 }
 
-#define N_SMALL     6
+#define N_SMALL      6
 #define SMALL_BUDGET 30
 #define LOG_MAX      100
 

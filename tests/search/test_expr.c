@@ -12,7 +12,8 @@
  * buffer, good until the next call. */
 static char result_buf[8192];
 
-static const char *show(int rc, cutune__value *v, const cutune__expr_error *err)
+static const char *show(int rc, cutune__value *v,
+                        const cutune__expr_error *err)
 {
     if (rc != 0) {
         snprintf(result_buf, sizeof result_buf, "ERR: %s", err->message);
@@ -116,7 +117,7 @@ static void check_error(const char *text, size_t max_list, const char *msg,
 }
 
 #define ERR(text, msg, col, tok) check_error(text, 0, msg, col, tok, __LINE__)
-#define ERR_MAX(text, max, msg, col, tok)                                   \
+#define ERR_MAX(text, max, msg, col, tok)                                     \
     check_error(text, max, msg, col, tok, __LINE__)
 
 static void test_literals(void)
@@ -146,7 +147,8 @@ static void test_literals(void)
     EV("[]", "[]");
     EV("[1, 2,]", "[1, 2]");
     EV("[ -1 , +2 ]", "[-1, 2]");
-    EV("[[1], [], ['x', True, 0.5, None]]", "[[1], [], ['x', True, 0.5, None]]");
+    EV("[[1], [], ['x', True, 0.5, None]]",
+       "[[1], [], ['x', True, 0.5, None]]");
     EV("  \t 1 +\n 2  ", "3");
 }
 
@@ -343,7 +345,8 @@ static void test_builtins(void)
        "[9223372036854775805, 9223372036854775806]");
     EV("range(-9223372036854775807 - 1, -9223372036854775807 + 1)",
        "[-9223372036854775808, -9223372036854775807]");
-    EV("range(9223372036854775807, 9223372036854775800, -9223372036854775807 - 1)",
+    EV("range(9223372036854775807, 9223372036854775800, -9223372036854775807 "
+       "- 1)",
        "[9223372036854775807]");
     EV("list(range(3))", "[0, 1, 2]");
     EV("list([1, [2]])", "[1, [2]]");
@@ -432,8 +435,8 @@ static void test_comprehensions(void)
 static void test_free_names(void)
 {
     cutune__expr_error err;
-    cutune__expr *e = cutune__expr_parse(
-        "b + a * b + c[0] + max(a) + len(c) + a", 0, &err);
+    cutune__expr *e =
+        cutune__expr_parse("b + a * b + c[0] + max(a) + len(c) + a", 0, &err);
     CHECK(e != NULL);
     CHECK_INT(cutune__expr_name_count(e), 3);
     CHECK_STR(cutune__expr_name(e, 0), "b");
@@ -444,8 +447,8 @@ static void test_free_names(void)
     cutune__expr_free(e);
 
     /* Text order, comprehension variables excluded. */
-    e = cutune__expr_parse("[i * n for i in range(m) for j in i if j != k]",
-                           0, &err);
+    e = cutune__expr_parse("[i * n for i in range(m) for j in i if j != k]", 0,
+                           &err);
     CHECK(e != NULL);
     CHECK_INT(cutune__expr_name_count(e), 3);
     CHECK_STR(cutune__expr_name(e, 0), "n");
@@ -614,8 +617,8 @@ static void test_limits(void)
     CHECK_STR(r + strlen(r) - 8, "1, 1, 2]");
     free(big);
 
-    ERR_MAX("[1, 2] + [3]", 2, "list concatenation produces more than 2 values",
-            8, "+");
+    ERR_MAX("[1, 2] + [3]", 2,
+            "list concatenation produces more than 2 values", 8, "+");
 }
 
 /* Every expression of the T1 files in tests/data/t1, with bindings. */
@@ -665,9 +668,9 @@ static void test_t1_files(void)
     conv[2].value = I(32);
     CHECK_STR(ev_with("block_size_x*block_size_y<=1024", 0, conv, nconv, NULL),
               "False");
-    CHECK_STR(ev_with("use_padding==0 or use_shmem != 0", 0, conv, nconv,
-                      NULL),
-              "True");
+    CHECK_STR(
+        ev_with("use_padding==0 or use_shmem != 0", 0, conv, nconv, NULL),
+        "True");
     const char *cond3 =
         "use_shmem == 0 or (((block_size_x*tile_size_x+(filter_width-1)))*"
         "((block_size_y*tile_size_y+(filter_height-1)))) < 12*1024";
@@ -705,21 +708,21 @@ static void test_t1_files(void)
                       "(ProblemSize[1]+max(filter_height)-1)",
                       0, sizes, 3, NULL),
               "16892100");
-    CHECK_STR(ev_with("max(filter_height) * max(filter_width)", 0, sizes, 3,
-                      NULL),
-              "225");
+    CHECK_STR(
+        ev_with("max(filter_height) * max(filter_width)", 0, sizes, 3, NULL),
+        "225");
 
     /* dedispersion_milo */
-    binding dd[] = {{"block_size_x", I(4)},  {"block_size_y", I(8)},
-                    {"tile_size_x", I(1)},   {"tile_stride_x", I(0)},
-                    {"tile_size_y", I(1)},   {"tile_stride_y", I(1)}};
-    CHECK_STR(ev_with("32 <= block_size_x * block_size_y <= 1024", 0, dd, 6,
-                      NULL),
-              "True");
+    binding dd[] = {{"block_size_x", I(4)}, {"block_size_y", I(8)},
+                    {"tile_size_x", I(1)},  {"tile_stride_x", I(0)},
+                    {"tile_size_y", I(1)},  {"tile_stride_y", I(1)}};
+    CHECK_STR(
+        ev_with("32 <= block_size_x * block_size_y <= 1024", 0, dd, 6, NULL),
+        "True");
     dd[0].value = I(2);
-    CHECK_STR(ev_with("32 <= block_size_x * block_size_y <= 1024", 0, dd, 6,
-                      NULL),
-              "False");
+    CHECK_STR(
+        ev_with("32 <= block_size_x * block_size_y <= 1024", 0, dd, 6, NULL),
+        "False");
     CHECK_STR(ev_with("tile_size_x > 1 or tile_stride_x == 0", 0, dd, 6, NULL),
               "True");
     CHECK_STR(ev_with("tile_size_y > 1 or tile_stride_y == 0", 0, dd, 6, NULL),
@@ -728,8 +731,8 @@ static void test_t1_files(void)
               "16777216");
 
     /* gemm_milo */
-    binding gemm[] = {{"KWG", I(32)},  {"KWI", I(8)},   {"MWG", I(64)},
-                      {"NWG", I(128)}, {"MDIMC", I(16)}, {"NDIMC", I(8)},
+    binding gemm[] = {{"KWG", I(32)},   {"KWI", I(8)},    {"MWG", I(64)},
+                      {"NWG", I(128)},  {"MDIMC", I(16)}, {"NDIMC", I(8)},
                       {"MDIMA", I(32)}, {"NDIMB", I(16)}, {"VWM", I(2)},
                       {"VWN", I(4)}};
     const size_t ngemm = sizeof gemm / sizeof gemm[0];
@@ -743,21 +746,21 @@ static void test_t1_files(void)
     CHECK_STR(ev_with("NWG % (NDIMB * VWN) == 0", 0, gemm, ngemm, NULL),
               "True");
     /* True division: 128/32 == 4.0, and 32 % 4.0 == 0.0 == 0. */
-    CHECK_STR(ev_with("KWG % ((MDIMC * NDIMC)/MDIMA) == 0", 0, gemm, ngemm,
-                      NULL),
-              "True");
+    CHECK_STR(
+        ev_with("KWG % ((MDIMC * NDIMC)/MDIMA) == 0", 0, gemm, ngemm, NULL),
+        "True");
     CHECK_STR(ev_with("KWG % ((MDIMC * NDIMC)/MDIMA)", 0, gemm, ngemm, NULL),
               "0.0");
-    CHECK_STR(ev_with("KWG % ((MDIMC * NDIMC)/NDIMB) == 0", 0, gemm, ngemm,
-                      NULL),
-              "True");
+    CHECK_STR(
+        ev_with("KWG % ((MDIMC * NDIMC)/NDIMB) == 0", 0, gemm, ngemm, NULL),
+        "True");
     gemm[0].value = I(16);
     gemm[4].value = I(32);
     gemm[5].value = I(32);
     gemm[6].value = I(8);
-    CHECK_STR(ev_with("KWG % ((MDIMC * NDIMC)/MDIMA) == 0", 0, gemm, ngemm,
-                      NULL),
-              "False");
+    CHECK_STR(
+        ev_with("KWG % ((MDIMC * NDIMC)/MDIMA) == 0", 0, gemm, ngemm, NULL),
+        "False");
     const char *not128 =
         "not (MWG == 128 and NWG == 128 and MDIMC == 8 and NDIMC == 8)";
     CHECK_STR(ev_with(not128, 0, gemm, ngemm, NULL), "True");
@@ -768,9 +771,12 @@ static void test_t1_files(void)
     EV("4096", "4096");
 
     /* hotspot_milo */
-    binding hs[] = {{"block_size_x", I(32)},          {"block_size_y", I(4)},
-                    {"tile_size_x", I(2)},            {"tile_size_y", I(2)},
-                    {"temporal_tiling_factor", I(3)}, {"loop_unroll_factor_t", I(2)},
+    binding hs[] = {{"block_size_x", I(32)},
+                    {"block_size_y", I(4)},
+                    {"tile_size_x", I(2)},
+                    {"tile_size_y", I(2)},
+                    {"temporal_tiling_factor", I(3)},
+                    {"loop_unroll_factor_t", I(2)},
                     {"sh_power", I(1)}};
     CHECK_STR(ev_with("block_size_x*block_size_y>= 32", 0, hs, 7, NULL),
               "True");
@@ -928,12 +934,13 @@ static void test_errors_struct(void)
     ERR("(-8) ** 0.5", "fractional power", 6, "**");
     ERR("[1] + 1", "unsupported operand types for +: list and int", 5, "+");
     ERR("'a' * 'b'", "unsupported operand types for *: str and str", 5, "*");
-    ERR("[1] * 2.0", "unsupported operand types for *: list and float", 5, "*");
+    ERR("[1] * 2.0", "unsupported operand types for *: list and float", 5,
+        "*");
     ERR_MAX("[1, 2] * 6", 10, "repetition produces more than 10 values", 8,
             "*");
     ERR_MAX("'ab' * 6", 10, "repetition produces more than 10 values", 6, "*");
-    ERR_MAX("[0] * 9223372036854775807", 0, "repetition produces more than",
-            5, "*");
+    ERR_MAX("[0] * 9223372036854775807", 0, "repetition produces more than", 5,
+            "*");
     ERR("[1] - [1]", "unsupported operand types for -: list and list", 5, "-");
     ERR("-[1]", "bad operand type for unary -: list", 1, "-");
     ERR("+'a'", "bad operand type for unary +: str", 1, "+");
@@ -986,26 +993,61 @@ static void put(gen_buf *g, const char *t)
  * programs compile and some they do not. */
 static void gen_expr(gen_buf *g, int depth)
 {
-    static const char *const atoms[] = {
-        "a", "b", "c", "t", "x", "y", "a", "b", "x", "K", "PS[0]", "PS[2]",
-        "len(PS)", "0", "1", "2", "3", "7", "10", "32", "1024", "-1", "-3",
-        "9223372036854775807", "(-9223372036854775807 - 1)",
-        "4611686018427387904", "3037000500", "0.0", "-0.0", "0.5", "2.5",
-        "1e308", "3.0", "1e-3", "True", "False", "max(PS)", "(1 / 3)"};
-    static const char *const arith[] = {" + ", " - ", " * ", " / ", " // ",
-                                        " % ", " ** "};
-    static const char *const cmps[] = {" == ", " != ", " < ", " <= ", " > ",
-                                       " >= "};
-    static const char *const lists[] = {
-        "[1, 2.0, 4, True]", "PS", "[]", "[0, 8, 0.5, 'ca', [1]]", "[-1]",
-        "list(range(0, 9, 2))", "[2 ** i for i in range(4)]",
-        "[1, 2] + [2.5, K]", "range(3000)"};
+    static const char *const atoms[] = {"a",
+                                        "b",
+                                        "c",
+                                        "t",
+                                        "x",
+                                        "y",
+                                        "a",
+                                        "b",
+                                        "x",
+                                        "K",
+                                        "PS[0]",
+                                        "PS[2]",
+                                        "len(PS)",
+                                        "0",
+                                        "1",
+                                        "2",
+                                        "3",
+                                        "7",
+                                        "10",
+                                        "32",
+                                        "1024",
+                                        "-1",
+                                        "-3",
+                                        "9223372036854775807",
+                                        "(-9223372036854775807 - 1)",
+                                        "4611686018427387904",
+                                        "3037000500",
+                                        "0.0",
+                                        "-0.0",
+                                        "0.5",
+                                        "2.5",
+                                        "1e308",
+                                        "3.0",
+                                        "1e-3",
+                                        "True",
+                                        "False",
+                                        "max(PS)",
+                                        "(1 / 3)"};
+    static const char *const arith[] = {" + ",  " - ", " * ", " / ",
+                                        " // ", " % ", " ** "};
+    static const char *const cmps[] = {" == ", " != ", " < ",
+                                       " <= ", " > ",  " >= "};
+    static const char *const lists[] = {"[1, 2.0, 4, True]",
+                                        "PS",
+                                        "[]",
+                                        "[0, 8, 0.5, 'ca', [1]]",
+                                        "[-1]",
+                                        "list(range(0, 9, 2))",
+                                        "[2 ** i for i in range(4)]",
+                                        "[1, 2] + [2.5, K]",
+                                        "range(3000)"};
     size_t form = depth <= 0 ? 0 : pick(14);
     switch (form) {
     case 0:
-    case 1:
-        put(g, atoms[pick(sizeof atoms / sizeof *atoms)]);
-        break;
+    case 1: put(g, atoms[pick(sizeof atoms / sizeof *atoms)]); break;
     case 2:
     case 3: {
         size_t terms = 2 + pick(2);
@@ -1078,10 +1120,10 @@ static void gen_expr(gen_buf *g, int depth)
         break;
     case 11:
         /* Mostly outside what programs compile. */
-        put(g, (const char *[]){"(S == 'ca')", "(S if a else b)",
-                                "[a, b][0]", "len([a])", "(a in S)",
-                                "max([a, b])", "(x < S)",
-                                "[a * i for i in range(3)][1]"}[pick(8)]);
+        put(g,
+            (const char *[]){"(S == 'ca')", "(S if a else b)", "[a, b][0]",
+                             "len([a])", "(a in S)", "max([a, b])", "(x < S)",
+                             "[a * i for i in range(3)][1]"}[pick(8)]);
         break;
     default:
         /* The shape of the T1 conditions. */
@@ -1113,11 +1155,31 @@ static cutune__value B(int b)
 
 static int64_t random_int(void)
 {
-    static const int64_t pool[] = {
-        0, 1, -1, 2, -2, 3, -3, 7, 32, 1024, 4096, 62, 63, 64,
-        INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1,
-        (int64_t)1 << 31, -((int64_t)1 << 32), 3037000499, 3037000500,
-        -3037000500, (int64_t)1 << 53, ((int64_t)1 << 53) + 1};
+    static const int64_t pool[] = {0,
+                                   1,
+                                   -1,
+                                   2,
+                                   -2,
+                                   3,
+                                   -3,
+                                   7,
+                                   32,
+                                   1024,
+                                   4096,
+                                   62,
+                                   63,
+                                   64,
+                                   INT64_MAX,
+                                   INT64_MIN,
+                                   INT64_MAX - 1,
+                                   INT64_MIN + 1,
+                                   (int64_t)1 << 31,
+                                   -((int64_t)1 << 32),
+                                   3037000499,
+                                   3037000500,
+                                   -3037000500,
+                                   (int64_t)1 << 53,
+                                   ((int64_t)1 << 53) + 1};
     if (pick(2))
         return (int64_t)pick(41) - 20;
     return pool[pick(sizeof pool / sizeof *pool)];
@@ -1125,9 +1187,14 @@ static int64_t random_int(void)
 
 static double random_float(void)
 {
-    static const double pool[] = {
-        0.0, -0.0, 0.5, -2.5, 3.0, 2.0, 1e308, -1e308, 1e-300, 0x1p53 + 2,
-        0x1p63, -0x1p63, 0x1p62, 9007199254740993.0, 1024.0, 32.0};
+    static const double pool[] = {0.0,    -0.0,
+                                  0.5,    -2.5,
+                                  3.0,    2.0,
+                                  1e308,  -1e308,
+                                  1e-300, 0x1p53 + 2,
+                                  0x1p63, -0x1p63,
+                                  0x1p62, 9007199254740993.0,
+                                  1024.0, 32.0};
     size_t k = pick(4);
     if (k == 0)
         return pool[pick(sizeof pool / sizeof *pool)];
@@ -1270,8 +1337,8 @@ static void test_programs_match_tree(void)
                 int tr = cutune__expr_prog_truth(pt, st);
                 if (tr >= 0 &&
                     (rc != 0 || tr != cutune__value_truthy(&want))) {
-                    fprintf(stderr, "truth of %s: tree %s, program %d\n",
-                            g.s, rc ? err.message : "value", tr);
+                    fprintf(stderr, "truth of %s: tree %s, program %d\n", g.s,
+                            rc ? err.message : "value", tr);
                     mismatches++;
                 }
                 if (tr < 0 && rc == 0 && !strstr(g.s, "**")) {

@@ -109,7 +109,13 @@ static size_t runs_near(const cutune__strategy_type *t, const cutune__space *s,
     size_t n = cutune__space_size(s), hits = 0;
     double opt = cutune__replay_optimum(o, n, NULL), sum = 0;
     for (size_t seed = 0; seed < seeds; seed++) {
-        cutune__replay_options opts = {.max_evals = budget, .max_seconds = 0, .batch = batch, .seed = seed, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
+        cutune__replay_options opts = {.max_evals = budget,
+                                       .max_seconds = 0,
+                                       .batch = batch,
+                                       .seed = seed,
+                                       .start = SIZE_MAX,
+                                       .params = NULL,
+                                       .try_cost = NULL};
         cutune__replay_result r;
         if (cutune__replay_run(t, s, o, NULL, &opts, &r, NULL, 0) != 0) {
             CHECK(!"replay failed");
@@ -163,7 +169,13 @@ static void test_batch_cap(void)
     size_t same = 0;
     for (size_t seed = 0; seed < 5; seed++) {
         double a[BUDGET], b[BUDGET];
-        cutune__replay_options four = {.max_evals = BUDGET, .max_seconds = 0, .batch = 4, .seed = seed, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
+        cutune__replay_options four = {.max_evals = BUDGET,
+                                       .max_seconds = 0,
+                                       .batch = 4,
+                                       .seed = seed,
+                                       .start = SIZE_MAX,
+                                       .params = NULL,
+                                       .try_cost = NULL};
         cutune__replay_options many = four;
         many.batch = 32;
         cutune__replay_result ra, rb;

@@ -74,7 +74,13 @@ static size_t found_in(const cutune__strategy_type *type, const void *params,
 {
     size_t found = 0;
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        cutune__replay_options o = {.max_evals = BUDGET, .max_seconds = 0, .batch = 1, .seed = seed, .start = SIZE_MAX, .params = params, .try_cost = NULL};
+        cutune__replay_options o = {.max_evals = BUDGET,
+                                    .max_seconds = 0,
+                                    .batch = 1,
+                                    .seed = seed,
+                                    .start = SIZE_MAX,
+                                    .params = params,
+                                    .try_cost = NULL};
         cutune__replay_result r;
         CHECK_INT(cutune__replay_run(type, s, record, NULL, &o, &r, NULL, 0),
                   0);

@@ -60,10 +60,16 @@ static void test_run(void)
     if (!s)
         return;
     /* brute_force sweeps 0..9 after the start. */
-    const double obj[10] = {2.0, INFINITY, 1.5, NAN, 1.03, 1.015, 9.0,
-                            1.0, 1.2, 1.1};
+    const double obj[10] = {2.0,   INFINITY, 1.5, NAN, 1.03,
+                            1.015, 9.0,      1.0, 1.2, 1.1};
     const double cost[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    cutune__replay_options o = {.max_evals = 0, .max_seconds = 0, .batch = 1, .seed = 1, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
+    cutune__replay_options o = {.max_evals = 0,
+                                .max_seconds = 0,
+                                .batch = 1,
+                                .seed = 1,
+                                .start = SIZE_MAX,
+                                .params = NULL,
+                                .try_cost = NULL};
     cutune__replay_result r;
     double trace[12];
     CHECK_INT(cutune__replay_run(cutune__strategy_brute_force, s, obj, cost,
@@ -72,7 +78,7 @@ static void test_run(void)
     CHECK_INT(r.search.evaluations, 10);
     CHECK_INT(r.search.best, 7);
     CHECK_NEAR(r.search.best_objective, 1.0, 0);
-    CHECK_INT(r.failures, 2);   /* the recorded failure and the NaN */
+    CHECK_INT(r.failures, 2); /* the recorded failure and the NaN */
     CHECK_INT(r.unrecorded, 1);
     CHECK_NEAR(r.seconds, 10.0, 1e-12);
     /* Within 5% after 5 (1.03), 2% after 6 (1.015), 1% after 8 (1.0). */
@@ -109,12 +115,18 @@ static void test_run(void)
     /* Every strategy, reproducibly, with failures in the record. */
     for (size_t i = 0; cutune__strategies[i]; i++) {
         cutune__replay_result a, b;
-        cutune__replay_options ro = {.max_evals = 6, .max_seconds = 0, .batch = 2, .seed = 42, .start = SIZE_MAX, .params = NULL, .try_cost = NULL};
-        CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL,
-                                     &ro, &a, NULL, 0),
+        cutune__replay_options ro = {.max_evals = 6,
+                                     .max_seconds = 0,
+                                     .batch = 2,
+                                     .seed = 42,
+                                     .start = SIZE_MAX,
+                                     .params = NULL,
+                                     .try_cost = NULL};
+        CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL, &ro,
+                                     &a, NULL, 0),
                   0);
-        CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL,
-                                     &ro, &b, NULL, 0),
+        CHECK_INT(cutune__replay_run(cutune__strategies[i], s, obj, NULL, &ro,
+                                     &b, NULL, 0),
                   0);
         CHECK_INT(a.search.evaluations, 6);
         CHECK_INT(a.search.best, b.search.best);
@@ -122,9 +134,8 @@ static void test_run(void)
     }
 
     /* Nothing runs: no best, nothing within reach, a clean end. */
-    const double fail[10] = {INFINITY, INFINITY, INFINITY, INFINITY,
-                             INFINITY, INFINITY, INFINITY, INFINITY,
-                             INFINITY, INFINITY};
+    const double fail[10] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+                             INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
     o.max_seconds = 0;
     o.max_evals = 0;
     CHECK_INT(cutune__replay_run(cutune__strategy_default, s, fail, NULL, &o,
@@ -200,7 +211,13 @@ static void test_costs_told(void)
     const double obj[4] = {3, 2, INFINITY, 1};
     const double cost[4] = {1.0, 2.0, 0.5, NAN};
     const double try_cost[4] = {0.25, 0.5, 0.125, 0.75};
-    cutune__replay_options o = {.max_evals = 0, .max_seconds = 0, .batch = 1, .seed = 1, .start = SIZE_MAX, .params = NULL, .try_cost = try_cost};
+    cutune__replay_options o = {.max_evals = 0,
+                                .max_seconds = 0,
+                                .batch = 1,
+                                .seed = 1,
+                                .start = SIZE_MAX,
+                                .params = NULL,
+                                .try_cost = try_cost};
     cutune__replay_result r;
     CHECK_INT(
         cutune__replay_run(&listener_type, s, obj, cost, &o, &r, NULL, 0), 0);

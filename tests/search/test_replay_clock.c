@@ -1,5 +1,5 @@
-/* The clock of a replay (search/replay/replay_clock.h), on timelines worked out
- * by hand: compile threads start jobs in the shared order, the GPU waits
+/* The clock of a replay (search/replay/replay_clock.h), on timelines worked
+ * out by hand: compile threads start jobs in the shared order, the GPU waits
  * for each proposal's compile, a new batch's jobs go before the last
  * one's, and a whole replay's wall time, final round and time to a
  * fraction of the optimum. */
@@ -11,8 +11,8 @@
 
 #include "../check.h"
 #include "line_space.h"
-#include "replay/replay.h"
 #include "replay/batch_jobs.h"
+#include "replay/replay.h"
 #include "replay/replay_clock.h"
 #include "strategy/strategy.h"
 
@@ -168,8 +168,8 @@ static void test_async_driver(void)
     cutune__space *sp = line_space(400, v);
     CHECK(sp != NULL);
     const cutune__async_eval ev = {lifo_submit, lifo_result, lifo_window};
-    cutune__search_options so = {.max_evals = 60, .batch = 32, .seed = 3,
-                                 .start = 0};
+    cutune__search_options so = {
+        .max_evals = 60, .batch = 32, .seed = 3, .start = 0};
     lifo l = {.window = 6};
     cutune__search_result r;
     CHECK(cutune__strategy_default->async);

@@ -85,11 +85,9 @@ static void test_counts_and_order(void)
     int_param_range(&x, 1, 8);
     int_param_range(&y, 1, 8);
     int_param_range(&z, 0, 3);
-    cutune__param params[] = {{"x", x.values, x.n},
-                              {"y", y.values, y.n},
-                              {"z", z.values, z.n}};
-    const char *conds[] = {"x <= y", "4 <= x * y <= 24",
-                           "(x + z) % 3 != 1"};
+    cutune__param params[] = {
+        {"x", x.values, x.n}, {"y", y.values, y.n}, {"z", z.values, z.n}};
+    const char *conds[] = {"x <= y", "4 <= x * y <= 24", "(x + z) % 3 != 1"};
     cutune__space_error err;
     cutune__space *s = build(params, 3, conds, 3, NULL, 0, &err);
     CHECK(s != NULL);
@@ -100,8 +98,8 @@ static void test_counts_and_order(void)
     for (int a = 1; a <= 8; a++)
         for (int b = 1; b <= 8; b++)
             for (int c = 0; c <= 3; c++)
-                expected += a <= b && 4 <= a * b && a * b <= 24 &&
-                            (a + c) % 3 != 1;
+                expected +=
+                    a <= b && 4 <= a * b && a * b <= 24 && (a + c) % 3 != 1;
     CHECK_INT(expected, 55);
     CHECK_INT(cutune__space_size(s), 55);
     CHECK_NEAR(cutune__space_cartesian_size(s), 256.0, 0);
@@ -237,11 +235,9 @@ static void test_nearest(void)
     int_param_range(&x, 1, 8);
     int_param_range(&y, 1, 8);
     int_param_range(&z, 0, 3);
-    cutune__param params[] = {{"x", x.values, x.n},
-                              {"y", y.values, y.n},
-                              {"z", z.values, z.n}};
-    const char *conds[] = {"x <= y", "4 <= x * y <= 24",
-                           "(x + z) % 3 != 1"};
+    cutune__param params[] = {
+        {"x", x.values, x.n}, {"y", y.values, y.n}, {"z", z.values, z.n}};
+    const char *conds[] = {"x <= y", "4 <= x * y <= 24", "(x + z) % 3 != 1"};
     s = build(params, 3, conds, 3, NULL, 0, NULL);
     CHECK(s != NULL);
     if (!s)
@@ -314,9 +310,8 @@ static void test_constants_and_edge_cases(void)
     int_param_range(&x, 1, 8);
     int_param_range(&y, 1, 8);
     int_param_range(&z, 0, 3);
-    cutune__param params[] = {{"x", x.values, x.n},
-                              {"y", y.values, y.n},
-                              {"z", z.values, z.n}};
+    cutune__param params[] = {
+        {"x", x.values, x.n}, {"y", y.values, y.n}, {"z", z.values, z.n}};
     cutune__value ps_items[2];
     ps_items[0].type = CUTUNE__V_INT;
     ps_items[0].u.i = 3;
@@ -481,9 +476,8 @@ static void ref_visit(ref_condition *rc, size_t n_rc,
     if (d == np) {
         if (ref->n == ref->cap) {
             ref->cap = ref->cap ? 2 * ref->cap : 64;
-            ref->configs =
-                realloc(ref->configs, ref->cap * (np ? np : 1) *
-                                          sizeof *ref->configs);
+            ref->configs = realloc(ref->configs, ref->cap * (np ? np : 1) *
+                                                     sizeof *ref->configs);
         }
         memcpy(ref->configs + ref->n * np, cfg, np * sizeof *cfg);
         ref->n++;
@@ -577,23 +571,29 @@ static size_t rand_below(size_t n)
 }
 
 /* Random spaces of up to six parameters (int, float, bool, string and
- * mixed values, some of one value, some named by no condition) and conditions of
- * the kinds T1 files use, some of which fail to evaluate (division by
- * zero) or leave compiled programs undecided (int ** negative int), against
- * the plain enumeration: the same configurations in the same order, or the
- * same error. This covers compiled conditions, their memo, the binding
- * order, the sort and the fallback to the file's order. */
+ * mixed values, some of one value, some named by no condition) and conditions
+ * of the kinds T1 files use, some of which fail to evaluate (division by zero)
+ * or leave compiled programs undecided (int ** negative int), against the
+ * plain enumeration: the same configurations in the same order, or the same
+ * error. This covers compiled conditions, their memo, the binding order, the
+ * sort and the fallback to the file's order. */
 static void test_matches_plain_enumeration(void)
 {
     enum { SPACES = 1500 };
-    static const char *const templates[] = {
-        "%s %% %s == 0",       "%s * %s <= 8",
-        "%s // %s >= 1",       "%s < %s <= %s",
-        "%s != %s or %s > 0",  "%s ** %s > 2",
-        "%s / %s < 2.5",       "%s in [0, 2, 4, 8]",
-        "max(%s, %s) > %s",    "not (%s == 1 and %s == 2)",
-        "%s + ProblemSize[0] > %s", "(%s if %s else %s) > 1",
-        "%s - %s != 0",        "%s == 1 or %s > %s"};
+    static const char *const templates[] = {"%s %% %s == 0",
+                                            "%s * %s <= 8",
+                                            "%s // %s >= 1",
+                                            "%s < %s <= %s",
+                                            "%s != %s or %s > 0",
+                                            "%s ** %s > 2",
+                                            "%s / %s < 2.5",
+                                            "%s in [0, 2, 4, 8]",
+                                            "max(%s, %s) > %s",
+                                            "not (%s == 1 and %s == 2)",
+                                            "%s + ProblemSize[0] > %s",
+                                            "(%s if %s else %s) > 1",
+                                            "%s - %s != 0",
+                                            "%s == 1 or %s > %s"};
     static const long long ints[] = {-2, -1, 0, 1, 2, 3, 4, 6, 8, 16, 32};
     static const double floats[] = {-1.5, 0.0, 0.5, 1.0, 2.0, 3.5};
     static char *const strs[] = {"x", "y", "z"};
@@ -836,8 +836,8 @@ static void test_t1_files(void)
         CHECK_INT(load_t1(path, &size, &cart, &secs), 0);
         CHECK_INT(size, files[i].valid);
         CHECK_NEAR(cart, files[i].cartesian, 0);
-        printf("%s: %zu valid of %.0f, built in %.3f s\n", files[i].file,
-               size, cart, secs);
+        printf("%s: %zu valid of %.0f, built in %.3f s\n", files[i].file, size,
+               cart, secs);
     }
 }
 

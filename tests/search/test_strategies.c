@@ -16,16 +16,15 @@
 
 #define MAX_LOG 4096
 
-
 typedef struct evaluator {
     const cutune__space *space;
     size_t *count;
     size_t log[MAX_LOG];
     size_t n_log;
-    size_t cut;             /* batches the strategy stopped short */
+    size_t cut; /* batches the strategy stopped short */
     int all_fail;
-    int fail_most;          /* all but one configuration in 13 fail */
-    size_t calls;           /* batches evaluated */
+    int fail_most; /* all but one configuration in 13 fail */
+    size_t calls;  /* batches evaluated */
 } evaluator;
 
 /* A bowl with its minimum at bx = 128, by = 2, unroll = 3, flag = 1, a
@@ -48,8 +47,8 @@ static double objective_of(const evaluator *ev, size_t index)
 }
 
 static int eval_cb(void *user, const size_t *indices, size_t n,
-                   double *objectives, size_t *done,
-                   cutune__eval_more_fn more, void *more_ctx)
+                   double *objectives, size_t *done, cutune__eval_more_fn more,
+                   void *more_ctx)
 {
     /* Results are handed over one at a time, as the tuner does. */
     evaluator *ev = user;
@@ -156,10 +155,10 @@ static void test_one(const cutune__strategy_type *t, const cutune__space *s)
             CHECK_INT(cutune__search_run(t, s, &o, eval_cb, b, &rb), 0);
             ok_once &= each_at_most_once(a);
             ok_budget &= ra.evaluations == budget && a->n_log == budget;
-            ok_repro &= a->n_log == b->n_log &&
-                        memcmp(a->log, b->log,
-                               a->n_log * sizeof a->log[0]) == 0 &&
-                        ra.best == rb.best;
+            ok_repro &=
+                a->n_log == b->n_log &&
+                memcmp(a->log, b->log, a->n_log * sizeof a->log[0]) == 0 &&
+                ra.best == rb.best;
             if (start != SIZE_MAX)
                 ok_start &= a->log[0] == start;
             evaluator_free(a);
@@ -242,8 +241,8 @@ static void test_tiny_spaces(const cutune__strategy_type *t)
     }
     for (size_t nv = 1; nv <= 3; nv += 2) {
         cutune__param params[] = {{"a", v, nv}, {"b", v, nv}};
-        cutune__space *s = cutune__space_create(params, 2, NULL, 0, NULL, 0,
-                                                NULL);
+        cutune__space *s =
+            cutune__space_create(params, 2, NULL, 0, NULL, 0, NULL);
         CHECK(s != NULL);
         if (!s)
             continue;

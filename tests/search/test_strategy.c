@@ -12,19 +12,18 @@
 
 #define MAX_LOG 100000
 
-
 /* What the evaluator records, so that tests can see every call. */
 typedef struct evaluator {
     const cutune__space *space;
-    size_t *count;          /* per configuration */
-    size_t log[MAX_LOG];    /* indices in evaluation order */
+    size_t *count;       /* per configuration */
+    size_t log[MAX_LOG]; /* indices in evaluation order */
     size_t n_log;
     size_t calls;
-    size_t abort_at_call;   /* return -1 on this call (1-based); 0: never */
-    size_t short_at_call;   /* evaluate only part of this call's batch */
-    int unimodal;           /* no failures */
-    int all_at_once;        /* never hands results over one at a time */
-    int negate;             /* the objective turned upside down */
+    size_t abort_at_call; /* return -1 on this call (1-based); 0: never */
+    size_t short_at_call; /* evaluate only part of this call's batch */
+    int unimodal;         /* no failures */
+    int all_at_once;      /* never hands results over one at a time */
+    int negate;           /* the objective turned upside down */
 } evaluator;
 
 /* Minimum at bx = 128, by = 2, unroll = 3, flag = 1. */
@@ -40,8 +39,8 @@ static double objective_of(const evaluator *ev, size_t index)
 }
 
 static int eval_cb(void *user, const size_t *indices, size_t n,
-                   double *objectives, size_t *done,
-                   cutune__eval_more_fn more, void *more_ctx)
+                   double *objectives, size_t *done, cutune__eval_more_fn more,
+                   void *more_ctx)
 {
     /* Results are handed over one at a time, as the tuner does. */
     evaluator *ev = user;
@@ -171,8 +170,8 @@ static void test_brute_force(const cutune__space *s)
     evaluator *ev = evaluator_new(s);
     cutune__search_options o = opts(0, 4, 1, n / 2);
     cutune__search_result r;
-    CHECK_INT(cutune__search_run(cutune__strategy_brute_force, s, &o,
-                                 eval_cb, ev, &r),
+    CHECK_INT(cutune__search_run(cutune__strategy_brute_force, s, &o, eval_cb,
+                                 ev, &r),
               0);
     CHECK_INT(ev->log[0], n / 2);
     CHECK_INT(ev->log[1], 0);
@@ -234,9 +233,9 @@ static void test_local_exhausts_once(const cutune__space *s)
         size_t evaluated;
         double best;
         size_t opt = true_optimum(ev, &best);
-        CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o, eval_cb,
-                                     ev, &r),
-                  0);
+        CHECK_INT(
+            cutune__search_run(cutune__strategy_local, s, &o, eval_cb, ev, &r),
+            0);
         CHECK_INT(r.evaluations, n);
         CHECK(each_once(ev, &evaluated));
         CHECK_INT(evaluated, n);
@@ -248,8 +247,8 @@ static void test_local_exhausts_once(const cutune__space *s)
 static void test_budget_exact(const cutune__space *s)
 {
     for (int which = 0; which < 2; which++) {
-        const cutune__strategy_type *t = which ? cutune__strategy_brute_force
-                                               : cutune__strategy_local;
+        const cutune__strategy_type *t =
+            which ? cutune__strategy_brute_force : cutune__strategy_local;
         evaluator *ev = evaluator_new(s);
         cutune__search_options o = opts(37, 5, 3, SIZE_MAX);
         cutune__search_result r;
@@ -268,12 +267,10 @@ static void test_deterministic(const cutune__space *s)
               *c = evaluator_new(s);
     cutune__search_options o = opts(80, 3, 12345, SIZE_MAX);
     cutune__search_result ra, rb, rc;
-    CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o, eval_cb, a,
-                                 &ra),
-              0);
-    CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o, eval_cb, b,
-                                 &rb),
-              0);
+    CHECK_INT(
+        cutune__search_run(cutune__strategy_local, s, &o, eval_cb, a, &ra), 0);
+    CHECK_INT(
+        cutune__search_run(cutune__strategy_local, s, &o, eval_cb, b, &rb), 0);
     CHECK_INT(a->n_log, b->n_log);
     CHECK(a->n_log == b->n_log &&
           memcmp(a->log, b->log, a->n_log * sizeof a->log[0]) == 0);
@@ -281,9 +278,8 @@ static void test_deterministic(const cutune__space *s)
     /* Another seed takes another path (not required, but a seed that
      * changed nothing would mean the rng is not used). */
     o.seed = 54321;
-    CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o, eval_cb, c,
-                                 &rc),
-              0);
+    CHECK_INT(
+        cutune__search_run(cutune__strategy_local, s, &o, eval_cb, c, &rc), 0);
     CHECK(a->n_log != c->n_log ||
           memcmp(a->log, c->log, a->n_log * sizeof a->log[0]) != 0);
     evaluator_free(a);
@@ -296,8 +292,7 @@ static void test_deterministic(const cutune__space *s)
  * may ask it for long batches. */
 static void test_oblivious(const cutune__space *s)
 {
-    for (const cutune__strategy_type *const *t = cutune__strategies; *t;
-         t++) {
+    for (const cutune__strategy_type *const *t = cutune__strategies; *t; t++) {
         if (!(*t)->oblivious)
             continue;
         evaluator *a = evaluator_new(s), *b = evaluator_new(s);
@@ -326,8 +321,7 @@ static void test_oblivious(const cutune__space *s)
 static void test_exhaustive(const cutune__space *s)
 {
     size_t n = cutune__space_size(s), evaluated, marked = 0;
-    for (const cutune__strategy_type *const *t = cutune__strategies; *t;
-         t++) {
+    for (const cutune__strategy_type *const *t = cutune__strategies; *t; t++) {
         if (!(*t)->exhaustive)
             continue;
         marked++;
@@ -365,8 +359,8 @@ static void test_start_first(const cutune__space *s)
 static void test_abort_and_short(const cutune__space *s)
 {
     for (int which = 0; which < 2; which++) {
-        const cutune__strategy_type *t = which ? cutune__strategy_brute_force
-                                               : cutune__strategy_local;
+        const cutune__strategy_type *t =
+            which ? cutune__strategy_brute_force : cutune__strategy_local;
         evaluator *ev = evaluator_new(s);
         ev->abort_at_call = 6;
         cutune__search_options o = opts(0, 2, 5, SIZE_MAX);
@@ -461,7 +455,7 @@ static const cutune__strategy_type script_type = {
  * two per batch, hand the other two back, and go on with the next batch. */
 typedef struct stopper_state {
     size_t next_index;
-    size_t in_batch;     /* results of the current batch */
+    size_t in_batch; /* results of the current batch */
     size_t withdrawn[16];
     size_t n_withdrawn;
     size_t reports;
@@ -685,17 +679,16 @@ static void test_driver(const cutune__space *s)
     /* A budget larger than the space ends when everything is seen. */
     ev = evaluator_new(s);
     o = opts(1000000, 8, 1, SIZE_MAX);
-    CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o, eval_cb, ev,
-                                 &r),
-              0);
+    CHECK_INT(
+        cutune__search_run(cutune__strategy_local, s, &o, eval_cb, ev, &r), 0);
     CHECK_INT(r.evaluations, cutune__space_size(s));
     evaluator_free(ev);
 
     /* A start outside the space is ignored; options may be NULL. */
     ev = evaluator_new(s);
     o = opts(5, 1, 1, cutune__space_size(s) + 10);
-    CHECK_INT(cutune__search_run(cutune__strategy_brute_force, s, &o,
-                                 eval_cb, ev, &r),
+    CHECK_INT(cutune__search_run(cutune__strategy_brute_force, s, &o, eval_cb,
+                                 ev, &r),
               0);
     CHECK_INT(ev->log[0], 0);
     evaluator_free(ev);
@@ -733,15 +726,14 @@ static void test_failures_everywhere(void)
         v[i].u.i = i;
     }
     cutune__param params[] = {{"a", v, 5}, {"b", v, 5}};
-    cutune__space *s = cutune__space_create(params, 2, NULL, 0, NULL, 0,
-                                            NULL);
+    cutune__space *s = cutune__space_create(params, 2, NULL, 0, NULL, 0, NULL);
     CHECK(s != NULL);
     if (!s)
         return;
     cutune__search_options o = opts(0, 2, 1, 12);
     cutune__search_result r;
-    CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o,
-                                 eval_all_fail, count, &r),
+    CHECK_INT(cutune__search_run(cutune__strategy_local, s, &o, eval_all_fail,
+                                 count, &r),
               0);
     CHECK_INT(r.evaluations, 25);
     CHECK_INT(r.best, SIZE_MAX);

@@ -60,8 +60,8 @@ static void test_roundtrip(void)
 {
     char *path = path_of("roundtrip.jsonl");
     char err[256];
-    cutune__measure_log *log = cutune__measure_log_open(path, 1, err,
-                                                        sizeof err);
+    cutune__measure_log *log =
+        cutune__measure_log_open(path, 1, err, sizeof err);
     CHECK(log != NULL);
     CHECK_INT(cutune__measure_log_count(log), 0);
     CHECK(cutune__measure_log_find(log, "A=1") == NULL);
@@ -132,8 +132,8 @@ static void test_bad_lines(void)
 {
     char *path = path_of("bad.jsonl");
     char err[256];
-    cutune__measure_log *log = cutune__measure_log_open(path, 0, err,
-                                                        sizeof err);
+    cutune__measure_log *log =
+        cutune__measure_log_open(path, 0, err, sizeof err);
     cutune__measured a = sample("X=1", 2.0);
     CHECK_INT(cutune__measure_log_append(log, &a), 0);
     cutune__measure_log_close(log);
@@ -144,17 +144,22 @@ static void test_bad_lines(void)
     fputs("not json\n", f);
     fputs("{\"v\":2,\"config\":\"X=2\",\"outcome\":\"correct\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
-          "\"time_ms\":1.0}\n", f);
+          "\"time_ms\":1.0}\n",
+          f);
     fputs("{\"v\":1,\"config\":\"X=3\",\"outcome\":\"correct\","
-          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n", f);
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n",
+          f);
     fputs("{\"v\":1,\"config\":\"X=4\",\"outcome\":\"exploded\","
-          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n", f);
+          "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[]}\n",
+          f);
     fputs("{\"v\":1,\"config\":\"X=6\",\"outcome\":\"correct\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
-          "\"time_ms\":1.0,\"final_runs\":2}\n", f);
+          "\"time_ms\":1.0,\"final_runs\":2}\n",
+          f);
     fputs("{\"v\":1,\"config\":\"X=7\",\"outcome\":\"correct\","
           "\"grid\":[1,1,1],\"block\":[1,1,1],\"runtimes\":[1.0],"
-          "\"time_ms\":-1.0}\n", f);
+          "\"time_ms\":-1.0}\n",
+          f);
     fputs("{\"v\":1,\"config\":\"X=5\",\"outc", f);
     fclose(f);
     log = cutune__measure_log_open(path, 1, err, sizeof err);
@@ -209,8 +214,8 @@ static void test_concurrent_appends(void)
     for (int p = 0; p < PROCS; p++)
         wait(NULL);
     char err[256];
-    cutune__measure_log *log = cutune__measure_log_open(path, 1, err,
-                                                        sizeof err);
+    cutune__measure_log *log =
+        cutune__measure_log_open(path, 1, err, sizeof err);
     CHECK(log != NULL);
     CHECK_INT(cutune__measure_log_count(log), PROCS * LINES);
     CHECK_INT(cutune__measure_log_skipped(log), 0);
@@ -245,8 +250,8 @@ static void test_compact(void)
 {
     char *path = path_of("compact.jsonl");
     char err[256];
-    cutune__measure_log *log = cutune__measure_log_open(path, 0, err,
-                                                        sizeof err);
+    cutune__measure_log *log =
+        cutune__measure_log_open(path, 0, err, sizeof err);
     CHECK(log != NULL);
     for (int k = 0; log && k < 30; k++)
         for (int c = 0; c < 10; c++) {
@@ -264,8 +269,9 @@ static void test_compact(void)
     chmod(path, 0600);
     size_t dropped = 99;
     /* Under the size threshold: nothing happens. */
-    CHECK_INT(cutune__measure_log_compact(path, 1 << 30, &dropped, err,
-                                          sizeof err), 0);
+    CHECK_INT(
+        cutune__measure_log_compact(path, 1 << 30, &dropped, err, sizeof err),
+        0);
     CHECK_INT(dropped, 0);
     CHECK_INT(lines_in(path), 301);
     /* What compactions killed before their rename left: removed once an
@@ -286,8 +292,8 @@ static void test_compact(void)
             utime(name, &old);
         }
     }
-    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
-                                          sizeof err), 0);
+    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err, sizeof err),
+              0);
     CHECK(access(stale[0], F_OK) != 0 && access(stale[1], F_OK) != 0);
     CHECK(access(fresh, F_OK) == 0);
     unlink(fresh);
@@ -313,8 +319,8 @@ static void test_compact(void)
     CHECK(cutune__measure_log_find(log, "C=late") != NULL);
     cutune__measure_log_close(log);
     /* Not twice its compacted size yet: left alone. */
-    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
-                                          sizeof err), 0);
+    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err, sizeof err),
+              0);
     CHECK_INT(dropped, 0);
     CHECK_INT(lines_in(path), 11);
     free(path);
@@ -329,8 +335,8 @@ static void test_compact(void)
         cutune__measure_log_append(log, &m);
     }
     cutune__measure_log_close(log);
-    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
-                                          sizeof err), 0);
+    CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err, sizeof err),
+              0);
     CHECK_INT(dropped, 0);
     CHECK_INT(lines_in(path), 50);
     free(path);
@@ -361,15 +367,16 @@ static void test_compact_concurrent(void)
     char err[256];
     while (running > 0) {
         size_t dropped = 0;
-        CHECK_INT(cutune__measure_log_compact(path, 0, &dropped, err,
-                                              sizeof err), 0);
+        CHECK_INT(
+            cutune__measure_log_compact(path, 0, &dropped, err, sizeof err),
+            0);
         compactions += dropped > 0;
         if (waitpid(-1, NULL, WNOHANG) > 0)
             running--;
     }
     CHECK(compactions >= 1);
-    cutune__measure_log *log = cutune__measure_log_open(path, 1, err,
-                                                        sizeof err);
+    cutune__measure_log *log =
+        cutune__measure_log_open(path, 1, err, sizeof err);
     CHECK(log != NULL);
     CHECK_INT(cutune__measure_log_skipped(log), 0);
     int last = 0;

@@ -26,8 +26,10 @@ static void vary_rule(void)
 static void explain(const char *dir)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/compat/output_depends/"
-             "output_depends.json", dir);
+    snprintf(path, sizeof path,
+             "%s/tests/compat/output_depends/"
+             "output_depends.json",
+             dir);
     cutune_problem *p;
     CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
     size_t steps = cutune__problem_find_param(p, "steps");
@@ -47,7 +49,8 @@ static void explain(const char *dir)
     }
     char names[256];
     CHECK_INT(cutune__explain_differences(p, def, configs, differs, n, names,
-                                          sizeof names), 1);
+                                          sizeof names),
+              1);
     CHECK_STR(names, "steps");
     /* Differences that no single tunable explains name none. */
     for (size_t c = 0; c < n; c++)

@@ -153,8 +153,8 @@ static void test_compile(const char *name)
         if (!jobs || !opts || !nopts)
             return;
         for (size_t i = 0; i < n; i++) {
-            opts[i] = cutune__problem_options(p, configs[i], archs[a],
-                                              &nopts[i]);
+            opts[i] =
+                cutune__problem_options(p, configs[i], archs[a], &nopts[i]);
             jobs[i].source = p->source;
             jobs[i].source_name = p->kernel_name;
             jobs[i].options = opts[i];
@@ -177,8 +177,7 @@ static void test_compile(const char *name)
         }
         CHECK_INT(ok, n);
         printf("%s %s: %zu of %zu configurations compiled in %.1f s\n", name,
-               archs[a], ok, cutune_problem_space_size(p),
-               cutune__now() - t0);
+               archs[a], ok, cutune_problem_space_size(p), cutune__now() - t0);
         free(jobs);
         free(opts);
         free(nopts);

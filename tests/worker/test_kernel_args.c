@@ -36,17 +36,19 @@ static void constant_both_ways(void)
     unsigned char has[3] = {0, 0, 1}, pass[3];
     char err[512];
     size_t three[3] = {8, 8, 8};
-    CHECK_INT(cutune__bind_kernel_args(a, 3, three, 3, has, pass, err,
-                                       sizeof err), 0);
+    CHECK_INT(
+        cutune__bind_kernel_args(a, 3, three, 3, has, pass, err, sizeof err),
+        0);
     CHECK(pass[0] && pass[1] && pass[2]);
     size_t two[2] = {8, 8};
-    CHECK_INT(cutune__bind_kernel_args(a, 3, two, 2, has, pass, err,
-                                       sizeof err), 0);
+    CHECK_INT(
+        cutune__bind_kernel_args(a, 3, two, 2, has, pass, err, sizeof err), 0);
     CHECK(pass[0] && pass[1] && !pass[2]);
     /* Neither a parameter nor a variable for it. */
     has[2] = 0;
-    CHECK_INT(cutune__bind_kernel_args(a, 3, two, 2, has, pass, err,
-                                       sizeof err), -1);
+    CHECK_INT(
+        cutune__bind_kernel_args(a, 3, two, 2, has, pass, err, sizeof err),
+        -1);
     CHECK_CONTAINS(err, "Arguments[2] ('filter')");
     CHECK_CONTAINS(err, "__constant__");
 }
@@ -59,26 +61,31 @@ static void sizes_and_counts(void)
     char err[512];
     size_t takes_int[3] = {8, 8, 4};
     CHECK_INT(cutune__bind_kernel_args(a, 3, takes_int, 3, has, pass, err,
-                                       sizeof err), -1);
+                                       sizeof err),
+              -1);
     CHECK_CONTAINS(err, "Arguments[2] ('n')");
     CHECK_CONTAINS(err, "takes 4 bytes");
     size_t more[4] = {8, 8, 8, 4};
     /* The double fits the third parameter; the fourth has no argument. */
-    CHECK_INT(cutune__bind_kernel_args(a, 3, more, 4, has, pass, err,
-                                       sizeof err), -1);
+    CHECK_INT(
+        cutune__bind_kernel_args(a, 3, more, 4, has, pass, err, sizeof err),
+        -1);
     CHECK_CONTAINS(err, "parameter 3 (4 bytes) has no argument");
     a[2] = scalar("n", CUTUNE__DT_INT32);
     size_t fewer[2] = {8, 8};
-    CHECK_INT(cutune__bind_kernel_args(a, 3, fewer, 2, has, pass, err,
-                                       sizeof err), -1);
+    CHECK_INT(
+        cutune__bind_kernel_args(a, 3, fewer, 2, has, pass, err, sizeof err),
+        -1);
     CHECK_CONTAINS(err, "Arguments[2] ('n')");
     CHECK_CONTAINS(err, "none is left");
     a[2] = scalar("n", CUTUNE__DT_INT32);
-    CHECK_INT(cutune__bind_kernel_args(a, 2, more, 4, has, pass, err,
-                                       sizeof err), -1);
+    CHECK_INT(
+        cutune__bind_kernel_args(a, 2, more, 4, has, pass, err, sizeof err),
+        -1);
     CHECK_CONTAINS(err, "has no argument");
     CHECK_INT(cutune__bind_kernel_args(a, 3, takes_int, 3, has, pass, err,
-                                       sizeof err), 0);
+                                       sizeof err),
+              0);
 }
 
 static void half_values(void)

@@ -66,11 +66,13 @@ int cli_device_query(const cli_device_opts *o, cutune_device *fp,
         cli_print_error(cutune_session_errmsg(s), st);
         if (st == CUTUNE_ERR_NO_DEVICE && !o->one_line)
             fputs("cutune: without a GPU, name the device with "
-                  "--device-name\n", stderr);
+                  "--device-name\n",
+                  stderr);
         rc = cli_exit_code(st);
     } else if (ordinal >= (long long)n) {
         rc = cli_usage_error("--device: device %lld does not exist (%zu "
-                             "found)", ordinal, n);
+                             "found)",
+                             ordinal, n);
     } else {
         *fp = devs[ordinal];
     }

@@ -31,11 +31,11 @@ enum {
 int cli_exit_code(cutune_status st);
 
 typedef enum cli_opt_kind {
-    CLI_FLAG,    /* int: set to 1 */
-    CLI_STRING,  /* const char *: borrowed from argv */
-    CLI_COUNT,   /* long long: a non-negative integer */
-    CLI_NUMBER,  /* double: a positive number */
-    CLI_SIZES    /* cli_sizes: N[,N...] of positive integers */
+    CLI_FLAG,   /* int: set to 1 */
+    CLI_STRING, /* const char *: borrowed from argv */
+    CLI_COUNT,  /* long long: a non-negative integer */
+    CLI_NUMBER, /* double: a positive number */
+    CLI_SIZES   /* cli_sizes: N[,N...] of positive integers */
 } cli_opt_kind;
 
 typedef struct cli_sizes {
@@ -44,7 +44,7 @@ typedef struct cli_sizes {
 } cli_sizes;
 
 typedef struct cli_opt {
-    const char *name;  /* "--device" */
+    const char *name; /* "--device" */
     cli_opt_kind kind;
     void *dest;
 } cli_opt;
@@ -117,8 +117,7 @@ typedef struct cli_device_groups_t {
 int cli_device_groups(const cutune_session_options *o, const cli_devices *d,
                       cli_device_groups_t *g);
 /* The ordinals of model `group` into out; returns how many. */
-size_t cli_group_members(const cli_device_groups_t *g, size_t group,
-                         int *out);
+size_t cli_group_members(const cli_device_groups_t *g, size_t group, int *out);
 
 /* Prints `j` indented and releases it. */
 void cli_print_json(json_t *j);
@@ -134,8 +133,8 @@ void cli_print_config(const cutune_param_value *v, size_t n);
 typedef struct cli_progress {
     int tty;
     int quiet;
-    int verbose;  /* show debug lines too, one per line */
-    int dirty;    /* a line is drawn that the next one replaces */
+    int verbose; /* show debug lines too, one per line */
+    int dirty;   /* a line is drawn that the next one replaces */
     const cutune_problem *problem; /* whose single-valued parameters the
                                       configuration text leaves out */
 } cli_progress;
@@ -155,13 +154,13 @@ void cli_progress_end(cli_progress *pr);
 
 /* The device options of the cache commands (cache_opts.c). */
 typedef struct cli_device_opts {
-    long long device;     /* --device N; -1 when not given */
-    const char *name;     /* --device-name NAME */
-    const char *cc;       /* --cc X.Y, with --device-name */
-    long long sm_count;   /* --sm-count N, with --device-name; -1 */
-    int no_fallback;      /* --no-fallback */
-    int one_line;         /* no GPU: the reason alone, without the hint
-                             about --device-name (explain has none) */
+    long long device;   /* --device N; -1 when not given */
+    const char *name;   /* --device-name NAME */
+    const char *cc;     /* --cc X.Y, with --device-name */
+    long long sm_count; /* --sm-count N, with --device-name; -1 */
+    int no_fallback;    /* --no-fallback */
+    int one_line;       /* no GPU: the reason alone, without the hint
+                           about --device-name (explain has none) */
 } cli_device_opts;
 
 /* Fills the problem part of `q`: its name, its size (held in `dims`) and

@@ -76,17 +76,19 @@ int cli_cmd_check(int argc, char **argv)
             cli_print_error(cutune_cache_errmsg(c), st);
             rc = cli_exit_code(st);
         } else if (!rec->source_hash[0]) {
-            fprintf(stderr, "cutune: %s (kernel %s): not comparable on %s: "
-                            "the cached record was simulated from recorded "
-                            "times without the kernel source, so whether it "
-                            "is fresh cannot be told; tune it on the device\n",
+            fprintf(stderr,
+                    "cutune: %s (kernel %s): not comparable on %s: "
+                    "the cached record was simulated from recorded "
+                    "times without the kernel source, so whether it "
+                    "is fresh cannot be told; tune it on the device\n",
                     q.problem_name, cutune_problem_kernel_name(p),
                     rec->device.name);
             bad++;
         } else if (strcmp(rec->source_hash, hash) != 0) {
-            fprintf(stderr, "cutune: %s (kernel %s): stale on %s: the "
-                            "source hash on disk is %s, the cached record's "
-                            "%s; tune it again\n",
+            fprintf(stderr,
+                    "cutune: %s (kernel %s): stale on %s: the "
+                    "source hash on disk is %s, the cached record's "
+                    "%s; tune it again\n",
                     q.problem_name, cutune_problem_kernel_name(p),
                     rec->device.name, hash, rec->source_hash);
             bad++;

@@ -33,7 +33,9 @@ static void print_rejected(const cutune_session *s)
             printf(": %s", g->count > 1 ? "all with " : "");
         for (size_t k = 0; k < g->n_shared; k++)
             printf("%s%s=%s",
-                   k == 0 ? "" : k + 1 < g->n_shared ? ", " : " and ",
+                   k == 0                ? ""
+                   : k + 1 < g->n_shared ? ", "
+                                         : " and ",
                    g->shared[k].name, g->shared[k].value);
         printf(":\n");
         for (const char *l = g->log; *l;) {
@@ -79,7 +81,8 @@ int cli_cmd_compile(int argc, char **argv)
                                "sm_90)");
     if (strncmp(arch, "sm_", 3) != 0 && strncmp(arch, "compute_", 8) != 0)
         return cli_usage_error("--arch: '%s' is not an architecture such as "
-                               "sm_90", arch);
+                               "sm_90",
+                               arch);
     if (threads > 4096)
         return cli_usage_error("--threads: at most 4096");
     cutune_problem *p;
@@ -100,25 +103,26 @@ int cli_cmd_compile(int argc, char **argv)
         cli_print_error(cutune_session_errmsg(s), st);
         rc = cli_exit_code(st);
     } else if (json) {
-        json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:f, s:f}", "problem",
-                              cutune_problem_name(p), "arch", arch,
-                              "compiled", (json_int_t)ok, "rejected",
-                              (json_int_t)bad, "seconds", secs,
-                              "per_second", (ok + bad) / secs);
+        json_t *j =
+            json_pack("{s:s, s:s, s:I, s:I, s:f, s:f}", "problem",
+                      cutune_problem_name(p), "arch", arch, "compiled",
+                      (json_int_t)ok, "rejected", (json_int_t)bad, "seconds",
+                      secs, "per_second", (ok + bad) / secs);
         if (verbose)
             json_object_set_new(j, "rejected_groups", rejected_json(s));
         cli_print_json(j);
     } else {
         printf("%s: compiled %zu configurations for %s in %.2f s "
                "(%.1f per second); %zu rejected by NVRTC%s\n",
-               cutune_problem_name(p), ok, arch, secs, (ok + bad) / secs,
-               bad, bad && !verbose ? " (--verbose shows why)" : "");
+               cutune_problem_name(p), ok, arch, secs, (ok + bad) / secs, bad,
+               bad && !verbose ? " (--verbose shows why)" : "");
         if (verbose)
             print_rejected(s);
     }
     if (rc == 0 && ok == 0 && bad > 0) {
-        fprintf(stderr, "cutune: nothing compiled: NVRTC rejected all %zu "
-                        "configurations of %s for %s (is --arch right?)\n",
+        fprintf(stderr,
+                "cutune: nothing compiled: NVRTC rejected all %zu "
+                "configurations of %s for %s (is --arch right?)\n",
                 bad, cutune_problem_name(p), arch);
         rc = CLI_EXIT_NO_RESULT;
     }

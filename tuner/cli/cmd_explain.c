@@ -84,15 +84,17 @@ find_winner(const cutune_problem *p, long long device, const char *cache_dir,
     const cutune_cache_record *rec = NULL;
     cutune_match match = CUTUNE_MATCH_NONE;
     if (cutune_cache_open(cache_dir, cache) != CUTUNE_OK ||
-        cutune_cache_lookup(*cache, &q, &rec, &match) != CUTUNE_OK ||
-        !rec) {
-        snprintf(note, len, "no cached winner of %s for %s (run `cutune "
+        cutune_cache_lookup(*cache, &q, &rec, &match) != CUTUNE_OK || !rec) {
+        snprintf(note, len,
+                 "no cached winner of %s for %s (run `cutune "
                  "tune` first, or give --config); the occupancy suggestion "
-                 "and the default are explained", q.problem_name, fp.name);
+                 "and the default are explained",
+                 q.problem_name, fp.name);
         return NULL;
     }
     if (match != CUTUNE_MATCH_EXACT)
-        snprintf(note, len, "the winner is the cache's %s match, not a "
+        snprintf(note, len,
+                 "the winner is the cache's %s match, not a "
                  "tune of this device at this size",
                  cutune_match_str(match));
     return rec;

@@ -38,7 +38,7 @@ static const char usage[] =
 int cli_cmd_export(int argc, char **argv)
 {
     const char *problems[MAX_PROBLEMS], *format = NULL, *output = NULL,
-               *out_short = NULL, *cache_dir = NULL;
+                                        *out_short = NULL, *cache_dir = NULL;
     cli_device_opts dopt = {-1, NULL, NULL, -1, 0, 0};
     cli_sizes size = {{0}, 0};
     int help;

@@ -27,11 +27,12 @@ int cli_cmd_list(int argc, char **argv)
             return rc;
         }
         if (json) {
-            json_array_append_new(arr, json_pack(
-                "{s:s, s:s, s:I, s:I}", "name", name, "kernel",
-                cutune_problem_kernel_name(p), "parameters",
-                (json_int_t)cutune_problem_param_count(p), "configurations",
-                (json_int_t)cutune_problem_space_size(p)));
+            json_array_append_new(
+                arr, json_pack("{s:s, s:s, s:I, s:I}", "name", name, "kernel",
+                               cutune_problem_kernel_name(p), "parameters",
+                               (json_int_t)cutune_problem_param_count(p),
+                               "configurations",
+                               (json_int_t)cutune_problem_space_size(p)));
         } else {
             printf("%-12s %6zu configurations over", name,
                    cutune_problem_space_size(p));

@@ -48,8 +48,7 @@ typedef struct plan_args {
 
 /* The sessions' own progress would fight the plan's line: only their
  * warnings pass, unless --verbose. */
-static void on_session_log(void *user, cutune_log_level level,
-                           const char *msg)
+static void on_session_log(void *user, cutune_log_level level, const char *msg)
 {
     cli_progress *pr = user;
     if (level <= CUTUNE_LOG_WARN || pr->verbose)
@@ -77,8 +76,7 @@ static int session_options(const plan_args *a, cli_progress *pr,
  * of each model (*leaders, *n_leaders), and the session backend tunes
  * each on all the devices of its model. 0, or an exit code. */
 static int device_set(const plan_args *a, cutune_session_options *o,
-                      cli_device_groups_t *g, int *leaders,
-                      size_t *n_leaders)
+                      cli_device_groups_t *g, int *leaders, size_t *n_leaders)
 {
     *n_leaders = 0;
     if (!a->devices) {
@@ -108,16 +106,19 @@ static cutune_status make_backend(const plan_args *a,
         const char *pattern = getenv("CUTUNE_PLAN_REPLAY");
         if (!pattern || !pattern[0]) {
             fputs("cutune: CUTUNE_PLAN_BACKEND=replay needs "
-                  "CUTUNE_PLAN_REPLAY (a T4 file)\n", stderr);
+                  "CUTUNE_PLAN_REPLAY (a T4 file)\n",
+                  stderr);
             return CUTUNE_ERR_INVALID_ARGUMENT;
         }
-        return cutune_plan_replay_backend_create(
-            pattern, a->strategy, (size_t)a->budget, (uint64_t)a->seed,
-            backend);
+        return cutune_plan_replay_backend_create(pattern, a->strategy,
+                                                 (size_t)a->budget,
+                                                 (uint64_t)a->seed, backend);
     }
     if (kind && kind[0] && strcmp(kind, "session") != 0) {
-        fprintf(stderr, "cutune: CUTUNE_PLAN_BACKEND: '%s' is not session "
-                        "or replay\n", kind);
+        fprintf(stderr,
+                "cutune: CUTUNE_PLAN_BACKEND: '%s' is not session "
+                "or replay\n",
+                kind);
         return CUTUNE_ERR_INVALID_ARGUMENT;
     }
     return cutune_plan_session_backend_create(o, backend);
@@ -168,7 +169,8 @@ static int finish(const cutune_plan *plan, const cutune_plan_report *r)
     if (r->rank != 0)
         return CLI_EXIT_OK;
     printf("plan: %zu tasks: %zu tuned, %zu already cached, %zu failed "
-           "(%.1f s", r->tasks, r->tuned, r->skipped, r->failed, r->seconds);
+           "(%.1f s",
+           r->tasks, r->tuned, r->skipped, r->failed, r->seconds);
     if (r->ranks > 1)
         printf(", %d MPI ranks", r->ranks);
     printf(")\n");
@@ -189,8 +191,10 @@ static int cache_writable(const plan_args *a)
     if (st == CUTUNE_OK)
         st = cutune_cache_check_writable(c);
     if (st != CUTUNE_OK)
-        fprintf(stderr, "cutune: the tuning cache cannot be written, so no "
-                        "task is tuned: %s\n", cutune_cache_errmsg(c));
+        fprintf(stderr,
+                "cutune: the tuning cache cannot be written, so no "
+                "task is tuned: %s\n",
+                cutune_cache_errmsg(c));
     cutune_cache_close(c);
     return st == CUTUNE_OK ? 0 : CLI_EXIT_CACHE;
 }
@@ -285,13 +289,13 @@ int cli_cmd_plan(int argc, char **argv)
     const char *positional[1];
     size_t n_positional = 0;
     int help = 0;
-    int rc = cli_parse(argc, argv, opts, positional, 1, &n_positional,
-                       &help);
+    int rc = cli_parse(argc, argv, opts, positional, 1, &n_positional, &help);
     if (rc)
         return rc;
     if (n_positional)
         return cli_usage_error("a plan names its problems: '%s' goes into "
-                               "the plan file", positional[0]);
+                               "the plan file",
+                               positional[0]);
     if (!a.plan)
         return cli_usage_error("--plan needs a file");
     if (a.fraction > 1)

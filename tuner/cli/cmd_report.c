@@ -25,14 +25,16 @@ static const char usage[] =
     "kernel is not at hand, only its space is read.\n"
     "\n"
     "options:\n"
-    "  --results FILE      T4 results, plain or gzip JSON (from tune --output\n"
+    "  --results FILE      T4 results, plain or gzip JSON (from tune "
+    "--output\n"
     "                      or another tuner)\n"
     "  --cache DIR         report a tuning cache instead of results\n"
     "  -o, --output FILE   the page to write (required)\n"
     "  --size N[,N...]     problem size (replaces the T1 ProblemSize)\n"
     "  --title TEXT        the page's title\n"
     "  --max-points N      points per plot (default 5000)\n"
-    "  --top N             rows of the top-configurations table (default 20)\n";
+    "  --top N             rows of the top-configurations table (default "
+    "20)\n";
 
 /* The whole problem when it loads, else its space alone (a recorded T1
  * file whose kernel file is elsewhere), saying so. */
@@ -51,8 +53,10 @@ static int load_problem(const char *name, const cli_sizes *size,
         cli_print_warnings(name, *p);
         return 0;
     }
-    fprintf(stderr, "cutune: note: %s; reading only its space (no LocalSize, "
-            "bytes or FLOPs)\n", cutune_problem_errmsg(*p));
+    fprintf(stderr,
+            "cutune: note: %s; reading only its space (no LocalSize, "
+            "bytes or FLOPs)\n",
+            cutune_problem_errmsg(*p));
     cutune_problem_destroy(*p);
     po.space_only = 1;
     cutune_status st = cutune_problem_load(name, &po, p);

@@ -82,15 +82,15 @@ static void fmt_seconds(char *buf, size_t len, double v)
 
 /* A median and quartiles of evaluations or seconds until a fraction of
  * the optimum, with the runs that got there at all. */
-static void print_reached(const char *label, cutune_quartiles q,
-                          size_t got, size_t n_runs, const char *fmt)
+static void print_reached(const char *label, cutune_quartiles q, size_t got,
+                          size_t n_runs, const char *fmt)
 {
     char a[16], b[16], c[16];
     fmt_or_never(a, sizeof a, fmt, q.median);
     fmt_or_never(b, sizeof b, fmt, q.q1);
     fmt_or_never(c, sizeof c, fmt, q.q3);
-    printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label, a,
-           b, c, got, n_runs);
+    printf("  %-14s %s  [%s, %s]  (%zu of %zu runs got there)\n", label, a, b,
+           c, got, n_runs);
 }
 
 /* The clock of each run and over the runs (--threads). */
@@ -107,8 +107,8 @@ static void print_clock(const cutune_simulate_result *r)
         for (int i = 0; i < 3; i++)
             fmt_seconds(t[i], sizeof t[i], run->seconds_to[i]);
         printf("  %3zu %8.1f %12.1f %9zu %11zu %5zu %9s %8s %8s\n", k + 1,
-               run->wall_s, run->gpu_wait_s, run->compiles,
-               run->spec_compiles, run->spec_used, t[0], t[1], t[2]);
+               run->wall_s, run->gpu_wait_s, run->compiles, run->spec_compiles,
+               run->spec_used, t[0], t[1], t[2]);
     }
     if (r->n_runs < 2)
         return;
@@ -121,7 +121,8 @@ static void print_clock(const cutune_simulate_result *r)
     }
 }
 
-static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
+static void print_text(const cutune_problem *p,
+                       const cutune_simulate_result *r)
 {
     static const char *within[] = {"1%", "2%", "5%"};
     printf("%s: strategy %s, ", cutune_problem_name(p), r->strategy);
@@ -169,8 +170,8 @@ static void print_text(const cutune_problem *p, const cutune_simulate_result *r)
         else
             snprintf(score, sizeof score, "%.3f", run->score);
         printf("  %3zu %5llu %6zu %6zu %10s %9s %6s %6s %6s %6s\n", k + 1,
-               (unsigned long long)run->seed, run->evaluations,
-               run->failures, best, ratio, score, w[0], w[1], w[2]);
+               (unsigned long long)run->seed, run->evaluations, run->failures,
+               best, ratio, score, w[0], w[1], w[2]);
     }
     for (size_t k = 0; k < r->n_runs && r->n_runs == 1; k++) {
         if (r->runs[k].best) {
@@ -217,7 +218,8 @@ static void run_clock_json(json_t *o, const cutune_simulate_run *run)
     json_object_set_new(o, "wall_s", num(run->wall_s));
     json_object_set_new(o, "gpu_wait_s", num(run->gpu_wait_s));
     json_object_set_new(o, "compile_busy_s", num(run->compile_busy_s));
-    json_object_set_new(o, "compiles", json_integer((json_int_t)run->compiles));
+    json_object_set_new(o, "compiles",
+                        json_integer((json_int_t)run->compiles));
     json_object_set_new(o, "speculated",
                         json_integer((json_int_t)run->spec_compiles));
     json_object_set_new(o, "speculated_used",
@@ -230,18 +232,18 @@ static void clock_json(json_t *o, const cutune_simulate_result *r)
 {
     json_t *to = json_object();
     for (int i = 0; i < CUTUNE_SIMULATE_N_RATIOS; i++)
-        json_object_set_new(
-            to, ratio_names[i],
-            json_pack("{s:o, s:I}", "quartiles",
-                      quartiles_json(r->seconds_to[i]), "runs",
-                      (json_int_t)r->runs_to[i]));
+        json_object_set_new(to, ratio_names[i],
+                            json_pack("{s:o, s:I}", "quartiles",
+                                      quartiles_json(r->seconds_to[i]), "runs",
+                                      (json_int_t)r->runs_to[i]));
     json_object_set_new(o, "threads", json_integer(r->threads));
     json_object_set_new(o, "wall_s", num(r->wall_s.median));
     json_object_set_new(o, "wall_s_quartiles", quartiles_json(r->wall_s));
     json_object_set_new(o, "seconds_to", to);
 }
 
-static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
+static void print_json(const cutune_problem *p,
+                       const cutune_simulate_result *r)
 {
     static const char *within[] = {"1%", "2%", "5%"};
     json_t *runs = json_array();
@@ -249,42 +251,38 @@ static void print_json(const cutune_problem *p, const cutune_simulate_result *r)
         const cutune_simulate_run *run = &r->runs[k];
         json_t *w = json_object();
         for (int i = 0; i < 3; i++)
-            json_object_set_new(w, within[i],
-                                run->evals_within[i]
-                                    ? json_integer((json_int_t)
-                                                       run->evals_within[i])
-                                    : json_null());
-        json_t *jr = json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
-                            "s:o}",
-                            "seed", (json_int_t)run->seed, "evaluations",
-                            (json_int_t)run->evaluations, "failures",
-                            (json_int_t)run->failures, "best_ms",
-                            num(run->best_ms), "config",
-                            run->best ? cli_config_json(run->best, r->n_params)
-                                      : json_null(),
-                            "ratio", num(run->ratio), "score",
-                            num(run->score), "random_best_ms",
-                            num(run->random_best_ms), "evals_within", w,
-                            "simulated_seconds", num(run->seconds));
+            json_object_set_new(
+                w, within[i],
+                run->evals_within[i]
+                    ? json_integer((json_int_t)run->evals_within[i])
+                    : json_null());
+        json_t *jr = json_pack(
+            "{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, "
+            "s:o}",
+            "seed", (json_int_t)run->seed, "evaluations",
+            (json_int_t)run->evaluations, "failures",
+            (json_int_t)run->failures, "best_ms", num(run->best_ms), "config",
+            run->best ? cli_config_json(run->best, r->n_params) : json_null(),
+            "ratio", num(run->ratio), "score", num(run->score),
+            "random_best_ms", num(run->random_best_ms), "evals_within", w,
+            "simulated_seconds", num(run->seconds));
         if (jr && r->threads > 0)
             run_clock_json(jr, run);
         json_array_append_new(runs, jr);
     }
     json_t *ew = json_object();
     for (int i = 0; i < 3; i++)
-        json_object_set_new(
-            ew, within[i],
-            json_pack("{s:o, s:I}", "quartiles",
-                      quartiles_json(r->evals_within[i]), "runs",
-                      (json_int_t)r->runs_within[i]));
+        json_object_set_new(ew, within[i],
+                            json_pack("{s:o, s:I}", "quartiles",
+                                      quartiles_json(r->evals_within[i]),
+                                      "runs", (json_int_t)r->runs_within[i]));
     json_t *out = json_pack(
         "{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
         "s:o, s:s}",
-        "problem", cutune_problem_name(p), "strategy", r->strategy,
-        "budget", (json_int_t)r->budget, "space_size",
-        (json_int_t)r->space_size, "recorded", (json_int_t)r->recorded,
-        "correct", (json_int_t)r->correct, "optimum_ms", num(r->optimum_ms),
-        "optimum",
+        "problem", cutune_problem_name(p), "strategy", r->strategy, "budget",
+        (json_int_t)r->budget, "space_size", (json_int_t)r->space_size,
+        "recorded", (json_int_t)r->recorded, "correct", (json_int_t)r->correct,
+        "optimum_ms", num(r->optimum_ms), "optimum",
         r->optimum ? cli_config_json(r->optimum, r->n_params) : json_null(),
         "random_best_ms", num(r->random_best_ms), "runs", runs, "ratio",
         quartiles_json(r->ratio), "score", quartiles_json(r->score),
@@ -332,8 +330,7 @@ int cli_cmd_simulate(int argc, char **argv)
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
     if (fraction > 1)
-        return cli_usage_error("--budget-fraction: '%g' is above 1",
-                               fraction);
+        return cli_usage_error("--budget-fraction: '%g' is above 1", fraction);
     if (repeat < 1)
         return cli_usage_error("--repeat: at least 1 run");
     if (threads > 4096)
@@ -360,7 +357,8 @@ int cli_cmd_simulate(int argc, char **argv)
     if (!results && !(results = cutune_problem_simulation_input(p))) {
         cutune_problem_destroy(p);
         return cli_usage_error("missing --results (and %s names no "
-                               "SimulationInput)", problem);
+                               "SimulationInput)",
+                               problem);
     }
     cutune_simulate_options so;
     cutune_simulate_options_init(&so);
@@ -393,7 +391,8 @@ int cli_cmd_simulate(int argc, char **argv)
         rc = cli_exit_code(st);
     } else if (device_name && !json) {
         printf("\nappended the winner to the tuning cache as a simulated "
-               "result on '%s'\n", device_name);
+               "result on '%s'\n",
+               device_name);
     }
     cutune_simulation_destroy(sim);
     cutune_problem_destroy(p);

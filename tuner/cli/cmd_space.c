@@ -70,8 +70,7 @@ static void print_text(const cutune_problem *p)
     printf("\nvalid:          ");
     print_grouped((double)valid);
     printf(" (%.2f%%)\n", cart > 0 ? 100.0 * (double)valid / cart : 0.0);
-    printf("constructed in: %.1f ms\n",
-           1e3 * cutune_problem_space_seconds(p));
+    printf("constructed in: %.1f ms\n", 1e3 * cutune_problem_space_seconds(p));
 }
 
 static void print_json(const cutune_problem *p)
@@ -82,17 +81,18 @@ static void print_json(const cutune_problem *p)
         for (size_t v = 0; v < cutune_problem_value_count(p, i); v++)
             json_array_append_new(values,
                                   json_string(cutune_problem_value(p, i, v)));
-        json_array_append_new(params, json_pack(
-            "{s:s, s:I, s:o}", "name", cutune_problem_param_name(p, i),
-            "count", (json_int_t)cutune_problem_value_count(p, i), "values",
-            values));
+        json_array_append_new(
+            params, json_pack("{s:s, s:I, s:o}", "name",
+                              cutune_problem_param_name(p, i), "count",
+                              (json_int_t)cutune_problem_value_count(p, i),
+                              "values", values));
     }
     json_t *size = json_array();
     for (size_t d = 0; d < cutune_problem_size_dims(p); d++)
-        json_array_append_new(
-            size, cutune_problem_size_expr(p, d)
-                      ? json_string(cutune_problem_size_expr(p, d))
-                      : json_integer(cutune_problem_size(p, d)));
+        json_array_append_new(size,
+                              cutune_problem_size_expr(p, d)
+                                  ? json_string(cutune_problem_size_expr(p, d))
+                                  : json_integer(cutune_problem_size(p, d)));
     /* Exact as an integer up to 2^53; beyond, a double is all there is. */
     double cart = cutune_problem_cartesian_size(p);
     json_t *cart_json = cart < 9007199254740992.0
@@ -101,9 +101,8 @@ static void print_json(const cutune_problem *p)
     cli_print_json(json_pack(
         "{s:s, s:o, s:o, s:o, s:I, s:f}", "problem", cutune_problem_name(p),
         "problem_size", size, "parameters", params, "cartesian_size",
-        cart_json, "valid",
-        (json_int_t)cutune_problem_space_size(p), "construction_ms",
-        1e3 * cutune_problem_space_seconds(p)));
+        cart_json, "valid", (json_int_t)cutune_problem_space_size(p),
+        "construction_ms", 1e3 * cutune_problem_space_seconds(p)));
 }
 
 int cli_cmd_space(int argc, char **argv)

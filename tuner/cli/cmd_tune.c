@@ -45,7 +45,8 @@ static const char usage[] =
     "                      default's output, unless most differ from it by\n"
     "                      design), reference (always the default's) or\n"
     "                      finite (NaN/infinity only)\n"
-    "  --resume            take configurations an earlier tune measured (same\n"
+    "  --resume            take configurations an earlier tune measured "
+    "(same\n"
     "                      device, kernel, arguments and options) from the\n"
     "                      measurement log instead of measuring them again\n"
     "  --json              print the result as JSON\n"
@@ -67,13 +68,14 @@ static json_t *result_json(const cutune_problem *p,
     json_t *evals = json_array();
     for (size_t i = 0; i < r->n_evals; i++) {
         const cutune_eval *e = &r->evals[i];
-        json_array_append_new(evals, json_pack(
-            "{s:I, s:s, s:o, s:f, s:b, s:i, s:i}", "config_index",
-            (json_int_t)e->config_index, "outcome",
-            cutune_outcome_str(e->outcome), "time_ms",
-            number_or_null(e->time_ms), "compile_ms", e->compile_ms,
-            "stopped_early", e->stopped_early, "sm_clock_mhz",
-            e->sm_clock_mhz, "temperature_c", e->temperature_c));
+        json_array_append_new(
+            evals,
+            json_pack("{s:I, s:s, s:o, s:f, s:b, s:i, s:i}", "config_index",
+                      (json_int_t)e->config_index, "outcome",
+                      cutune_outcome_str(e->outcome), "time_ms",
+                      number_or_null(e->time_ms), "compile_ms", e->compile_ms,
+                      "stopped_early", e->stopped_early, "sm_clock_mhz",
+                      e->sm_clock_mhz, "temperature_c", e->temperature_c));
         json_object_set_new(json_array_get(evals, i), "worker",
                             json_integer((json_int_t)e->worker));
     }
@@ -89,15 +91,12 @@ static json_t *result_json(const cutune_problem *p,
         "best_min_ms", r->best_min_ms, "best_runs", (json_int_t)r->best_runs,
         "best_gbs", r->best_gbs, "speedup", number_or_null(r->speedup),
         "evaluations", (json_int_t)r->evaluations, "failures",
-        (json_int_t)r->failures, "wall_s", r->wall_s, "strategy",
-        r->strategy, "gpu_busy", r->gpu_busy, "kernel_share",
-        r->kernel_share, "finalists", (json_int_t)r->finalists, "tied",
-        (json_int_t)r->tied,
-        "best_gflops", r->best_gflops, "reused", (json_int_t)r->reused,
-        "evaluated", evals);
+        (json_int_t)r->failures, "wall_s", r->wall_s, "strategy", r->strategy,
+        "gpu_busy", r->gpu_busy, "kernel_share", r->kernel_share, "finalists",
+        (json_int_t)r->finalists, "tied", (json_int_t)r->tied, "best_gflops",
+        r->best_gflops, "reused", (json_int_t)r->reused, "evaluated", evals);
     json_object_set_new(j, "workers", json_integer((json_int_t)r->workers));
-    json_object_set_new(j, "restarts",
-                        json_integer((json_int_t)r->restarts));
+    json_object_set_new(j, "restarts", json_integer((json_int_t)r->restarts));
     return j;
 }
 
@@ -138,7 +137,8 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     printf(") with %s in %.1f s\n", r->strategy, r->wall_s);
     if (r->workers > 1 || r->restarts)
         printf("  workers:   %zu device workers shared the search, %zu "
-               "restarted\n", r->workers, r->restarts);
+               "restarted\n",
+               r->workers, r->restarts);
     printf("  measured:  GPU busy %.0f%% of the tune (kernels alone %.0f%%)",
            100.0 * r->gpu_busy, 100.0 * r->kernel_share);
     if (r->finalists)
@@ -146,7 +146,8 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
                r->finalists);
     if (r->tied)
         printf("; %zu other%s tied with the winner (95%% intervals of the "
-               "median overlap)", r->tied, r->tied == 1 ? "" : "s");
+               "median overlap)",
+               r->tied, r->tied == 1 ? "" : "s");
     printf("\n");
 }
 
@@ -154,7 +155,7 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
 typedef struct tune_outputs {
     const char *output, *report;
     int json;
-    json_t *all;    /* --devices --json: the results, one per model */
+    json_t *all; /* --devices --json: the results, one per model */
 } tune_outputs;
 
 /* Prints or collects a finished tune's result. */
@@ -207,7 +208,8 @@ static int tune_once(cutune_problem *p, const cutune_session_options *o,
         if (r)
             fputs("cutune: the result above was not cached; tune again "
                   "once the cache directory is writable, or pass "
-                  "--cache-dir\n", stderr);
+                  "--cache-dir\n",
+                  stderr);
         rc = r ? CLI_EXIT_CACHE : cli_exit_code(st);
     }
     free(why);
@@ -230,7 +232,8 @@ static int tune_models(cutune_problem *p, cutune_session_options *o,
         return rc;
     if (g.n_groups > 1 && (out->output || out->report))
         return cli_usage_error("--output and --report take one tune, and "
-                               "--devices names %zu models", g.n_groups);
+                               "--devices names %zu models",
+                               g.n_groups);
     if (out->json)
         out->all = json_array();
     for (size_t k = 0; k < g.n_groups; k++) {
@@ -284,8 +287,7 @@ int cli_cmd_tune(int argc, char **argv)
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
         return rc;
     if (fraction > 1)
-        return cli_usage_error("--budget-fraction: '%g' is above 1",
-                               fraction);
+        return cli_usage_error("--budget-fraction: '%g' is above 1", fraction);
     if ((rc = cli_check_output("--output", out.output)) ||
         (rc = cli_check_output("--report", out.report)))
         return rc;
@@ -296,7 +298,8 @@ int cli_cmd_tune(int argc, char **argv)
         check_mode = CUTUNE_CHECK_FINITE;
     else if (check && strcmp(check, "auto") != 0)
         return cli_usage_error("--check: '%s' is not auto, reference or "
-                               "finite", check);
+                               "finite",
+                               check);
     if (device > 1024 || threads > 4096)
         return cli_usage_error("--device or --threads out of range");
     cli_devices dl;

@@ -36,8 +36,7 @@ void cli_print_error(const char *msg, cutune_status st)
 int cli_check_output(const char *option, const char *path)
 {
     char why[1024];
-    if (!path ||
-        cutune_output_path_check(path, why, sizeof why) == CUTUNE_OK)
+    if (!path || cutune_output_path_check(path, why, sizeof why) == CUTUNE_OK)
         return 0;
     fprintf(stderr, "cutune: %s: %s\n", option, why);
     return CLI_EXIT_INPUT;
@@ -59,12 +58,8 @@ static int parse_value(const cli_opt *o, const char *value)
     char *end;
     errno = 0;
     switch (o->kind) {
-    case CLI_FLAG:
-        *(int *)o->dest = 1;
-        return 0;
-    case CLI_STRING:
-        *(const char **)o->dest = value;
-        return 0;
+    case CLI_FLAG: *(int *)o->dest = 1; return 0;
+    case CLI_STRING: *(const char **)o->dest = value; return 0;
     case CLI_COUNT: {
         long long v = strtoll(value, &end, 10);
         if (errno || end == value || *end || v < 0)
@@ -89,7 +84,8 @@ static int parse_value(const cli_opt *o, const char *value)
             long long v = strtoll(p, &end, 10);
             if (errno || end == p || v <= 0 || (*end && *end != ','))
                 return cli_usage_error("%s: '%s' is not a list of positive "
-                                       "integers", o->name, value);
+                                       "integers",
+                                       o->name, value);
             if (s->n == sizeof s->v / sizeof *s->v)
                 return cli_usage_error("%s: too many dimensions", o->name);
             s->v[s->n++] = v;
@@ -124,8 +120,8 @@ int cli_parse(int argc, char **argv, const cli_opt *opts,
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         const cli_opt *o = opts;
-        while (o->name && (strlen(o->name) != len ||
-                           strncmp(o->name, arg, len) != 0))
+        while (o->name &&
+               (strlen(o->name) != len || strncmp(o->name, arg, len) != 0))
             o++;
         if (!o->name)
             return cli_usage_error("unknown option '%.*s'", (int)len, arg);
@@ -180,8 +176,8 @@ int cli_space_limit(unsigned long long *limit)
     /* 2^53: every whole number up to it is exact as a double. */
     double v = 0;
     char why[256];
-    if (cutune_env_number("CUTUNE_SPACE_LIMIT", 1, 9007199254740992.0, 1,
-                          &v, why, sizeof why)) {
+    if (cutune_env_number("CUTUNE_SPACE_LIMIT", 1, 9007199254740992.0, 1, &v,
+                          why, sizeof why)) {
         fprintf(stderr, "cutune: %s\n", why);
         return CLI_EXIT_USAGE;
     }

@@ -43,8 +43,10 @@ int cli_replay_env(cutune_session_options *o)
     if (!backend || !backend[0] || strcmp(backend, "gpu") == 0)
         return 0;
     if (strncmp(backend, "replay:", 7) != 0 || !backend[7]) {
-        fprintf(stderr, "cutune: CUTUNE_DEVICE_BACKEND: '%s' is not gpu or "
-                        "replay:FILE[,FILE...]\n", backend);
+        fprintf(stderr,
+                "cutune: CUTUNE_DEVICE_BACKEND: '%s' is not gpu or "
+                "replay:FILE[,FILE...]\n",
+                backend);
         return CLI_EXIT_USAGE;
     }
     o->replay_devices = backend + 7;
@@ -93,8 +95,7 @@ int cli_device_groups(const cutune_session_options *o, const cli_devices *d,
     return 0;
 }
 
-size_t cli_group_members(const cli_device_groups_t *g, size_t group,
-                         int *out)
+size_t cli_group_members(const cli_device_groups_t *g, size_t group, int *out)
 {
     size_t m = 0;
     for (size_t i = 0; i < g->n; i++)

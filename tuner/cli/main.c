@@ -16,12 +16,9 @@ static const struct {
     {"explain", "why the winner is fast: hardware counters side by side",
      cli_cmd_explain},
     {"merge", "join cache files from several machines", cli_cmd_merge},
-    {"export", "write cached winners as a C header or JSON",
-     cli_cmd_export},
-    {"check", "fail when a cached winner is stale or missing",
-     cli_cmd_check},
-    {"space", "print a problem's search space (no GPU needed)",
-     cli_cmd_space},
+    {"export", "write cached winners as a C header or JSON", cli_cmd_export},
+    {"check", "fail when a cached winner is stale or missing", cli_cmd_check},
+    {"space", "print a problem's search space (no GPU needed)", cli_cmd_space},
     {"simulate", "replay recorded results to judge a strategy (no GPU)",
      cli_cmd_simulate},
     {"report", "write an HTML report of results or a cache (no GPU)",
@@ -42,7 +39,8 @@ static void usage(FILE *f)
           "Finds the fastest launch configuration of a CUDA kernel template "
           "on\nthis machine's GPU and remembers it per device.\n"
           "\n"
-          "commands:\n", f);
+          "commands:\n",
+          f);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n"
@@ -53,7 +51,8 @@ static void usage(FILE *f)
           "device,\n4 CUDA/NVRTC/worker failure, 5 nothing cached, 6 no "
           "configuration ran\ncorrectly, 7-9 `explain` without counters "
           "(7 refused, 8 no CUPTI, 9 a CUPTI\nerror), 10 the tuning cache "
-          "could not be written (the result was\nprinted)\n", f);
+          "could not be written (the result was\nprinted)\n",
+          f);
 }
 
 int main(int argc, char **argv)

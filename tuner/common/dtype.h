@@ -18,7 +18,7 @@ typedef enum cutune__dtype {
     CUTUNE__DT_UINT32,
     CUTUNE__DT_INT64,
     CUTUNE__DT_UINT64,
-    CUTUNE__DT_HALF             /* IEEE binary16, as CUDA's __half */
+    CUTUNE__DT_HALF /* IEEE binary16, as CUDA's __half */
 } cutune__dtype;
 
 #define CUTUNE__DT_COUNT 11
@@ -26,7 +26,7 @@ typedef enum cutune__dtype {
 typedef enum cutune__fill {
     CUTUNE__FILL_CONSTANT = 0,
     CUTUNE__FILL_RANDOM = 1,
-    CUTUNE__FILL_BINARY = 2     /* bytes given whole (T1 BinaryRaw) */
+    CUTUNE__FILL_BINARY = 2 /* bytes given whole (T1 BinaryRaw) */
 } cutune__fill;
 
 static inline size_t cutune__dtype_size(cutune__dtype t)

@@ -8,8 +8,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-int cutune__median_ci(const double *sorted, size_t n, double level,
-                      double *lo, double *hi)
+int cutune__median_ci(const double *sorted, size_t n, double level, double *lo,
+                      double *hi)
 {
     if (n == 0)
         return -1;
@@ -21,8 +21,8 @@ int cutune__median_ci(const double *sorted, size_t n, double level,
      * the coverage still reaches the level. */
     int found = -1;
     for (size_t j = 0; 2 * j + 1 < n; j++) {
-        double coverage = 1.0 - 2.0 * gsl_cdf_binomial_P((unsigned)j, 0.5,
-                                                         (unsigned)n);
+        double coverage =
+            1.0 - 2.0 * gsl_cdf_binomial_P((unsigned)j, 0.5, (unsigned)n);
         if (coverage < level)
             break;
         *lo = sorted[j];
@@ -65,10 +65,10 @@ cutune__timing_verdict cutune__timing_next(const cutune__timing_rule *rule,
         return CUTUNE__TIMING_DROP;
     if (total_s < rule->min_seconds)
         return CUTUNE__TIMING_MORE;
-    double median = n % 2 ? sorted[n / 2]
-                          : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    if (have && (rule->ci_rel <= 0 || cutune__ci_within(median, l, h,
-                                                        rule->ci_rel)))
+    double median =
+        n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    if (have &&
+        (rule->ci_rel <= 0 || cutune__ci_within(median, l, h, rule->ci_rel)))
         return CUTUNE__TIMING_DONE;
     return CUTUNE__TIMING_MORE;
 }

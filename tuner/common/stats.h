@@ -11,8 +11,8 @@
  * that confidence whatever the distribution of the timings. With too few
  * values for the level, the interval is the whole sample and the return
  * value is -1; else 0. */
-int cutune__median_ci(const double *sorted, size_t n, double level,
-                      double *lo, double *hi);
+int cutune__median_ci(const double *sorted, size_t n, double level, double *lo,
+                      double *hi);
 
 /* The median of n values in any order (of an even count, the mean of
  * the middle two), as a tune ranks a configuration by: every reader of
@@ -27,18 +27,18 @@ int cutune__ci_within(double median, double lo, double hi, double rel);
  * here so that it can be tested without a GPU). best_ms 0: no best yet;
  * a margin of 0 turns its check off. */
 typedef struct cutune__timing_rule {
-    size_t min_reps;       /* launches before any interval is looked at */
-    double min_seconds;    /* kernel time before the interval can end it */
-    double max_seconds;    /* kernel time that ends it whatever else */
+    size_t min_reps;    /* launches before any interval is looked at */
+    double min_seconds; /* kernel time before the interval can end it */
+    double max_seconds; /* kernel time that ends it whatever else */
     double ci_level;
-    double ci_rel;         /* done once the interval is within this */
-    double best_ms;        /* best median so far */
-    size_t early_reps;     /* after this many launches, dropped when */
-    double early_margin;   /* even the fastest is slower than best_ms by
-                              more than this fraction */
-    double race_margin;    /* after min_reps, dropped when the interval's
-                              lower end is slower than best_ms by more
-                              than this fraction */
+    double ci_rel;       /* done once the interval is within this */
+    double best_ms;      /* best median so far */
+    size_t early_reps;   /* after this many launches, dropped when */
+    double early_margin; /* even the fastest is slower than best_ms by
+                            more than this fraction */
+    double race_margin;  /* after min_reps, dropped when the interval's
+                            lower end is slower than best_ms by more
+                            than this fraction */
 } cutune__timing_rule;
 
 typedef enum cutune__timing_verdict {

@@ -34,4 +34,7 @@ const char *cutune_outcome_str(cutune_outcome outcome)
     return "unknown";
 }
 
-const char *cutune_version(void) { return CUTUNE_VERSION_STRING; }
+const char *cutune_version(void)
+{
+    return CUTUNE_VERSION_STRING;
+}

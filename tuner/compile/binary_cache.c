@@ -66,8 +66,8 @@ char *cutune__binary_cache_key(const char *source, char *const *options,
     int n = snprintf(key, len, "nvrtc %s\noptions %zu\n", nvrtc_version,
                      n_options);
     for (size_t i = 0; i < n_options; i++)
-        n += snprintf(key + n, len - (size_t)n, "%zu %s\n",
-                      strlen(options[i]), options[i]);
+        n += snprintf(key + n, len - (size_t)n, "%zu %s\n", strlen(options[i]),
+                      options[i]);
     snprintf(key + n, len - (size_t)n, "source\n%s", source);
     return key;
 }
@@ -94,8 +94,8 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
-int cutune__binary_cache_get(cutune__binary_cache *c, const char *key,
-                             int *ok, char **data, size_t *size)
+int cutune__binary_cache_get(cutune__binary_cache *c, const char *key, int *ok,
+                             char **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
@@ -141,8 +141,8 @@ out:
     return hit;
 }
 
-void cutune__binary_cache_put(cutune__binary_cache *c, const char *key,
-                              int ok, const void *data, size_t size)
+void cutune__binary_cache_put(cutune__binary_cache *c, const char *key, int ok,
+                              const void *data, size_t size)
 {
     if (!c)
         return;

@@ -37,12 +37,12 @@ char *cutune__binary_cache_key(const char *source, char *const *options,
 /* Looks `key` up. On a hit returns 1 with *ok (1: a cubin, 0: a failed
  * compilation) and *data / *size (the cubin, or NVRTC's log with its
  * NUL) in a malloc'ed buffer the caller frees. 0 on a miss. */
-int cutune__binary_cache_get(cutune__binary_cache *c, const char *key,
-                             int *ok, char **data, size_t *size);
+int cutune__binary_cache_get(cutune__binary_cache *c, const char *key, int *ok,
+                             char **data, size_t *size);
 
 /* Stores a result; failures are silent (the next run compiles again). */
-void cutune__binary_cache_put(cutune__binary_cache *c, const char *key,
-                              int ok, const void *data, size_t size);
+void cutune__binary_cache_put(cutune__binary_cache *c, const char *key, int ok,
+                              const void *data, size_t size);
 
 /* Removes least recently used entries until the total is within the
  * bound. Called by put now and then; exposed for tests. */

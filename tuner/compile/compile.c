@@ -3,10 +3,10 @@
 #include "compile.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 #include <unistd.h>
 
 #include <nvrtc.h>
@@ -166,11 +166,9 @@ int cutune__compile_with(cutune__compile_job *job,
         cutune__nvrtc_version(version, sizeof version);
         char *base = cutune__binary_cache_key(job->source, job->options,
                                               job->n_options, version);
-        key = base ? cutune__strdup_printf("kernel %s\n%s",
-                                           job->kernel_name
-                                               ? job->kernel_name
-                                               : "",
-                                           base)
+        key = base ? cutune__strdup_printf(
+                         "kernel %s\n%s",
+                         job->kernel_name ? job->kernel_name : "", base)
                    : NULL;
         free(base);
         if (!job->refresh && from_cache(job, key)) {
@@ -215,8 +213,7 @@ int cutune__compile_with(cutune__compile_job *job,
                                          nl + job->cubin_size);
                 free(entry);
             }
-        }
-        else if (job->log)
+        } else if (job->log)
             cutune__binary_cache_put(job->cache, key, 0, job->log,
                                      strlen(job->log) + 1);
     }
@@ -229,20 +226,19 @@ int cutune__compile_with(cutune__compile_job *job,
 static int compile_uncached(cutune__compile_job *job)
 {
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, job->source, job->source_name,
-                                       0, NULL, NULL);
+    nvrtcResult r = nvrtcCreateProgram(&prog, job->source, job->source_name, 0,
+                                       NULL, NULL);
     if (r != NVRTC_SUCCESS) {
         job->log = cutune__strdup_printf("nvrtcCreateProgram: %s",
                                          nvrtcGetErrorString(r));
         job->nvrtc_failed = 1;
         return -1;
     }
-    if (job->kernel_name &&
-        (r = nvrtcAddNameExpression(prog, job->kernel_name)) !=
-            NVRTC_SUCCESS) {
-        job->log = cutune__strdup_printf("nvrtcAddNameExpression(%s): %s",
-                                         job->kernel_name,
-                                         nvrtcGetErrorString(r));
+    if (job->kernel_name && (r = nvrtcAddNameExpression(
+                                 prog, job->kernel_name)) != NVRTC_SUCCESS) {
+        job->log =
+            cutune__strdup_printf("nvrtcAddNameExpression(%s): %s",
+                                  job->kernel_name, nvrtcGetErrorString(r));
         nvrtcDestroyProgram(&prog);
         return job->log ? 0 : -1;
     }

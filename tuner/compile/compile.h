@@ -21,15 +21,15 @@ typedef struct cutune__compile_job {
                                     and replace the entry (one whose binary
                                     would not load) */
     /* results */
-    int ok;            /* 1: cubin holds the binary */
-    int nvrtc_failed;  /* 1: NVRTC itself failed, not the program */
+    int ok;           /* 1: cubin holds the binary */
+    int nvrtc_failed; /* 1: NVRTC itself failed, not the program */
     char *cubin;
     size_t cubin_size;
-    char *log;         /* NVRTC's log, whole; "" when it said nothing */
+    char *log; /* NVRTC's log, whole; "" when it said nothing */
     double seconds;
-    int from_cache;    /* 1: the result came from the binary cache */
-    int waited;        /* 1: ... after waiting for another job of this
-                          process that was compiling the same key */
+    int from_cache;     /* 1: the result came from the binary cache */
+    int waited;         /* 1: ... after waiting for another job of this
+                           process that was compiling the same key */
     char *lowered_name; /* kernel_name as the cubin knows it (C++ names are
                            mangled; extern "C" ones are not); NULL when no
                            kernel_name was given */

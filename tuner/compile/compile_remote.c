@@ -4,12 +4,12 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
-#include <sys/types.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "protocol.h"
 #include "util.h"
@@ -18,13 +18,13 @@
 struct cutune__compile_procs {
     char *worker_path;
     cutune__worker_client *workers;
-    int n_workers;           /* processes: twice the threads of a pool */
-    unsigned char *busy;     /* per process: a compile in progress */
-    int *pidfd;              /* per process: a pidfd of it, or -1 */
-    pid_t *pidfd_of;         /* the pid each pidfd was opened for */
-    unsigned char *doomed;   /* per process: killed by a cancel */
-    unsigned char *in_call;  /* per process: a COMPILE request out */
-    int cancelled;           /* cutune__compile_procs_cancel until resume */
+    int n_workers;          /* processes: twice the threads of a pool */
+    unsigned char *busy;    /* per process: a compile in progress */
+    int *pidfd;             /* per process: a pidfd of it, or -1 */
+    pid_t *pidfd_of;        /* the pid each pidfd was opened for */
+    unsigned char *doomed;  /* per process: killed by a cancel */
+    unsigned char *in_call; /* per process: a COMPILE request out */
+    int cancelled;          /* cutune__compile_procs_cancel until resume */
     pthread_mutex_t lock;
     pthread_cond_t freed;
     cutune__compiler compiler;
@@ -168,9 +168,9 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
         opt_len += strlen(job->options[i]) + 1;
     const char *kernel = job->kernel_name ? job->kernel_name : "";
     size_t kernel_len = strlen(kernel);
-    cutune__compile_request q = {src_len, (uint32_t)name_len,
-                                 (uint32_t)job->n_options, opt_len,
-                                 (uint32_t)kernel_len, 0};
+    cutune__compile_request q = {
+        src_len, (uint32_t)name_len,   (uint32_t)job->n_options,
+        opt_len, (uint32_t)kernel_len, 0};
     size_t blen = src_len + 1 + name_len + 1 + opt_len + kernel_len + 1;
     char *block = malloc(blen);
     if (!block) {
@@ -239,9 +239,9 @@ static int compile_in_process(void *ctx, int slot, cutune__compile_job *job)
     else
         job->log = cutune__strdup_printf("%s", r->head.message);
     if (r->lowered_size) {
-        job->lowered_name = cutune__strdup_printf(
-            "%.*s", (int)(r->lowered_size - 1),
-            data + r->cubin_size + r->log_size);
+        job->lowered_name =
+            cutune__strdup_printf("%.*s", (int)(r->lowered_size - 1),
+                                  data + r->cubin_size + r->log_size);
         if (!job->lowered_name)
             job->ok = 0;
     }
@@ -329,8 +329,8 @@ void cutune__compile_procs_resume(cutune__compile_procs *p)
     pthread_mutex_unlock(&p->lock);
 }
 
-const cutune__compiler *cutune__compile_procs_compiler(
-    const cutune__compile_procs *p)
+const cutune__compiler *
+cutune__compile_procs_compiler(const cutune__compile_procs *p)
 {
     return p ? &p->compiler : NULL;
 }

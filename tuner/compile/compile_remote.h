@@ -1,7 +1,7 @@
 /* Compile processes: cutune-worker programs that only run NVRTC, two per
- * thread of a compile pool. NVRTC serializes the threads of one process (measured on
- * a 16-core machine: about 60 compilations/s from any number of threads,
- * against 290/s from 16 processes), so parallel compilation needs
+ * thread of a compile pool. NVRTC serializes the threads of one process
+ * (measured on a 16-core machine: about 60 compilations/s from any number of
+ * threads, against 290/s from 16 processes), so parallel compilation needs
  * processes. These never initialize CUDA. */
 #ifndef CUTUNE_TUNER_COMPILE_REMOTE_H
 #define CUTUNE_TUNER_COMPILE_REMOTE_H
@@ -25,7 +25,7 @@ void cutune__compile_procs_cancel(cutune__compile_procs *p);
 void cutune__compile_procs_resume(cutune__compile_procs *p);
 
 /* The compiler to give cutune__compile_with/batch. */
-const cutune__compiler *cutune__compile_procs_compiler(
-    const cutune__compile_procs *p);
+const cutune__compiler *
+cutune__compile_procs_compiler(const cutune__compile_procs *p);
 
 #endif

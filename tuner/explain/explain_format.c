@@ -40,7 +40,10 @@ void cutune_explain_destroy(cutune_explain *x)
 /* A row's figure of one configuration; NaN prints as "-". */
 typedef double (*figure_fn)(const cutune__explained *e);
 
-static double f_time(const cutune__explained *e) { return e->time_ms; }
+static double f_time(const cutune__explained *e)
+{
+    return e->time_ms;
+}
 static double f_profiled(const cutune__explained *e)
 {
     return e->values[CUTUNE__M_TIME_NS] * 1e-6;
@@ -63,8 +66,7 @@ static double f_local(const cutune__explained *e)
 }
 static double f_smem(const cutune__explained *e)
 {
-    return e->has_static ? e->facts.static_smem + e->facts.dynamic_smem
-                         : NAN;
+    return e->has_static ? e->facts.static_smem + e->facts.dynamic_smem : NAN;
 }
 static double f_dram(const cutune__explained *e)
 {
@@ -97,7 +99,7 @@ static double f_passes(const cutune__explained *e)
 
 static const struct row {
     const char *label;
-    const char *format;  /* of one figure */
+    const char *format; /* of one figure */
     figure_fn figure;
 } rows[] = {
     {"time, timed launches (ms)", "%.4f", f_time},
@@ -119,7 +121,7 @@ static const struct row {
     {"profiling passes", "%.0f", f_passes},
 };
 
-#define LABEL_W 30
+#define LABEL_W  30
 #define COLUMN_W 14
 
 static void print_row(FILE *f, const cutune_explain *x, const struct row *r)
@@ -174,8 +176,8 @@ char *cutune_explain_text(const cutune_explain *x)
     for (size_t i = 0; i < x->n; i++)
         if (x->cfg[i].range_of_ours) {
             fprintf(f, "note: CUPTI would not profile the kernel as its own "
-                    "range; the profiled figures cover a range around the "
-                    "launch, overhead included\n");
+                       "range; the profiled figures cover a range around the "
+                       "launch, overhead included\n");
             break;
         }
     for (size_t i = 0; i < x->n; i++) {
@@ -226,16 +228,15 @@ static json_t *config_json(const cutune__explained *e)
         "passes", (json_int_t)e->passes, "metrics", metrics,
         "achieved_occupancy", number(cutune__achieved_occupancy(e)),
         "load_sectors_per_request", number(cutune__ld_sectors_per_request(e)),
-        "store_sectors_per_request",
-        number(cutune__st_sectors_per_request(e)),
+        "store_sectors_per_request", number(cutune__st_sectors_per_request(e)),
         "shared_conflicts_per_request",
         number(cutune__conflicts_per_request(e)), "bottleneck",
         json_string(cutune__bottleneck_str(e->bottleneck)), "verdict",
         json_string(e->verdict), "static", json_null());
     if (j)
-        json_object_set_new(j, "range",
-                            json_string(e->range_of_ours ? "around-launch"
-                                                         : "kernel"));
+        json_object_set_new(
+            j, "range",
+            json_string(e->range_of_ours ? "around-launch" : "kernel"));
     if (j)
         json_object_set_new(j, "dram_gbs", number(cutune__dram_gbs(e)));
     if (j && e->has_static)
@@ -247,10 +248,10 @@ static json_t *config_json(const cutune__explained *e)
                       "local_bytes_per_thread", e->facts.local_bytes,
                       "shared_bytes_per_block",
                       e->facts.static_smem + e->facts.dynamic_smem,
-                      "blocks_per_sm", e->occ.blocks,
-                      "theoretical_occupancy", e->occ.theoretical,
-                      "limited_by", cutune__limiter_str(e->occ.limiter),
-                      "active_blocks_api", e->facts.active_blocks));
+                      "blocks_per_sm", e->occ.blocks, "theoretical_occupancy",
+                      e->occ.theoretical, "limited_by",
+                      cutune__limiter_str(e->occ.limiter), "active_blocks_api",
+                      e->facts.active_blocks));
     return j;
 }
 
@@ -264,13 +265,11 @@ char *cutune_explain_json(const cutune_explain *x)
     char line[256];
     if (x->n > 0 && cutune__headroom(&x->cfg[0], &factor, line, sizeof line))
         headroom = json_pack("{s:f, s:s}", "factor", factor, "text", line);
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}",
-                          "problem", x->problem, "size", x->size, "device",
-                          x->device, "arch", x->arch, "note", x->note,
-                          "counters",
-                          cutune_counters_str((cutune_counters)x->counters),
-                          "why", x->why, "configurations", configs,
-                          "headroom", headroom);
+    json_t *j = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "problem", x->problem,
+        "size", x->size, "device", x->device, "arch", x->arch, "note", x->note,
+        "counters", cutune_counters_str((cutune_counters)x->counters), "why",
+        x->why, "configurations", configs, "headroom", headroom);
     char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
     json_decref(j);
     return text;

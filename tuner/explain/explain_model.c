@@ -14,14 +14,17 @@ static const char *const metric_names[CUTUNE__METRIC_COUNT] = {
     [CUTUNE__M_TIME_NS] = "gpu__time_duration.sum",
     [CUTUNE__M_WARPS_ACTIVE_PCT] =
         "sm__warps_active.avg.pct_of_peak_sustained_active",
-    [CUTUNE__M_DRAM_PCT] = "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    [CUTUNE__M_DRAM_PCT] =
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     [CUTUNE__M_MEMORY_PCT] =
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     [CUTUNE__M_SM_PCT] = "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     [CUTUNE__M_LD_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    [CUTUNE__M_LD_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    [CUTUNE__M_LD_REQUESTS] =
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     [CUTUNE__M_ST_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    [CUTUNE__M_ST_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    [CUTUNE__M_ST_REQUESTS] =
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     [CUTUNE__M_L1_HIT_PCT] = "l1tex__t_sector_hit_rate.pct",
     [CUTUNE__M_L2_HIT_PCT] = "lts__t_sector_hit_rate.pct",
     [CUTUNE__M_SHARED_LD_CONFLICTS] =
@@ -49,8 +52,8 @@ const char *cutune__metric_unit(cutune__metric m)
 }
 
 /* The static facts among the measurements, by these names. */
-#define M_REGISTERS "registers_per_thread"
-#define M_LOCAL "local_bytes_per_thread"
+#define M_REGISTERS   "registers_per_thread"
+#define M_LOCAL       "local_bytes_per_thread"
 #define M_THEORETICAL "theoretical_occupancy"
 
 size_t cutune__explain_measurements(const cutune__explained *e,
@@ -136,7 +139,7 @@ const char *cutune__bottleneck_str(cutune__bottleneck b)
 
 /* Registers are given out per warp in units of 256, shared memory per
  * block in units of 128 bytes (CUDA occupancy calculator, sm_50 on). */
-#define REG_UNIT 256
+#define REG_UNIT  256
 #define SMEM_UNIT 128
 
 static int round_up(long long v, long long unit)
@@ -154,20 +157,19 @@ void cutune__occupancy_compute(const cutune__static_facts *f,
     if (warps <= 0 || warps_sm <= 0)
         return;
     out->by_block_size = warps_sm / warps;
-    out->by_blocks = f->max_blocks_per_sm > 0 ? f->max_blocks_per_sm
-                                              : INT_MAX;
+    out->by_blocks = f->max_blocks_per_sm > 0 ? f->max_blocks_per_sm : INT_MAX;
     out->by_registers = INT_MAX;
     if (f->regs_per_thread > 0 && f->regs_per_sm > 0) {
-        int per_warp = round_up((long long)f->regs_per_thread * warp,
-                                REG_UNIT);
+        int per_warp =
+            round_up((long long)f->regs_per_thread * warp, REG_UNIT);
         out->by_registers = f->regs_per_sm / per_warp / warps;
     }
     out->by_shared = INT_MAX;
     long long smem = (long long)f->static_smem + f->dynamic_smem;
     if (smem > 0 && f->smem_per_sm > 0)
-        out->by_shared = (int)(f->smem_per_sm /
-                               round_up(smem + f->reserved_smem_per_block,
-                                        SMEM_UNIT));
+        out->by_shared =
+            (int)(f->smem_per_sm /
+                  round_up(smem + f->reserved_smem_per_block, SMEM_UNIT));
     /* The binding limit: the smallest. On a tie the block's shape is
      * named first: registers that would allow every warp slot do not
      * limit a block size whose warps do not divide them. */
@@ -221,8 +223,8 @@ static double sum_known(double a, double b)
 double cutune__conflicts_per_request(const cutune__explained *e)
 {
     const double *v = e->values;
-    double insts = sum_known(v[CUTUNE__M_SHARED_LD_INSTS],
-                             v[CUTUNE__M_SHARED_ST_INSTS]);
+    double insts =
+        sum_known(v[CUTUNE__M_SHARED_LD_INSTS], v[CUTUNE__M_SHARED_ST_INSTS]);
     if (!(insts > 0))
         return isfinite(insts) ? 0.0 : NAN;
     return ratio(sum_known(v[CUTUNE__M_SHARED_LD_CONFLICTS],
@@ -254,8 +256,10 @@ static void memory_text(const cutune__explained *e, char *buf, size_t len)
     if (!isfinite(mem) || mem <= dram + 1.0)
         snprintf(buf, len, "DRAM at %.0f%% of peak", dram);
     else
-        snprintf(buf, len, "the busiest memory unit (L1, shared, L2) at "
-                 "%.0f%% of peak, DRAM at %.0f%%", mem, dram);
+        snprintf(buf, len,
+                 "the busiest memory unit (L1, shared, L2) at "
+                 "%.0f%% of peak, DRAM at %.0f%%",
+                 mem, dram);
 }
 
 /* The higher of DRAM and the busiest memory unit, % of peak. */
@@ -343,8 +347,8 @@ static size_t findings(const cutune__explained *e, cutune__bottleneck *out,
     }
     if (n == 0 && isfinite(mem) && isfinite(sm))
         FIND(CUTUNE__B_LATENCY,
-             "neither memory (%.0f%%) nor compute (%.0f%%) near its peak",
-             mem, sm);
+             "neither memory (%.0f%%) nor compute (%.0f%%) near its peak", mem,
+             sm);
     return n;
 }
 #undef FIND
@@ -364,8 +368,8 @@ void cutune__classify(cutune__explained *e)
     }
     int used = snprintf(e->verdict, sizeof e->verdict, "%s: %s",
                         cutune__bottleneck_str(kinds[0]), texts[0]);
-    for (size_t i = 1; i < n && used > 0 &&
-                       (size_t)used < sizeof e->verdict; i++)
+    for (size_t i = 1; i < n && used > 0 && (size_t)used < sizeof e->verdict;
+         i++)
         used += snprintf(e->verdict + used, sizeof e->verdict - (size_t)used,
                          "%s%s", i == 1 ? "; also " : ", ", texts[i]);
 }
@@ -391,9 +395,10 @@ int cutune__headroom(const cutune__explained *e, double *factor, char *buf,
         memory_text(e, what, sizeof what);
     else
         snprintf(what, sizeof what, "compute at %.0f%% of peak", sm);
-    snprintf(buf, len, "the %s is at %.0f%% of the %s roof (%s): at most "
-             "%.2fx faster there", e->role, at,
-             memory ? "memory" : "compute", what, *factor);
+    snprintf(buf, len,
+             "the %s is at %.0f%% of the %s roof (%s): at most "
+             "%.2fx faster there",
+             e->role, at, memory ? "memory" : "compute", what, *factor);
     return 1;
 }
 

@@ -16,20 +16,20 @@
 /* The hardware metrics read through CUPTI, by their Nsight Compute names
  * (cutune__metric_name). */
 typedef enum cutune__metric {
-    CUTUNE__M_TIME_NS = 0,        /* gpu__time_duration.sum */
-    CUTUNE__M_WARPS_ACTIVE_PCT,   /* achieved occupancy */
-    CUTUNE__M_DRAM_PCT,           /* DRAM throughput, % of peak */
-    CUTUNE__M_MEMORY_PCT,         /* the busiest memory unit, % of peak */
-    CUTUNE__M_SM_PCT,             /* compute throughput, % of peak */
-    CUTUNE__M_LD_SECTORS,         /* global loads: 32-byte sectors */
-    CUTUNE__M_LD_REQUESTS,        /* ... and warp-level requests */
+    CUTUNE__M_TIME_NS = 0,      /* gpu__time_duration.sum */
+    CUTUNE__M_WARPS_ACTIVE_PCT, /* achieved occupancy */
+    CUTUNE__M_DRAM_PCT,         /* DRAM throughput, % of peak */
+    CUTUNE__M_MEMORY_PCT,       /* the busiest memory unit, % of peak */
+    CUTUNE__M_SM_PCT,           /* compute throughput, % of peak */
+    CUTUNE__M_LD_SECTORS,       /* global loads: 32-byte sectors */
+    CUTUNE__M_LD_REQUESTS,      /* ... and warp-level requests */
     CUTUNE__M_ST_SECTORS,
     CUTUNE__M_ST_REQUESTS,
     CUTUNE__M_L1_HIT_PCT,
     CUTUNE__M_L2_HIT_PCT,
     CUTUNE__M_SHARED_LD_CONFLICTS, /* extra wavefronts of shared loads */
     CUTUNE__M_SHARED_ST_CONFLICTS,
-    CUTUNE__M_SHARED_LD_INSTS,    /* warp-level shared load instructions */
+    CUTUNE__M_SHARED_LD_INSTS, /* warp-level shared load instructions */
     CUTUNE__M_SHARED_ST_INSTS,
     CUTUNE__M_DRAM_BYTES,
     CUTUNE__METRIC_COUNT
@@ -41,11 +41,11 @@ const char *cutune__metric_unit(cutune__metric m);
 
 /* What limits the resident blocks per SM. */
 typedef enum cutune__limiter {
-    CUTUNE__LIMIT_NONE = 0,       /* every warp slot can be used */
+    CUTUNE__LIMIT_NONE = 0, /* every warp slot can be used */
     CUTUNE__LIMIT_REGISTERS,
     CUTUNE__LIMIT_SHARED,
-    CUTUNE__LIMIT_BLOCK_SIZE,     /* whole blocks do not fill the warps */
-    CUTUNE__LIMIT_BLOCKS          /* the SM's cap on resident blocks */
+    CUTUNE__LIMIT_BLOCK_SIZE, /* whole blocks do not fill the warps */
+    CUTUNE__LIMIT_BLOCKS      /* the SM's cap on resident blocks */
 } cutune__limiter;
 
 const char *cutune__limiter_str(cutune__limiter l);
@@ -55,10 +55,10 @@ const char *cutune__limiter_str(cutune__limiter l);
 typedef struct cutune__static_facts {
     int threads_per_block;
     int regs_per_thread;
-    int local_bytes;            /* per thread: spills and local arrays */
+    int local_bytes; /* per thread: spills and local arrays */
     int static_smem;
     int dynamic_smem;
-    int active_blocks;          /* the occupancy API's answer; 0 unknown */
+    int active_blocks; /* the occupancy API's answer; 0 unknown */
     int warp_size;
     int max_threads_per_sm;
     int max_blocks_per_sm;
@@ -68,8 +68,8 @@ typedef struct cutune__static_facts {
 } cutune__static_facts;
 
 typedef struct cutune__occupancy {
-    double theoretical;         /* resident warps / warp slots, 0..1 */
-    int blocks;                 /* resident blocks per SM */
+    double theoretical; /* resident warps / warp slots, 0..1 */
+    int blocks;         /* resident blocks per SM */
     int by_registers, by_shared, by_block_size, by_blocks; /* each limit */
     cutune__limiter limiter;
 } cutune__occupancy;
@@ -81,17 +81,17 @@ void cutune__occupancy_compute(const cutune__static_facts *f,
                                cutune__occupancy *out);
 
 /* Thresholds of the bottleneck rules (docs/explain.md). */
-#define CUTUNE__ROOF_PCT 80.0          /* at the memory or compute roof */
-#define CUTUNE__BOUND_PCT 60.0         /* memory- or compute-bound */
+#define CUTUNE__ROOF_PCT          80.0 /* at the memory or compute roof */
+#define CUTUNE__BOUND_PCT         60.0 /* memory- or compute-bound */
 #define CUTUNE__CONFLICTS_PER_REQ 2.0  /* shared-memory bank conflicts */
 /* Uncoalesced above: a warp's 16-byte accesses need 16 sectors, 4-byte
  * ones 4; the counters do not say which width a kernel uses, so only
  * more than the widest needs is judged (the half absorbs rounding). */
 #define CUTUNE__SECTORS_PER_REQ 16.5
-#define CUTUNE__LOW_OCCUPANCY 0.5      /* theoretical or achieved */
+#define CUTUNE__LOW_OCCUPANCY   0.5 /* theoretical or achieved */
 
 typedef enum cutune__bottleneck {
-    CUTUNE__B_UNKNOWN = 0,        /* no counters, nothing static to say */
+    CUTUNE__B_UNKNOWN = 0, /* no counters, nothing static to say */
     CUTUNE__B_MEMORY,
     CUTUNE__B_SHARED_CONFLICTS,
     CUTUNE__B_UNCOALESCED,
@@ -105,23 +105,23 @@ const char *cutune__bottleneck_str(cutune__bottleneck b);
 
 /* One configuration as explained. */
 typedef struct cutune__explained {
-    char role[16];              /* winner, given, occupancy, default */
-    char *config_text;          /* "NAME=VALUE ...", owned */
+    char role[16];     /* winner, given, occupancy, default */
+    char *config_text; /* "NAME=VALUE ...", owned */
     size_t config_index;
-    int outcome;                /* cutune_outcome of the timed run */
-    char *message;              /* its message, owned; "" when none */
-    double time_ms;             /* median of the timed launches; NaN */
-    int has_static;             /* the static facts are known */
+    int outcome;    /* cutune_outcome of the timed run */
+    char *message;  /* its message, owned; "" when none */
+    double time_ms; /* median of the timed launches; NaN */
+    int has_static; /* the static facts are known */
     cutune__static_facts facts;
     cutune__occupancy occ;
-    int counters;               /* cutune_counters */
-    char why[1024];             /* why the counters were not read */
+    int counters;   /* cutune_counters */
+    char why[1024]; /* why the counters were not read */
     int passes;
-    int range_of_ours;          /* profiled around the launch, not the
-                                   kernel's own range */
+    int range_of_ours;                   /* profiled around the launch, not the
+                                            kernel's own range */
     double values[CUTUNE__METRIC_COUNT]; /* NaN where absent */
     cutune__bottleneck bottleneck;
-    char verdict[256];          /* the bottleneck line, figures included */
+    char verdict[256]; /* the bottleneck line, figures included */
 } cutune__explained;
 
 /* Derived figures; NaN when a metric they need is absent. */
@@ -146,10 +146,10 @@ struct cutune_explain {
     char problem[128];
     char device[256];
     char arch[16];
-    char size[96];              /* "8192x8192" */
-    char note[512];             /* e.g. why no winner is shown */
-    int counters;               /* the state of the first that was not
-                                   READ, else READ */
+    char size[96];  /* "8192x8192" */
+    char note[512]; /* e.g. why no winner is shown */
+    int counters;   /* the state of the first that was not
+                       READ, else READ */
     char why[1024];
     size_t n;
     cutune__explained cfg[CUTUNE__EXPLAIN_MAX];

@@ -9,7 +9,7 @@
 
 #include "plan_run.h"
 
-#define PLAN_MAX_DIMS 8
+#define PLAN_MAX_DIMS   8
 #define PLAN_MAX_DEVICE 1024
 /* Far more than hours of GPU time each could fill, and few enough that
  * flattening a hostile file (6.4 M tasks from 400 KB) is refused before
@@ -30,7 +30,7 @@ static void fail(cutune_plan *plan, const char *fmt, ...)
 /* One item as read, before it is flattened into tasks. */
 typedef struct plan_item {
     const char *problem;
-    json_t *sizes;           /* NULL: the problem's own size */
+    json_t *sizes; /* NULL: the problem's own size */
     size_t n_devices;
     int devices[64];
 } plan_item;
@@ -53,8 +53,10 @@ static char *resolve_problem(const char *problem, const char *base_dir)
 static int read_sizes(cutune_plan *plan, size_t i, json_t *sizes)
 {
     if (!json_is_array(sizes) || json_array_size(sizes) == 0) {
-        fail(plan, "item %zu: \"sizes\" is not a non-empty list of sizes "
-                   "such as [[1024], [4096]]", i);
+        fail(plan,
+             "item %zu: \"sizes\" is not a non-empty list of sizes "
+             "such as [[1024], [4096]]",
+             i);
         return 0;
     }
     for (size_t s = 0; s < json_array_size(sizes); s++) {
@@ -66,8 +68,10 @@ static int read_sizes(cutune_plan *plan, size_t i, json_t *sizes)
             ok = json_is_integer(v) && json_integer_value(v) > 0;
         }
         if (!ok) {
-            fail(plan, "item %zu: \"sizes\"[%zu] is not a list of 1 to %d "
-                       "positive integers", i, s, PLAN_MAX_DIMS);
+            fail(plan,
+                 "item %zu: \"sizes\"[%zu] is not a list of 1 to %d "
+                 "positive integers",
+                 i, s, PLAN_MAX_DIMS);
             return 0;
         }
     }
@@ -80,24 +84,29 @@ static int read_devices(cutune_plan *plan, size_t i, json_t *devices,
     size_t n = json_array_size(devices);
     if (!json_is_array(devices) || n == 0 ||
         n > sizeof item->devices / sizeof *item->devices) {
-        fail(plan, "item %zu: \"devices\" is not a list of 1 to 64 device "
-                   "ordinals", i);
+        fail(plan,
+             "item %zu: \"devices\" is not a list of 1 to 64 device "
+             "ordinals",
+             i);
         return 0;
     }
     for (size_t d = 0; d < n; d++) {
         json_t *v = json_array_get(devices, d);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) > PLAN_MAX_DEVICE) {
-            fail(plan, "item %zu: \"devices\"[%zu] is not a device ordinal "
-                       "(0 to %d)", i, d, PLAN_MAX_DEVICE);
+            fail(plan,
+                 "item %zu: \"devices\"[%zu] is not a device ordinal "
+                 "(0 to %d)",
+                 i, d, PLAN_MAX_DEVICE);
             return 0;
         }
         item->devices[d] = (int)json_integer_value(v);
         for (size_t k = 0; k < d; k++)
             if (item->devices[k] == item->devices[d]) {
-                fail(plan, "item %zu: \"devices\"[%zu] repeats device %d "
-                           "(each device once; a task per device)", i, d,
-                     item->devices[d]);
+                fail(plan,
+                     "item %zu: \"devices\"[%zu] repeats device %d "
+                     "(each device once; a task per device)",
+                     i, d, item->devices[d]);
                 return 0;
             }
     }
@@ -115,18 +124,23 @@ static int read_item(cutune_plan *plan, size_t i, json_t *obj,
         fail(plan, "item %zu: not an object with \"problem\"", i);
         return 0;
     }
-    json_object_foreach(obj, key, value) {
+    json_object_foreach(obj, key, value)
+    {
         if (strcmp(key, "problem") && strcmp(key, "sizes") &&
             strcmp(key, "devices")) {
-            fail(plan, "item %zu: unknown field \"%s\" (an item has "
-                       "\"problem\", \"sizes\" and \"devices\")", i, key);
+            fail(plan,
+                 "item %zu: unknown field \"%s\" (an item has "
+                 "\"problem\", \"sizes\" and \"devices\")",
+                 i, key);
             return 0;
         }
     }
     json_t *problem = json_object_get(obj, "problem");
     if (!json_is_string(problem) || !json_string_value(problem)[0]) {
-        fail(plan, "item %zu: \"problem\" is missing or not a template "
-                   "name or T1 path", i);
+        fail(plan,
+             "item %zu: \"problem\" is missing or not a template "
+             "name or T1 path",
+             i);
         return 0;
     }
     item->problem = json_string_value(problem);
@@ -155,8 +169,8 @@ static int make_tasks(cutune_plan *plan, const plan_item *items,
     size_t n_tasks = 0, n_values = 0;
     for (size_t i = 0; i < n_items; i++) {
         n_tasks += item_size_count(&items[i]) * items[i].n_devices;
-        n_values += item_size_count(&items[i]) * items[i].n_devices *
-                    PLAN_MAX_DIMS;
+        n_values +=
+            item_size_count(&items[i]) * items[i].n_devices * PLAN_MAX_DIMS;
     }
     plan->tasks = calloc(n_tasks ? n_tasks : 1, sizeof *plan->tasks);
     plan->sizes = calloc(n_values ? n_values : 1, sizeof *plan->sizes);
@@ -169,8 +183,8 @@ static int make_tasks(cutune_plan *plan, const plan_item *items,
         if (!(plan->items[i] = resolve_problem(items[i].problem, base_dir)))
             return 0;
         for (size_t s = 0; s < item_size_count(&items[i]); s++) {
-            json_t *size = items[i].sizes ?
-                           json_array_get(items[i].sizes, s) : NULL;
+            json_t *size =
+                items[i].sizes ? json_array_get(items[i].sizes, s) : NULL;
             for (size_t d = 0; d < items[i].n_devices; d++) {
                 cutune_plan_task *t = &plan->tasks[plan->n_tasks++];
                 t->item = i;
@@ -196,14 +210,15 @@ static cutune_status parse_root(cutune_plan *plan, json_t *root,
 {
     const char *key;
     json_t *value;
-    json_object_foreach(root, key, value) {
+    json_object_foreach(root, key, value)
+    {
         if (strcmp(key, "items") != 0) {
             fail(plan, "unknown field \"%s\" (a plan has \"items\")", key);
             return CUTUNE_ERR_PARSE;
         }
     }
-    json_t *items = json_is_object(root) ? json_object_get(root, "items")
-                                         : root;
+    json_t *items =
+        json_is_object(root) ? json_object_get(root, "items") : root;
     if (!json_is_array(items) || json_array_size(items) == 0) {
         fail(plan, "a plan is an object whose \"items\" is a non-empty "
                    "list");
@@ -219,10 +234,12 @@ static cutune_status parse_root(cutune_plan *plan, json_t *root,
         if (!read_item(plan, i, json_array_get(items, i), default_devices,
                        n_default, &read[i]))
             st = CUTUNE_ERR_PARSE;
-        else if ((n_tasks += item_size_count(&read[i]) *
-                             read[i].n_devices) > PLAN_MAX_TASKS) {
-            fail(plan, "item %zu: the plan has more than %d tasks (items x "
-                       "sizes x devices); split it", i, PLAN_MAX_TASKS);
+        else if ((n_tasks += item_size_count(&read[i]) * read[i].n_devices) >
+                 PLAN_MAX_TASKS) {
+            fail(plan,
+                 "item %zu: the plan has more than %d tasks (items x "
+                 "sizes x devices); split it",
+                 i, PLAN_MAX_TASKS);
             st = CUTUNE_ERR_LIMIT;
         }
     }
@@ -300,9 +317,9 @@ cutune_status cutune_plan_load(const char *path, const int *default_devices,
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    cutune_status st = cutune_plan_parse(
-        text ? text : "", slash ? (dir[0] ? dir : "/") : NULL,
-        default_devices, n_default, out);
+    cutune_status st = cutune_plan_parse(text ? text : "",
+                                         slash ? (dir[0] ? dir : "/") : NULL,
+                                         default_devices, n_default, out);
     if (!text && *out) {
         cutune_plan_destroy(*out);
         *out = calloc(1, sizeof **out);
@@ -311,7 +328,7 @@ cutune_status cutune_plan_load(const char *path, const int *default_devices,
                  path);
         st = *out ? CUTUNE_ERR_IO : CUTUNE_ERR_NO_MEMORY;
     } else if (st != CUTUNE_OK && *out) {
-        char msg[sizeof (*out)->errmsg];
+        char msg[sizeof(*out)->errmsg];
         snprintf(msg, sizeof msg, "%s", (*out)->errmsg);
         fail(*out, "%s: %s", path, msg);
     }
@@ -361,8 +378,8 @@ void cutune__plan_fail(cutune_plan_task *task, cutune_status status,
 {
     if (task->message && task->message[0])
         free((char *)task->message);
-    char *copy = strdup(message && message[0] ? message
-                                              : cutune_status_str(status));
+    char *copy =
+        strdup(message && message[0] ? message : cutune_status_str(status));
     task->message = copy ? copy : "";
     task->state = CUTUNE_PLAN_FAILED;
     task->status = status;

@@ -28,8 +28,8 @@ typedef struct session_backend {
      * model (set_group[i] the model of set[i]). */
     int set[MAX_SET];
     size_t set_group[MAX_SET], n_set;
-    cutune_session *session;        /* of the last tune: owns its result */
-    cutune_cache *cache;            /* owns the record read back */
+    cutune_session *session; /* of the last tune: owns its result */
+    cutune_cache *cache;     /* owns the record read back */
     long long size[8];
     /* Fingerprints asked for before: each costs a worker start. */
     cutune_device known[64];
@@ -79,8 +79,8 @@ static cutune_status session_device(void *user, int ordinal,
         snprintf(why, why_size, "no CUDA device %d (this host has %zu)",
                  ordinal, n);
     else
-        snprintf(why, why_size, "%s", s ? cutune_session_errmsg(s)
-                                        : cutune_status_str(st));
+        snprintf(why, why_size, "%s",
+                 s ? cutune_session_errmsg(s) : cutune_status_str(st));
     cutune_session_destroy(s);
     return st;
 }
@@ -162,9 +162,8 @@ static cutune_status read_back(session_backend *b,
 
 static cutune_status session_tune(void *user, const cutune_plan_task *task,
                                   const cutune_problem *problem,
-                                  int write_cache,
-                                  cutune_cache_record *record, int *appended,
-                                  char *why, size_t why_size)
+                                  int write_cache, cutune_cache_record *record,
+                                  int *appended, char *why, size_t why_size)
 {
     session_backend *b = user;
     cutune_session_options o = b->options;
@@ -187,8 +186,9 @@ static cutune_status session_tune(void *user, const cutune_plan_task *task,
     if (st == CUTUNE_OK)
         st = cutune_session_tune(b->session, problem, &r);
     if (st != CUTUNE_OK) {
-        snprintf(why, why_size, "%s", b->session ?
-                 cutune_session_errmsg(b->session) : cutune_status_str(st));
+        snprintf(why, why_size, "%s",
+                 b->session ? cutune_session_errmsg(b->session)
+                            : cutune_status_str(st));
         return st;
     }
     *appended = write_cache;
@@ -227,8 +227,9 @@ static cutune_status group_set(session_backend *b)
     return st;
 }
 
-cutune_status cutune_plan_session_backend_create(
-    const cutune_session_options *options, cutune_plan_backend **out)
+cutune_status
+cutune_plan_session_backend_create(const cutune_session_options *options,
+                                   cutune_plan_backend **out)
 {
     if (!out || !options)
         return CUTUNE_ERR_INVALID_ARGUMENT;
@@ -274,7 +275,7 @@ typedef struct replay_backend {
     char *pattern, *strategy;
     size_t max_evals;
     uint64_t seed;
-    cutune_simulation *simulation;  /* of the last tune: owns the best */
+    cutune_simulation *simulation; /* of the last tune: owns the best */
     char path[4096];
     long long size[8];
     cutune_device device;
@@ -310,16 +311,14 @@ static void expand_pattern(replay_backend *b, const char *name)
     if (!hole)
         snprintf(b->path, sizeof b->path, "%s", b->pattern);
     else
-        snprintf(b->path, sizeof b->path, "%.*s%s%s",
-                 (int)(hole - b->pattern), b->pattern, name,
-                 hole + strlen("{problem}"));
+        snprintf(b->path, sizeof b->path, "%.*s%s%s", (int)(hole - b->pattern),
+                 b->pattern, name, hole + strlen("{problem}"));
 }
 
 static cutune_status replay_tune(void *user, const cutune_plan_task *task,
                                  const cutune_problem *problem,
-                                 int write_cache,
-                                 cutune_cache_record *rec, int *appended,
-                                 char *why, size_t why_size)
+                                 int write_cache, cutune_cache_record *rec,
+                                 int *appended, char *why, size_t why_size)
 {
     replay_backend *b = user;
     (void)write_cache;
@@ -336,9 +335,9 @@ static cutune_status replay_tune(void *user, const cutune_plan_task *task,
     cutune_status st = cutune_simulate(problem, &so, &b->simulation);
     const cutune_simulate_result *r = cutune_simulation_result(b->simulation);
     if (st != CUTUNE_OK || !r || !r->n_runs || !r->runs[0].best) {
-        snprintf(why, why_size, "%s", b->simulation ?
-                 cutune_simulation_errmsg(b->simulation) :
-                 cutune_status_str(st));
+        snprintf(why, why_size, "%s",
+                 b->simulation ? cutune_simulation_errmsg(b->simulation)
+                               : cutune_status_str(st));
         return st != CUTUNE_OK ? st : CUTUNE_ERR_NO_VALID_RESULT;
     }
     const cutune_simulate_run *run = &r->runs[0];

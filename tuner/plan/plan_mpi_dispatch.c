@@ -283,19 +283,12 @@ static int on_message(dispatcher *d, int from, int tag, json_t *j)
         return MPI_SUCCESS; /* a timed-out rank woke up: it has its STOP */
     d->ranks[from].seen = cutune__plan_now();
     switch (tag) {
-    case TAG_REQUEST:
-        release(d, from);
-        return give(d, from);
-    case TAG_CHECK:
-        return on_check(d, from, j);
-    case TAG_RESULT:
-        return on_result(d, from, j);
-    case TAG_FAIL:
-        return on_fail(d, from, j);
-    case TAG_ALIVE:
-        return MPI_SUCCESS;
-    default:
-        return MPI_ERR_TAG;
+    case TAG_REQUEST: release(d, from); return give(d, from);
+    case TAG_CHECK: return on_check(d, from, j);
+    case TAG_RESULT: return on_result(d, from, j);
+    case TAG_FAIL: return on_fail(d, from, j);
+    case TAG_ALIVE: return MPI_SUCCESS;
+    default: return MPI_ERR_TAG;
     }
 }
 

@@ -12,14 +12,14 @@
 
 json_t *cutune__plan_device_encode(const cutune_device *d)
 {
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:i, s:s, s:s, "
-                     "s:i}", "name", d->name, "uuid", d->uuid, "cc_major",
-                     d->cc_major, "cc_minor", d->cc_minor, "sm_count",
-                     d->sm_count, "l2_bytes", (json_int_t)d->l2_bytes,
-                     "memory_bytes", (json_int_t)d->memory_bytes,
-                     "driver_version", d->driver_version, "nvrtc_version",
-                     d->nvrtc_version, "cutune_version", d->cutune_version,
-                     "simulated", d->simulated);
+    return json_pack(
+        "{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:i, s:s, s:s, "
+        "s:i}",
+        "name", d->name, "uuid", d->uuid, "cc_major", d->cc_major, "cc_minor",
+        d->cc_minor, "sm_count", d->sm_count, "l2_bytes",
+        (json_int_t)d->l2_bytes, "memory_bytes", (json_int_t)d->memory_bytes,
+        "driver_version", d->driver_version, "nvrtc_version", d->nvrtc_version,
+        "cutune_version", d->cutune_version, "simulated", d->simulated);
 }
 
 int cutune__plan_device_decode(json_t *o, cutune_device *d)
@@ -27,13 +27,14 @@ int cutune__plan_device_decode(json_t *o, cutune_device *d)
     const char *name, *uuid, *nvrtc, *version;
     json_int_t l2, memory;
     memset(d, 0, sizeof *d);
-    if (json_unpack(o, "{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:i, s:s, s:s, "
-                       "s:i}", "name", &name, "uuid", &uuid, "cc_major",
-                    &d->cc_major, "cc_minor", &d->cc_minor, "sm_count",
-                    &d->sm_count, "l2_bytes", &l2, "memory_bytes", &memory,
-                    "driver_version", &d->driver_version, "nvrtc_version",
-                    &nvrtc, "cutune_version", &version, "simulated",
-                    &d->simulated))
+    if (json_unpack(o,
+                    "{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:i, s:s, s:s, "
+                    "s:i}",
+                    "name", &name, "uuid", &uuid, "cc_major", &d->cc_major,
+                    "cc_minor", &d->cc_minor, "sm_count", &d->sm_count,
+                    "l2_bytes", &l2, "memory_bytes", &memory, "driver_version",
+                    &d->driver_version, "nvrtc_version", &nvrtc,
+                    "cutune_version", &version, "simulated", &d->simulated))
         return 0;
     snprintf(d->name, sizeof d->name, "%s", name);
     snprintf(d->uuid, sizeof d->uuid, "%s", uuid);
@@ -48,8 +49,7 @@ static json_t *config_encode(const cutune_param_value *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < n; i++)
-        json_array_append_new(a, json_pack("[s, s]", v[i].name,
-                                           v[i].value));
+        json_array_append_new(a, json_pack("[s, s]", v[i].name, v[i].value));
     return a;
 }
 
@@ -68,14 +68,14 @@ static int config_decode(json_t *a, cutune_param_value **out, size_t *n)
 
 /* The times as numbers, a time that is not finite (a replay without
  * recorded times, a baseline that failed) as null. */
-static const char *const time_keys[] = {"time_ms", "time_min_ms",
+static const char *const time_keys[] = {"time_ms",        "time_min_ms",
                                         "time_stddev_ms", "gbs",
-                                        "baseline_ms", "tune_seconds"};
+                                        "baseline_ms",    "tune_seconds"};
 
 static double *time_field(cutune_cache_record *r, size_t k)
 {
     double *fields[] = {&r->time_ms, &r->time_min_ms, &r->time_stddev_ms,
-                        &r->gbs, &r->baseline_ms, &r->tune_seconds};
+                        &r->gbs,     &r->baseline_ms, &r->tune_seconds};
     return fields[k];
 }
 
@@ -105,20 +105,20 @@ json_t *cutune__plan_record_encode(const cutune_cache_record *r)
 
 int cutune__plan_record_decode(json_t *o, cutune_cache_record *r,
                                cutune_param_value **config,
-                               cutune_param_value **baseline,
-                               long long **size)
+                               cutune_param_value **baseline, long long **size)
 {
     json_t *device, *ps, *cfg, *base;
     json_int_t runs, evaluations, timestamp;
     memset(r, 0, sizeof *r);
     *config = *baseline = NULL;
     *size = NULL;
-    if (json_unpack(o, "{s:o, s:s, s:s, s:o, s:s, s:o, s:I, s:o, s:s, s:I, "
-                       "s:I}", "device", &device, "problem_name",
-                    &r->problem_name, "source_hash", &r->source_hash,
-                    "problem_size", &ps, "compiler_options",
-                    &r->compiler_options, "config", &cfg, "runs", &runs,
-                    "baseline", &base, "strategy", &r->strategy,
+    if (json_unpack(o,
+                    "{s:o, s:s, s:s, s:o, s:s, s:o, s:I, s:o, s:s, s:I, "
+                    "s:I}",
+                    "device", &device, "problem_name", &r->problem_name,
+                    "source_hash", &r->source_hash, "problem_size", &ps,
+                    "compiler_options", &r->compiler_options, "config", &cfg,
+                    "runs", &runs, "baseline", &base, "strategy", &r->strategy,
                     "evaluations", &evaluations, "timestamp", &timestamp) ||
         !cutune__plan_device_decode(device, &r->device) ||
         !json_is_array(ps) || runs < 0 || evaluations < 0)

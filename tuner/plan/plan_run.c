@@ -55,8 +55,7 @@ static void format_duration(double s, char *buf, size_t size)
     if (s < 60)
         snprintf(buf, size, "%.0f s", s);
     else if (s < 3600)
-        snprintf(buf, size, "%.0f min %02.0f s", floor(s / 60),
-                 fmod(s, 60));
+        snprintf(buf, size, "%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
     else
         snprintf(buf, size, "%.0f h %02.0f min", floor(s / 3600),
                  fmod(floor(s / 60), 60));
@@ -70,9 +69,8 @@ void cutune__plan_progress_task(cutune__plan_progress *pr,
         pr->failed++;
         char size[96] = "";
         for (size_t d = 0, used = 0; d < task->n_size && used < 80; d++)
-            used += (size_t)snprintf(size + used, sizeof size - used,
-                                     "%s%lld", d ? "x" : " at size ",
-                                     task->size[d]);
+            used += (size_t)snprintf(size + used, sizeof size - used, "%s%lld",
+                                     d ? "x" : " at size ", task->size[d]);
         logf_(pr->options, CUTUNE_LOG_WARN,
               "plan: item %zu (%s%s, device %d) failed: %s", task->item,
               task->problem, size, task->device, task->message);
@@ -82,7 +80,8 @@ void cutune__plan_progress_task(cutune__plan_progress *pr,
     if (pr->done < pr->total) {
         char d[32];
         format_duration(spent / (double)pr->done *
-                        (double)(pr->total - pr->done), d, sizeof d);
+                            (double)(pr->total - pr->done),
+                        d, sizeof d);
         snprintf(eta, sizeof eta, ", ETA %s", d);
     }
     logf_(pr->options, CUTUNE_LOG_INFO, "plan: %zu/%zu tasks, %zu failed%s",
@@ -91,8 +90,8 @@ void cutune__plan_progress_task(cutune__plan_progress *pr,
 
 cutune_status cutune__plan_load_problem(const cutune_plan_task *task,
                                         const cutune_plan_backend *backend,
-                                        cutune_problem **problem,
-                                        char *why, size_t why_size)
+                                        cutune_problem **problem, char *why,
+                                        size_t why_size)
 {
     cutune_problem_options po;
     cutune_problem_options_init(&po);
@@ -151,8 +150,8 @@ static void run_task(cutune_plan_task *task,
     cutune_problem *problem = NULL;
     cutune_device device;
     memset(&device, 0, sizeof device);
-    cutune_status st = cutune__plan_load_problem(task, backend, &problem,
-                                                 why, sizeof why);
+    cutune_status st =
+        cutune__plan_load_problem(task, backend, &problem, why, sizeof why);
     if (st == CUTUNE_OK)
         st = backend->device(backend->user, task->device, &device, why,
                              sizeof why);

@@ -12,8 +12,8 @@ struct cutune_plan {
     cutune_plan_task *tasks;
     size_t n_tasks;
     size_t n_items;
-    char **items;            /* the resolved problem of each item */
-    long long *sizes;        /* every task's size, back to back */
+    char **items;     /* the resolved problem of each item */
+    long long *sizes; /* every task's size, back to back */
 };
 
 /* Sets task->state FAILED with `status` and a copy of `message`. */
@@ -31,8 +31,8 @@ int cutune__plan_cached(cutune_cache *cache, const cutune_plan_task *task,
  * with the reason in `why`; *problem is NULL then. */
 cutune_status cutune__plan_load_problem(const cutune_plan_task *task,
                                         const cutune_plan_backend *backend,
-                                        cutune_problem **problem,
-                                        char *why, size_t why_size);
+                                        cutune_problem **problem, char *why,
+                                        size_t why_size);
 
 /* The progress line and failure warnings of a run. */
 typedef struct cutune__plan_progress {

@@ -20,8 +20,7 @@
  * when it is unset; CUTUNE_ERR_INVALID_ARGUMENT, naming the variable and
  * value in `err`, when it is not a whole number from 1 to
  * CUTUNE__MAX_INPUT_MB_MAX. */
-cutune_status cutune__max_input_bytes(size_t *bytes, char *err,
-                                      size_t errlen);
+cutune_status cutune__max_input_bytes(size_t *bytes, char *err, size_t errlen);
 
 /* Reads `path` whole (through zlib when it starts with the gzip magic,
  * else as it is) into a NUL-terminated buffer the caller frees. Refuses,
@@ -29,8 +28,9 @@ cutune_status cutune__max_input_bytes(size_t *bytes, char *err,
  * that raises it, an input larger than `limit` bytes (0: the limit of
  * cutune__max_input_bytes()) decompressed, as soon as the limit is passed
  * rather than after inflating it whole. (The gzip trailer's size is not
- * trusted: in a cut-short file those bytes are arbitrary.) A gzip stream that ends early is CUTUNE_ERR_PARSE
- * "truncated". Messages name the file and go to `err`. */
+ * trusted: in a cut-short file those bytes are arbitrary.) A gzip stream that
+ * ends early is CUTUNE_ERR_PARSE "truncated". Messages name the file and go to
+ * `err`. */
 cutune_status cutune__read_input(const char *path, size_t limit, char **data,
                                  size_t *len, char *err, size_t errlen);
 

@@ -30,9 +30,10 @@ int cutune__read_regular_file(const char *path, uint64_t max_bytes,
         return -1;
     }
     if ((uint64_t)st.st_size > max_bytes) {
-        snprintf(err, errlen, "%s holds %lld bytes, more than the %llu a "
-                 "file here may have", path, (long long)st.st_size,
-                 (unsigned long long)max_bytes);
+        snprintf(err, errlen,
+                 "%s holds %lld bytes, more than the %llu a "
+                 "file here may have",
+                 path, (long long)st.st_size, (unsigned long long)max_bytes);
         close(fd);
         return -1;
     }
@@ -113,7 +114,7 @@ cutune__source_language cutune__source_language_of(const char *path,
 /* Bounds that keep a cycle or a generated header forest from running
  * away; a real kernel includes a handful of files. */
 #define MAX_INCLUDES 256
-#define MAX_DEPTH 32
+#define MAX_DEPTH    32
 
 typedef struct include_walk {
     const char *const *dirs;

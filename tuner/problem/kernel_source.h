@@ -12,7 +12,7 @@
  * names /dev/zero or a multi-gigabyte file must fail at once, not when
  * memory runs out. Sources are kilobytes; binary data can be large. */
 #define CUTUNE__MAX_SOURCE_BYTES (16u << 20)
-#define CUTUNE__MAX_DATA_BYTES (4ull << 30)
+#define CUTUNE__MAX_DATA_BYTES   (4ull << 30)
 
 /* Reads the regular file `path` whole (NUL-terminated) when it holds at
  * most `max_bytes`. Returns 0, or -1 with a message (no path in it: the

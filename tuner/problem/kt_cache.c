@@ -88,7 +88,8 @@ static const char *entry_invalidity(json_t *entry, json_t *keys)
                   {"ErrorConfig", "runtime"}};
     const char *key;
     json_t *v;
-    json_object_foreach(entry, key, v) {
+    json_object_foreach(entry, key, v)
+    {
         if (!json_is_string(v) || names_param(keys, key))
             continue;
         for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
@@ -273,7 +274,8 @@ cutune_status cutune__kt_cache_to_t4(const char *path, json_t *kt,
         json_object_set_new(meta, "problem_size", size);
     const char *ckey;
     json_t *entry;
-    json_object_foreach(json_object_get(kt, "cache"), ckey, entry) {
+    json_object_foreach(json_object_get(kt, "cache"), ckey, entry)
+    {
         json_t *res = entry_result(path, ckey, entry, keys, err, errlen, &st);
         if (!res || json_array_append_new(results, res)) {
             if (res)

@@ -54,8 +54,7 @@ static cutune_status check_geometry(cutune_problem *p)
 }
 
 /* The kernel's arguments, in the order the kernel takes them. */
-static cutune_status parse_args(cutune_problem *p, json_t *ks,
-                                const char *dir)
+static cutune_status parse_args(cutune_problem *p, json_t *ks, const char *dir)
 {
     json_t *args = json_object_get(ks, "Arguments");
     if (!args || json_is_null(args))
@@ -64,14 +63,15 @@ static cutune_status parse_args(cutune_problem *p, json_t *ks,
     if (!json_is_array(args))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                "KernelSpecification.Arguments: expected a "
-                               "list, found %s", cutune__t1_json_kind(args));
+                               "list, found %s",
+                               cutune__t1_json_kind(args));
     p->args = calloc(json_array_size(args) + 1, sizeof *p->args);
     if (!p->args)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < json_array_size(args); i++) {
         p->n_args = i + 1;
-        cutune_status st = cutune__t1_parse_arg(p, json_array_get(args, i), i,
-                                                  dir);
+        cutune_status st =
+            cutune__t1_parse_arg(p, json_array_get(args, i), i, dir);
         if (st)
             return st;
     }
@@ -103,8 +103,9 @@ static cutune_status space_only(cutune_problem *p, json_t *root,
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (st == CUTUNE_OK)
         cutune__problem_hash_kernel(
-            p, cutune__t1_string(json_object_get(root, "KernelSpecification"),
-                                 "KernelFile"),
+            p,
+            cutune__t1_string(json_object_get(root, "KernelSpecification"),
+                              "KernelFile"),
             dir, source, len);
     free(source);
     return st;
@@ -115,9 +116,13 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
                                     const cutune__template *builtin,
                                     const cutune_problem_options *opt)
 {
-    static const char *const known[] = {"General", "ConfigurationSpace",
-                                        "KernelSpecification", "Budget",
-                                        "Search", "CutuneExtensions", NULL};
+    static const char *const known[] = {"General",
+                                        "ConfigurationSpace",
+                                        "KernelSpecification",
+                                        "Budget",
+                                        "Search",
+                                        "CutuneExtensions",
+                                        NULL};
     static const char *const general_known[] = {"BenchmarkName", NULL};
     cutune_status st;
     if (opt)
@@ -128,7 +133,8 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
         cutune__t1_check_known(p, root, "(top level)", known);
     json_t *general = json_object_get(root, "General");
     if (general && !json_is_null(general) && !json_is_object(general))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "General: expected an "
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "General: expected an "
                                "object, found %s",
                                cutune__t1_json_kind(general));
     if (!p->space_only && general)
@@ -180,12 +186,15 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
 /* ------------------------------------------------------------------ */
 /* Public API                                                          */
 
-size_t cutune_template_count(void) { return cutune__template_count; }
+size_t cutune_template_count(void)
+{
+    return cutune__template_count;
+}
 
 const char *cutune_template_name(size_t index)
 {
     return index < cutune__template_count ? cutune__templates[index].name
-                                           : NULL;
+                                          : NULL;
 }
 
 static const cutune__template *find_template(const char *name)
@@ -214,12 +223,13 @@ cutune_status cutune_problem_load(const char *name_or_path,
         return CUTUNE_ERR_NO_MEMORY;
     if (!name_or_path) {
         p->origin = strdup("(problem)");
-        return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT, "no problem given");
+        return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
+                               "no problem given");
     }
     const cutune__template *builtin = find_template(name_or_path);
     if (builtin) {
-        p->origin = cutune__strdup_printf("built-in template %s",
-                                          builtin->name);
+        p->origin =
+            cutune__strdup_printf("built-in template %s", builtin->name);
         if (!p->origin)
             return CUTUNE_ERR_NO_MEMORY;
         return parse_root(p, builtin->json, builtin->json_len, ".", builtin,
@@ -241,8 +251,9 @@ cutune_status cutune_problem_load(const char *name_or_path,
                     sizeof names - strlen(names) - 1);
         }
         return cutune__t1_fail(p, CUTUNE_ERR_NOT_FOUND,
-                    "no built-in template and no file of that name "
-                    "(built-in templates: %s)", names);
+                               "no built-in template and no file of that name "
+                               "(built-in templates: %s)",
+                               names);
     }
     if (probe)
         fclose(probe);
@@ -356,7 +367,10 @@ const char *cutune_problem_warning(const cutune_problem *p, size_t index)
     return p && index < p->n_warnings ? p->warnings[index] : NULL;
 }
 
-const char *cutune_problem_name(const cutune_problem *p) { return p->name; }
+const char *cutune_problem_name(const cutune_problem *p)
+{
+    return p->name;
+}
 const char *cutune_problem_kernel_name(const cutune_problem *p)
 {
     return p->kernel_name;
@@ -442,8 +456,7 @@ size_t cutune__problem_seed_start(const cutune_problem *p, int block_size,
                                   cutune__seed_source *source)
 {
     return cutune__seed_start(p->space, cutune__problem_default_config(p),
-                              block_size, problem_threads, (void *)p,
-                              source);
+                              block_size, problem_threads, (void *)p, source);
 }
 
 int cutune__problem_geometry(const cutune_problem *p, size_t config,
@@ -496,12 +509,14 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
             } else {
                 for (size_t k = 0; k < p->n_grid_div[d]; k++) {
                     long long f;
-                    if (cutune__t1_eval_int(p, p->grid_div[d][k], cfg, &f,
-                                            why, sizeof why) != 0 ||
+                    if (cutune__t1_eval_int(p, p->grid_div[d][k], cfg, &f, why,
+                                            sizeof why) != 0 ||
                         f <= 0 || div > (1LL << 40) / f) {
-                        snprintf(err, errlen, "KernelSpecification.GridDiv"
+                        snprintf(err, errlen,
+                                 "KernelSpecification.GridDiv"
                                  "%c[%zu]: '%s' is not a positive integer "
-                                 "here", dims[d], k,
+                                 "here",
+                                 dims[d], k,
                                  cutune__expr_text(p->grid_div[d][k]));
                         return -1;
                     }
@@ -509,21 +524,27 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                 }
             }
             if (b <= 0 || b > 1024 || div <= 0) {
-                snprintf(err, errlen, "block %lld in dimension %d is out "
-                         "of range", b, d);
+                snprintf(err, errlen,
+                         "block %lld in dimension %d is out "
+                         "of range",
+                         b, d);
                 return -1;
             }
             g = (g + div - 1) / div;
         } else if (b <= 0 || b > 1024 || g <= 0) {
-            snprintf(err, errlen, "block %lld or global size %lld in "
-                     "dimension %d is out of range", b, g, d);
+            snprintf(err, errlen,
+                     "block %lld or global size %lld in "
+                     "dimension %d is out of range",
+                     b, g, d);
             return -1;
         } else if (!p->global_in_blocks) {
             g = (g + b - 1) / b;
         }
         if (g > grid_max[d]) {
-            snprintf(err, errlen, "grid of %lld blocks in dimension %d "
-                     "exceeds the CUDA limit", g, d);
+            snprintf(err, errlen,
+                     "grid of %lld blocks in dimension %d "
+                     "exceeds the CUDA limit",
+                     g, d);
             return -1;
         }
         block[d] = (unsigned)b;
@@ -542,8 +563,8 @@ static double per_launch(const cutune_problem *p, const cutune__expr *e,
     char err[128];
     cutune__value v;
     double amount = 0.0;
-    if (cutune__t1_eval_in(p, e, cutune__space_config(p->space, config), &v, err,
-                sizeof err) == 0) {
+    if (cutune__t1_eval_in(p, e, cutune__space_config(p->space, config), &v,
+                           err, sizeof err) == 0) {
         if (cutune__t1_as_double(&v, &amount) != 0)
             amount = 0.0;
         cutune__value_clear(&v);
@@ -602,8 +623,7 @@ char *cutune__problem_source(const cutune_problem *p, size_t config)
     for (size_t i = 0; i < p->n_params; i++)
         if (is_unroll_param(p, i))
             k += (size_t)sprintf(src + k, "constexpr int %s = %s;\n",
-                                 p->param_names[i],
-                                 p->value_texts[i][cfg[i]]);
+                                 p->param_names[i], p->value_texts[i][cfg[i]]);
     /* Compiler messages keep the file's own line numbers. */
     k += (size_t)sprintf(src + k, "#line 1\n");
     memcpy(src + k, p->source, p->source_len + 1);
@@ -631,8 +651,8 @@ static int t1_defines(const cutune_problem *p, size_t config, char **opts,
         for (int d = 0; d < 3; d++) {
             if (cutune__problem_find_param(p, names[g][d]) != SIZE_MAX)
                 continue;
-            if (!(opts[(*k)++] = cutune__strdup_printf(
-                      "-D%s=%u", names[g][d], dims[g][d])))
+            if (!(opts[(*k)++] = cutune__strdup_printf("-D%s=%u", names[g][d],
+                                                       dims[g][d])))
                 return -1;
         }
     return 0;
@@ -657,8 +677,8 @@ char **cutune__problem_options(const cutune_problem *p, size_t config,
                 continue;
             opts[k] = strdup(value);
         } else {
-            opts[k] = cutune__strdup_printf("-D%s=%s", p->param_names[i],
-                                            value);
+            opts[k] =
+                cutune__strdup_printf("-D%s=%s", p->param_names[i], value);
         }
         if (!opts[k++])
             goto oom;

@@ -17,42 +17,42 @@ typedef struct cutune__arg {
     char *name;
     int is_vector;
     cutune__dtype dtype;
-    uint64_t count;     /* elements (vectors) */
+    uint64_t count; /* elements (vectors) */
     cutune__fill fill;
-    double fill_value;  /* constant, or upper bound of random values;
-                           for scalars, the value */
+    double fill_value; /* constant, or upper bound of random values;
+                          for scalars, the value */
     uint64_t seed;
-    int is_output;      /* compared with the reference */
-    int is_symbol;      /* constant memory: copied into the __constant__
-                           variable `name` where the module has one, and
-                           passed as a parameter where the kernel takes
-                           one */
-    char *data;         /* FILL_BINARY: the DataSource's bytes */
+    int is_output; /* compared with the reference */
+    int is_symbol; /* constant memory: copied into the __constant__
+                      variable `name` where the module has one, and
+                      passed as a parameter where the kernel takes
+                      one */
+    char *data;    /* FILL_BINARY: the DataSource's bytes */
     size_t data_size;
 } cutune__arg;
 
 /* Expected contents of an output argument (T1 ReferenceArguments). */
 typedef struct cutune__reference {
-    size_t arg;         /* the output argument it stands for */
-    cutune__fill fill;  /* CONSTANT, RANDOM or BINARY */
+    size_t arg;        /* the output argument it stands for */
+    cutune__fill fill; /* CONSTANT, RANDOM or BINARY */
     double fill_value;
     uint64_t seed;
-    char *data;         /* BINARY: the file's bytes */
+    char *data; /* BINARY: the file's bytes */
     size_t data_size;
-    double atol;        /* |out - ref| <= atol + rtol * |ref| */
+    double atol; /* |out - ref| <= atol + rtol * |ref| */
     double rtol;
 } cutune__reference;
 
 struct cutune_problem {
     char *errmsg;
-    char *origin;       /* the file path, or "built-in NAME" */
+    char *origin;           /* the file path, or "built-in NAME" */
     char *simulation_input; /* T1 SimulationInput as a path, or NULL */
     char *name;
     char *kernel_name;
     char *source;
     size_t source_len;
     char source_hash[17];
-    char **options;     /* T1 CompilerOptions */
+    char **options; /* T1 CompilerOptions */
     size_t n_options;
 
     long long *problem_size; /* 0 in a dimension that varies */
@@ -67,17 +67,17 @@ struct cutune_problem {
     char **param_names;
     cutune__value **param_values;
     size_t *param_value_counts;
-    char ***value_texts;   /* per parameter, per value */
+    char ***value_texts;    /* per parameter, per value */
     size_t *default_values; /* per parameter: index of its T1 Default */
 
     cutune__expr **conditions;
     size_t n_conditions;
     cutune__space *space;
-    double space_seconds;  /* wall time of building `space` */
+    double space_seconds; /* wall time of building `space` */
 
     cutune__expr *local_size[3];
     cutune__expr *global_size[3];
-    int global_in_blocks;  /* GlobalSizeType CUDA: GlobalSize counts blocks */
+    int global_in_blocks; /* GlobalSizeType CUDA: GlobalSize counts blocks */
     /* GridDivX/Y/Z (Kernel Tuner's grid_div_*): when any is given, the grid
      * is ceil(ProblemSize[d] / product of the entries' values), and a
      * dimension without one divides by its block size. An entry is a
@@ -95,7 +95,7 @@ struct cutune_problem {
     cutune__expr *flops_per_launch; /* extension; NULL when absent */
     unsigned char *param_is_option; /* per parameter: its values are NVRTC
                                        options; NULL when none is */
-    int space_only;        /* loaded with cutune_problem_options.space_only */
+    int space_only; /* loaded with cutune_problem_options.space_only */
 
     /* T1 Budget and Search; used when the caller sets none. 0/NULL: not
      * given. */
@@ -113,14 +113,14 @@ struct cutune_problem {
      * for the caller to show. */
     char **warnings;
     size_t n_warnings;
-    int is_t1_file;        /* a T1 file, not a built-in template */
+    int is_t1_file; /* a T1 file, not a built-in template */
     unsigned long long max_space_visits; /* 0: the default */
 };
 
 /* Launch geometry of one configuration. Returns 0, or -1 with a message. */
 int cutune__problem_geometry(const cutune_problem *p, size_t config,
-                             unsigned grid[3], unsigned block[3],
-                             char *err, size_t errlen);
+                             unsigned grid[3], unsigned block[3], char *err,
+                             size_t errlen);
 
 /* The problem size of one configuration (value indices `config`): the
  * fixed dimensions and the varying ones evaluated there, into
@@ -137,8 +137,8 @@ double cutune__problem_flops(const cutune_problem *p, size_t config);
  * configuration nearest to it. SIZE_MAX when the space is empty. */
 size_t cutune__problem_default_config(const cutune_problem *p);
 
-/* Where a tune or a replay of this problem starts (search/strategy/seed.h): the
- * default configuration at the occupancy API's block size `block_size`
+/* Where a tune or a replay of this problem starts (search/strategy/seed.h):
+ * the default configuration at the occupancy API's block size `block_size`
  * (<= 0: none, then the default itself). Writes the source to *source
  * when not NULL; SIZE_MAX when the space is empty. */
 size_t cutune__problem_seed_start(const cutune_problem *p, int block_size,

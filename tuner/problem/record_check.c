@@ -37,8 +37,8 @@ static size_t value_index(const cutune_problem *p, size_t k, const char *text)
 }
 
 int cutune_problem_accepts_record(void *problem,
-                                  const cutune_cache_record *record,
-                                  char *why, size_t why_size)
+                                  const cutune_cache_record *record, char *why,
+                                  size_t why_size)
 {
     const cutune_problem *p = problem;
     if (why && why_size)
@@ -46,8 +46,10 @@ int cutune_problem_accepts_record(void *problem,
     if (!p || !record)
         return reject(why, why_size, "no problem or no record");
     if (!(record->time_ms > 0) || !isfinite(record->time_ms))
-        return reject(why, why_size, "stats.time_ms: %g is not a time "
-                      "(a positive finite number)", record->time_ms);
+        return reject(why, why_size,
+                      "stats.time_ms: %g is not a time "
+                      "(a positive finite number)",
+                      record->time_ms);
     if (!p->space)
         return 1; /* nothing to check the configuration against */
     uint32_t *cfg = calloc(p->n_params ? p->n_params : 1, sizeof *cfg);
@@ -76,11 +78,12 @@ int cutune_problem_accepts_record(void *problem,
     }
     for (size_t k = 0; ok && k < p->n_params; k++)
         if (!seen[k])
-            ok = reject(why, why_size, "config.%s: missing",
-                        p->param_names[k]);
+            ok =
+                reject(why, why_size, "config.%s: missing", p->param_names[k]);
     size_t index;
     if (ok && !cutune__space_index_of(p->space, cfg, &index))
-        ok = reject(why, why_size, "config: outside the search space (a "
+        ok = reject(why, why_size,
+                    "config: outside the search space (a "
                     "condition of the problem does not hold)");
     free(seen);
     free(cfg);
@@ -105,11 +108,13 @@ int cutune__problem_config_from_values(const cutune_problem *p,
                p->n_params * sizeof *cfg);
     for (size_t i = 0; ok && i < n; i++) {
         size_t k = cutune__problem_find_param(p, values[i].name);
-        size_t v = k == SIZE_MAX ? SIZE_MAX
-                                 : value_index(p, k, values[i].value);
+        size_t v =
+            k == SIZE_MAX ? SIZE_MAX : value_index(p, k, values[i].value);
         if (k == SIZE_MAX)
-            ok = reject(why, why_size, "%s: the problem has no such "
-                        "parameter", values[i].name);
+            ok = reject(why, why_size,
+                        "%s: the problem has no such "
+                        "parameter",
+                        values[i].name);
         else if (seen[k])
             ok = reject(why, why_size, "%s: named twice", values[i].name);
         else if (v == SIZE_MAX)
@@ -121,7 +126,8 @@ int cutune__problem_config_from_values(const cutune_problem *p,
         }
     }
     if (ok && !cutune__space_index_of(p->space, cfg, index))
-        ok = reject(why, why_size, "the configuration is outside the "
+        ok = reject(why, why_size,
+                    "the configuration is outside the "
                     "search space (a condition of the problem does not "
                     "hold)");
     free(seen);

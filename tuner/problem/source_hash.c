@@ -33,9 +33,9 @@ void cutune__problem_hash_kernel(cutune_problem *p, const char *kernel_file,
                      : cutune__strdup_printf("%s/%s", dir, kernel_file);
     char *text = NULL, err[256];
     size_t len = 0;
-    if (!path || cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES,
-                                           &text, &len, err,
-                                           sizeof err) != 0) {
+    if (!path ||
+        cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES, &text, &len,
+                                  err, sizeof err) != 0) {
         free(path);
         return;
     }

@@ -55,9 +55,8 @@ static size_t find_dtype(const char *type)
 }
 
 /* Type (and TypeSize for custom): the element type and lanes per item. */
-static cutune_status arg_type(cutune_problem *p, json_t *ja,
-                              const char *field, cutune__arg *a,
-                              unsigned *lanes)
+static cutune_status arg_type(cutune_problem *p, json_t *ja, const char *field,
+                              cutune__arg *a, unsigned *lanes)
 {
     cutune_status st = CUTUNE_OK;
     const char *type = cutune__t1_need_string(p, ja, field, "Type", &st);
@@ -65,19 +64,23 @@ static cutune_status arg_type(cutune_problem *p, json_t *ja,
         return st;
     size_t k = find_dtype(type);
     if (k == SIZE_MAX)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.Type: '%s' is "
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                               "%s.Type: '%s' is "
                                "not a T1 type (bool, int8..int64, "
                                "uint8..uint64, half, float, double, their "
-                               "2/4/8/16-lane forms, custom)", field, type);
+                               "2/4/8/16-lane forms, custom)",
+                               field, type);
     a->dtype = dtype_names[k].type;
     *lanes = dtype_names[k].lanes;
     if (*lanes == 0) {
         json_t *ts = json_object_get(ja, "TypeSize");
         if (!json_is_integer(ts) || json_integer_value(ts) <= 0 ||
             json_integer_value(ts) > 1 << 20)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.TypeSize: a "
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.TypeSize: a "
                                    "'custom' argument needs its size in "
-                                   "bytes (a positive integer)", field);
+                                   "bytes (a positive integer)",
+                                   field);
         *lanes = (unsigned)json_integer_value(ts);
     }
     return CUTUNE_OK;
@@ -103,8 +106,10 @@ static cutune_status arg_memory(cutune_problem *p, json_t *ja,
         if (strcmp(memtype, "Global") == 0)
             memtype = NULL;
         else if (strcmp(memtype, "Constant") != 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemType: "
-                                   "'%s' (Constant, Global)", field, memtype);
+            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                                   "%s.MemType: "
+                                   "'%s' (Constant, Global)",
+                                   field, memtype);
     }
     if (strcmp(mem, "Symbol") == 0 || (strcmp(mem, "Vector") == 0 && memtype))
         a->is_vector = a->is_symbol = 1;
@@ -113,15 +118,20 @@ static cutune_status arg_memory(cutune_problem *p, json_t *ja,
     else if (strcmp(mem, "Scalar") == 0)
         a->is_vector = 0;
     else if (strcmp(mem, "Local") == 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemoryType: "
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                               "%s.MemoryType: "
                                "'Local' is OpenCL local memory; for CUDA's "
                                "dynamic shared memory give "
-                               "KernelSpecification.SharedMemory", field);
+                               "KernelSpecification.SharedMemory",
+                               field);
     else
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.MemoryType: "
-                               "'%s' (Vector, Scalar, Symbol)", field, mem);
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                               "%s.MemoryType: "
+                               "'%s' (Vector, Scalar, Symbol)",
+                               field, mem);
     if (a->is_symbol && (!*a->name || strlen(a->name) >= 64))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: a constant-"
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s.Name: a constant-"
                                "memory argument needs the name of its "
                                "__constant__ variable (under 64 characters)",
                                field);
@@ -129,8 +139,8 @@ static cutune_status arg_memory(cutune_problem *p, json_t *ja,
 }
 
 /* A vector's Size, in items. */
-static cutune_status arg_size(cutune_problem *p, json_t *ja,
-                              const char *field, long long *count)
+static cutune_status arg_size(cutune_problem *p, json_t *ja, const char *field,
+                              long long *count)
 {
     char sfield[96], err[256];
     cutune_status st = CUTUNE_OK;
@@ -158,8 +168,8 @@ static cutune_status read_data_source(cutune_problem *p, const char *src,
                                       uint64_t count, cutune__dtype dtype,
                                       char **data, size_t *size)
 {
-    char *path = src[0] == '/' ? strdup(src)
-                               : cutune__strdup_printf("%s/%s", dir, src);
+    char *path =
+        src[0] == '/' ? strdup(src) : cutune__strdup_printf("%s/%s", dir, src);
     if (!path)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     char dfield[112];
@@ -170,16 +180,16 @@ static cutune_status read_data_source(cutune_problem *p, const char *src,
         return st;
     size_t want = (size_t)count * cutune__dtype_size(dtype);
     if (*size != want)
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' holds %zu "
-                               "bytes; Size and Type make %zu", dfield, src,
-                               *size, want);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s: '%s' holds %zu "
+                               "bytes; Size and Type make %zu",
+                               dfield, src, *size, want);
     return CUTUNE_OK;
 }
 
 /* FillType of a vector, with BinaryRaw's DataSource read here. */
-static cutune_status arg_fill(cutune_problem *p, json_t *ja,
-                              const char *field, const char *dir,
-                              cutune__arg *a)
+static cutune_status arg_fill(cutune_problem *p, json_t *ja, const char *field,
+                              const char *dir, cutune__arg *a)
 {
     cutune_status st = CUTUNE_OK;
     json_t *jf = json_object_get(ja, "FillType");
@@ -201,9 +211,10 @@ static cutune_status arg_fill(cutune_problem *p, json_t *ja,
             return st;
         a->fill = CUTUNE__FILL_BINARY;
     } else {
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: "
-                               "'%s' (Constant, Random, BinaryRaw)", field,
-                               fill);
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                               "%s.FillType: "
+                               "'%s' (Constant, Random, BinaryRaw)",
+                               field, fill);
     }
     return CUTUNE_OK;
 }
@@ -218,8 +229,10 @@ static cutune_status arg_fill_value(cutune_problem *p, json_t *ja,
     json_t *fv = json_object_get(ja, "FillValue");
     if (!fv || json_is_null(fv)) {
         if (!a->is_vector)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: a scalar needs "
-                                   "one", ffield);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s: a scalar needs "
+                                   "one",
+                                   ffield);
         a->fill_value = a->fill == CUTUNE__FILL_RANDOM ? 1.0 : 0.0;
         return CUTUNE_OK;
     }
@@ -248,19 +261,23 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
 {
     char field[64];
     static const char *const known[] = {
-        "Name", "Type", "TypeSize", "MemoryType", "MemType", "FillType",
-        "DataSource", "Size", "FillValue", "Output", "RandomSeed", NULL};
+        "Name",      "Type",     "TypeSize",   "MemoryType",
+        "MemType",   "FillType", "DataSource", "Size",
+        "FillValue", "Output",   "RandomSeed", NULL};
     snprintf(field, sizeof field, "KernelSpecification.Arguments[%zu]", i);
     if (!json_is_object(ja))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object, "
-                               "found %s", field, cutune__t1_json_kind(ja));
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s: expected an object, "
+                               "found %s",
+                               field, cutune__t1_json_kind(ja));
     cutune__t1_check_known(p, ja, field, known);
     cutune__arg *a = &p->args[i];
     json_t *jn = json_object_get(ja, "Name");
     if (jn && !json_is_null(jn) && !json_is_string(jn))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: expected a "
-                               "string, found %s", field,
-                               cutune__t1_json_kind(jn));
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s.Name: expected a "
+                               "string, found %s",
+                               field, cutune__t1_json_kind(jn));
     a->name = strdup(json_is_string(jn) ? json_string_value(jn) : "");
     if (!a->name)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -270,7 +287,8 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
         (st = arg_memory(p, ja, field, a)))
         return st;
     if (!a->is_vector && lanes != 1)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.Type: a scalar "
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                               "%s.Type: a scalar "
                                "of several elements ('%s') is not supported",
                                field, cutune__t1_string(ja, "Type"));
     if (a->is_vector) {
@@ -278,8 +296,10 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
         if ((st = arg_size(p, ja, field, &items)))
             return st;
         if ((unsigned long long)items > (1ull << 40) / lanes)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Size: %lld items "
-                                   "is more than a GPU holds", field, items);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.Size: %lld items "
+                                   "is more than a GPU holds",
+                                   field, items);
         a->count = (uint64_t)items * lanes;
         if ((st = arg_fill(p, ja, field, dir, a)))
             return st;
@@ -288,17 +308,19 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
         return st;
     json_t *seed = json_object_get(ja, "RandomSeed");
     if (seed && !json_is_null(seed) && !json_is_integer(seed))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.RandomSeed: expected "
-                               "an integer, found %s", field,
-                               cutune__t1_json_kind(seed));
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s.RandomSeed: expected "
+                               "an integer, found %s",
+                               field, cutune__t1_json_kind(seed));
     a->seed = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
                                     : (uint64_t)i + 1;
     json_t *out = json_object_get(ja, "Output");
     if (out && !json_is_null(out) && !json_is_boolean(out) &&
         !json_is_integer(out))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Output: expected true, "
-                               "false, 1 or 0, found %s", field,
-                               cutune__t1_json_kind(out));
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s.Output: expected true, "
+                               "false, 1 or 0, found %s",
+                               field, cutune__t1_json_kind(out));
     a->is_output = a->is_vector &&
                    (json_is_true(out) ||
                     (json_is_integer(out) && json_integer_value(out) != 0));
@@ -308,14 +330,16 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
 /* ValidationMethod and ValidationThreshold: the tolerance of a
  * reference. */
 static cutune_status ref_validation(cutune_problem *p, json_t *jr,
-                                   const char *field, cutune__reference *r)
+                                    const char *field, cutune__reference *r)
 {
     const char *method = cutune__t1_string(jr, "ValidationMethod");
     json_t *th = json_object_get(jr, "ValidationThreshold");
     double threshold = json_is_number(th) ? json_number_value(th) : 0.0;
     if (th && (!json_is_number(th) || threshold < 0))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.ValidationThreshold: a "
-                    "non-negative number is needed", field);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s.ValidationThreshold: a "
+                               "non-negative number is needed",
+                               field);
     /* The schema's SideBySide methods compare element by element,
      * as cutune compares every method. */
     if (!method || strcmp(method, "AbsoluteDifference") == 0 ||
@@ -329,10 +353,12 @@ static cutune_status ref_validation(cutune_problem *p, json_t *jr,
     } else if (strcmp(method, "Exact") == 0) {
         r->atol = r->rtol = 0.0;
     } else {
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.ValidationMethod: '%s' "
-                    "(AbsoluteDifference, RelativeDifference, Exact, "
-                    "SideBySideComparison, SideBySideRelativeComparison)",
-                    field, method);
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_UNSUPPORTED,
+            "%s.ValidationMethod: '%s' "
+            "(AbsoluteDifference, RelativeDifference, Exact, "
+            "SideBySideComparison, SideBySideRelativeComparison)",
+            field, method);
     }
     return CUTUNE_OK;
 }
@@ -343,28 +369,32 @@ static cutune_status ref_validation(cutune_problem *p, json_t *jr,
  * against the default configuration's output, and outputs without one are
  * not validated. */
 cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
-                                      const char *dir)
+                                          const char *dir)
 {
     if (!refs || json_is_null(refs))
         return CUTUNE_OK;
     if (!json_is_array(refs))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
-                    "ReferenceArguments: expected a list");
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification."
+                               "ReferenceArguments: expected a list");
     size_t n = json_array_size(refs);
     p->refs = calloc(n ? n : 1, sizeof *p->refs);
     if (!p->refs)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     static const char *const known[] = {
-        "Name", "TargetName", "Type", "MemoryType", "AccessType", "FillType",
-        "FillValue", "DataSource", "Size", "RandomSeed", "ValidationMethod",
-        "ValidationThreshold", NULL};
+        "Name",       "TargetName",       "Type",
+        "MemoryType", "AccessType",       "FillType",
+        "FillValue",  "DataSource",       "Size",
+        "RandomSeed", "ValidationMethod", "ValidationThreshold",
+        NULL};
     for (size_t i = 0; i < n; i++) {
         char field[80];
         snprintf(field, sizeof field,
                  "KernelSpecification.ReferenceArguments[%zu]", i);
         json_t *jr = json_array_get(refs, i);
         if (!json_is_object(jr))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object", field);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s: expected an object", field);
         cutune_status st = cutune__t1_check_known(p, jr, field, known);
         if (st)
             return st;
@@ -378,8 +408,10 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
             if (strcmp(p->args[k].name, target) == 0)
                 t = k;
         if (t == SIZE_MAX || !p->args[t].is_vector || p->args[t].is_symbol)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' names no vector "
-                        "argument", field, target ? target : "(no name)");
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s: '%s' names no vector "
+                                   "argument",
+                                   field, target ? target : "(no name)");
         const cutune__arg *a = &p->args[t];
         r->arg = t;
         const char *type = cutune__t1_string(jr, "Type");
@@ -390,15 +422,19 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
                     break;
             if (k == sizeof dtype_names / sizeof *dtype_names ||
                 dtype_names[k].type != a->dtype)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Type: '%s' is not the "
-                            "type of '%s'", field, type, a->name);
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                       "%s.Type: '%s' is not the "
+                                       "type of '%s'",
+                                       field, type, a->name);
         }
         json_t *size = json_object_get(jr, "Size");
         if (size && (!json_is_integer(size) ||
                      (uint64_t)json_integer_value(size) != a->count))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Size: '%s' has %llu "
-                        "elements", field, a->name,
-                        (unsigned long long)a->count);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.Size: '%s' has %llu "
+                                   "elements",
+                                   field, a->name,
+                                   (unsigned long long)a->count);
         const char *fill = cutune__t1_string(jr, "FillType");
         json_t *fv = json_object_get(jr, "FillValue");
         json_t *seed = json_object_get(jr, "RandomSeed");
@@ -410,25 +446,28 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
                           ? CUTUNE__FILL_RANDOM
                           : CUTUNE__FILL_CONSTANT;
             if (!json_is_number(fv))
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.FillValue: a number is "
-                            "needed", field);
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                       "%s.FillValue: a number is "
+                                       "needed",
+                                       field);
             r->fill_value = json_number_value(fv);
         } else if (strcmp(fill, "BinaryRaw") == 0) {
             const char *src = cutune__t1_string(jr, "DataSource");
             if (!src)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.DataSource: missing",
-                            field);
-            if ((st = read_data_source(p, src, dir, field, a->count,
-                                       a->dtype, &r->data, &r->data_size)))
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                       "%s.DataSource: missing", field);
+            if ((st = read_data_source(p, src, dir, field, a->count, a->dtype,
+                                       &r->data, &r->data_size)))
                 return st;
             r->fill = CUTUNE__FILL_BINARY;
         } else {
-            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s.FillType: '%s' "
-                        "(Constant, Random, BinaryRaw)", field, fill);
+            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                                   "%s.FillType: '%s' "
+                                   "(Constant, Random, BinaryRaw)",
+                                   field, fill);
         }
         if ((st = ref_validation(p, jr, field, r)))
             return st;
     }
     return CUTUNE_OK;
 }
-

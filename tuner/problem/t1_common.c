@@ -19,7 +19,7 @@
 /* Error reporting                                                     */
 
 cutune_status cutune__t1_fail(cutune_problem *p, cutune_status st,
-                          const char *fmt, ...)
+                              const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -42,7 +42,8 @@ static cutune__value *varying_size(const cutune_problem *p,
                                    size_t errlen)
 {
     if (!config) {
-        snprintf(err, errlen, "ProblemSize varies with the configuration "
+        snprintf(err, errlen,
+                 "ProblemSize varies with the configuration "
                  "(KernelSpecification.ProblemSize names tunable "
                  "parameters) and has no value here");
         return NULL;
@@ -81,9 +82,10 @@ int cutune__problem_size_at(const cutune_problem *p, const uint32_t *config,
             return -1;
         }
         if (out[d] <= 0) {
-            snprintf(err, errlen, "KernelSpecification.ProblemSize[%zu]: "
-                     "'%s' is %lld, not a positive size", d,
-                     cutune__expr_text(e), out[d]);
+            snprintf(err, errlen,
+                     "KernelSpecification.ProblemSize[%zu]: "
+                     "'%s' is %lld, not a positive size",
+                     d, cutune__expr_text(e), out[d]);
             return -1;
         }
     }
@@ -95,8 +97,8 @@ int cutune__problem_size_at(const cutune_problem *p, const uint32_t *config,
  * max(filter_width) read parameters that way); ProblemSize to the problem
  * size. The bound values are views into the problem, never freed here. */
 int cutune__t1_eval_in(const cutune_problem *p, const cutune__expr *e,
-                   const uint32_t *config, cutune__value *out, char *err,
-                   size_t errlen)
+                       const uint32_t *config, cutune__value *out, char *err,
+                       size_t errlen)
 {
     size_t n = cutune__expr_name_count(e);
     cutune__value *vars = calloc(n ? n : 1, sizeof *vars);
@@ -170,16 +172,15 @@ int cutune__t1_as_double(const cutune__value *v, double *out)
 
 /* Evaluates an integer expression; for sizes and geometry. */
 int cutune__t1_eval_int(const cutune_problem *p, const cutune__expr *e,
-                    const uint32_t *config, long long *out, char *err,
-                    size_t errlen)
+                        const uint32_t *config, long long *out, char *err,
+                        size_t errlen)
 {
     cutune__value v;
     if (cutune__t1_eval_in(p, e, config, &v, err, errlen) != 0)
         return -1;
     int rc = cutune__t1_as_i64(&v, out);
     if (rc != 0)
-        snprintf(err, errlen, "'%s' is not an integer",
-                 cutune__expr_text(e));
+        snprintf(err, errlen, "'%s' is not an integer", cutune__expr_text(e));
     cutune__value_clear(&v);
     return rc;
 }
@@ -191,7 +192,7 @@ int cutune__t1_eval_int(const cutune_problem *p, const cutune__expr *e,
  * numbers become their literal text, so every size and value field may be
  * written either way. */
 cutune__expr *cutune__t1_parse_field(cutune_problem *p, json_t *j,
-                                 const char *field, cutune_status *st)
+                                     const char *field, cutune_status *st)
 {
     char text[64];
     const char *src;
@@ -206,14 +207,16 @@ cutune__expr *cutune__t1_parse_field(cutune_problem *p, json_t *j,
         src = text;
     } else {
         *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                   "%s: expected a number or an expression string", field);
+                              "%s: expected a number or an expression string",
+                              field);
         return NULL;
     }
     cutune__expr_error xerr;
     cutune__expr *e = cutune__expr_parse(src, 0, &xerr);
     if (!e)
-        *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s at column %d ('%s') in \"%s\"",
-                   field, xerr.message, xerr.column, xerr.token, src);
+        *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                              "%s: %s at column %d ('%s') in \"%s\"", field,
+                              xerr.message, xerr.column, xerr.token, src);
     return e;
 }
 
@@ -268,7 +271,8 @@ static const struct {
     const char *key;
     const char *why;
 } ignored_fields[] = {
-    {"(top level)", "BenchmarkConfig", "cutune sets its own repetitions "
+    {"(top level)", "BenchmarkConfig",
+     "cutune sets its own repetitions "
      "and limits; see tune --help"},
     {"General", "FormatVersion", "any 1.x file is read"},
     {"General", "LoggingLevel", "use tune --verbose"},
@@ -277,14 +281,18 @@ static const struct {
     {"General", "OutputFormat", "T4 output is JSON"},
     {"KernelSpecification", "Device", "use --device"},
     {"KernelSpecification", "Profiling", "use cutune explain"},
-    {"KernelSpecification", "Stream", "every launch uses the default "
+    {"KernelSpecification", "Stream",
+     "every launch uses the default "
      "stream"},
     {"KernelSpecification", "Misc", "tool-specific settings"},
-    {"KernelSpecification.Arguments[]", "AccessType", "the arguments "
+    {"KernelSpecification.Arguments[]", "AccessType",
+     "the arguments "
      "marked Output are the ones validated"},
-    {"KernelSpecification.ReferenceArguments[]", "AccessType", "not needed "
+    {"KernelSpecification.ReferenceArguments[]", "AccessType",
+     "not needed "
      "for a reference"},
-    {"KernelSpecification.ReferenceArguments[]", "MemoryType", "a "
+    {"KernelSpecification.ReferenceArguments[]", "MemoryType",
+     "a "
      "reference takes its target's"},
 };
 
@@ -293,14 +301,15 @@ static const struct {
  * as outside the schema. None is refused: T1 allows any key, and files
  * in the wild carry their tools' own. */
 cutune_status cutune__t1_check_known(cutune_problem *p, json_t *obj,
-                                 const char *section,
-                                 const char *const *known)
+                                     const char *section,
+                                     const char *const *known)
 {
     const char *key;
     json_t *val;
     char generic[128];
     generic_section(section, generic, sizeof generic);
-    json_object_foreach(obj, key, val) {
+    json_object_foreach(obj, key, val)
+    {
         int found = 0;
         for (size_t i = 0; known[i] && !found; i++)
             found = strcmp(key, known[i]) == 0;
@@ -314,10 +323,11 @@ cutune_status cutune__t1_check_known(cutune_problem *p, json_t *obj,
                 strcmp(ignored_fields[i].key, key) == 0)
                 why = ignored_fields[i].why;
         if (why)
-            cutune__t1_warn(p, "%s.%s: accepted and ignored (%s)", generic, key, why);
+            cutune__t1_warn(p, "%s.%s: accepted and ignored (%s)", generic,
+                            key, why);
         else
-            cutune__t1_warn(p, "%s.%s: not a field cutune knows; ignored", generic,
-                 key);
+            cutune__t1_warn(p, "%s.%s: not a field cutune knows; ignored",
+                            generic, key);
     }
     return CUTUNE_OK;
 }
@@ -341,28 +351,31 @@ const char *cutune__t1_json_kind(const json_t *j)
 /* A required string field: missing, or of the wrong type, each said as
  * such. NULL after cutune__t1_fail() has set the message. */
 const char *cutune__t1_need_string(cutune_problem *p, json_t *obj,
-                               const char *field, const char *key,
-                               cutune_status *st)
+                                   const char *field, const char *key,
+                                   cutune_status *st)
 {
     json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v)) {
-        *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.%s: missing", field, key);
+        *st =
+            cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.%s: missing", field, key);
         return NULL;
     }
     if (!json_is_string(v)) {
-        *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.%s: expected a string, found "
-                   "%s", field, key, cutune__t1_json_kind(v));
+        *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                              "%s.%s: expected a string, found "
+                              "%s",
+                              field, key, cutune__t1_json_kind(v));
         return NULL;
     }
     return json_string_value(v);
 }
 
 cutune_status cutune__t1_read_file(cutune_problem *p, const char *path,
-                               char **data, size_t *len, const char *field)
+                                   char **data, size_t *len, const char *field)
 {
     char err[512];
-    if (cutune__read_regular_file(path, CUTUNE__MAX_DATA_BYTES, data, len,
-                                  err, sizeof err) != 0)
+    if (cutune__read_regular_file(path, CUTUNE__MAX_DATA_BYTES, data, len, err,
+                                  sizeof err) != 0)
         return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s: %s", field, err);
     return CUTUNE_OK;
 }
@@ -371,9 +384,8 @@ cutune_status cutune__t1_read_file(cutune_problem *p, const char *path,
  * ownership of `opt`. */
 cutune_status cutune__t1_add_option(cutune_problem *p, char *opt)
 {
-    char **more = opt ? realloc(p->options, (p->n_options + 1) *
-                                                sizeof *more)
-                      : NULL;
+    char **more =
+        opt ? realloc(p->options, (p->n_options + 1) * sizeof *more) : NULL;
     if (!more) {
         free(opt);
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -382,4 +394,3 @@ cutune_status cutune__t1_add_option(cutune_problem *p, char *opt)
     p->options[p->n_options++] = opt;
     return CUTUNE_OK;
 }
-

@@ -23,8 +23,8 @@ static cutune_status parse_geometry(cutune_problem *p, json_t *ks,
     static const char *const dims[3] = {"X", "Y", "Z"};
     json_t *g = json_object_get(ks, key);
     if (!json_is_object(g))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: missing",
-                    key);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification.%s: missing", key);
     for (int d = 0; d < 3; d++) {
         char field[64];
         snprintf(field, sizeof field, "KernelSpecification.%s.%s", key,
@@ -52,8 +52,10 @@ static cutune_status check_names(cutune_problem *p, const cutune__expr *e,
     for (size_t i = 0; i < cutune__expr_name_count(e); i++) {
         const char *name = cutune__expr_name(e, i);
         if (cutune__problem_find_param(p, name) == SIZE_MAX)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: '%s' is not a "
-                                   "tuning parameter", field, name);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s: '%s' is not a "
+                                   "tuning parameter",
+                                   field, name);
     }
     return CUTUNE_OK;
 }
@@ -69,9 +71,11 @@ static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
         if (!g || json_is_null(g))
             continue;
         if (!json_is_array(g))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.%s: "
-                        "expected a list of parameter names or "
-                        "expressions", keys[d]);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "KernelSpecification.%s: "
+                                   "expected a list of parameter names or "
+                                   "expressions",
+                                   keys[d]);
         size_t n = json_array_size(g);
         p->grid_div[d] = calloc(n ? n : 1, sizeof *p->grid_div[d]);
         if (!p->grid_div[d])
@@ -83,10 +87,11 @@ static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
             json_t *entry = json_array_get(g, k);
             cutune_status st = CUTUNE_OK;
             if (!json_is_string(entry) && !json_is_integer(entry))
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a "
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                       "%s: expected a "
                                        "parameter name, an expression or "
-                                       "a whole number, found %s", field,
-                                       cutune__t1_json_kind(entry));
+                                       "a whole number, found %s",
+                                       field, cutune__t1_json_kind(entry));
             p->grid_div[d][k] = cutune__t1_parse_field(p, entry, field, &st);
             if (!p->grid_div[d][k])
                 return st;
@@ -157,49 +162,65 @@ char *cutune__t1_template_source(const cutune__template *t, size_t *len)
  * relative to the T1 file's folder; `cutune simulate` replays them when no
  * --results is given. Only the name is kept: the file is read by whoever
  * replays it, so a problem loads where the recording is absent. */
-cutune_status cutune__t1_parse_simulation_input(cutune_problem *p,
-                                               json_t *ks, const char *dir)
+cutune_status cutune__t1_parse_simulation_input(cutune_problem *p, json_t *ks,
+                                                const char *dir)
 {
     json_t *j = json_object_get(ks, "SimulationInput");
     if (!j || json_is_null(j))
         return CUTUNE_OK;
     if (!json_is_string(j) || !*json_string_value(j))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification."
                                "SimulationInput: expected a file name, got "
-                               "%s", cutune__t1_json_kind(j));
+                               "%s",
+                               cutune__t1_json_kind(j));
     const char *f = json_string_value(j);
-    p->simulation_input = f[0] == '/' ? strdup(f)
-                                      : cutune__strdup_printf("%s/%s", dir, f);
-    return p->simulation_input ? CUTUNE_OK
-                               : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY,
-                                                 "out of memory");
+    p->simulation_input =
+        f[0] == '/' ? strdup(f) : cutune__strdup_printf("%s/%s", dir, f);
+    return p->simulation_input
+               ? CUTUNE_OK
+               : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
 
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
-                                  const char *dir,
-                                  const cutune__template *builtin)
+                                      const char *dir,
+                                      const cutune__template *builtin)
 {
     json_t *ks = json_object_get(root, "KernelSpecification");
     if (!json_is_object(ks))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification: missing");
-    static const char *const known[] = {
-        "Language", "CompilerOptions", "BenchmarkName", "KernelName",
-        "KernelFile", "GlobalSizeType", "LocalSize", "GlobalSize",
-        "GridDivX", "GridDivY", "GridDivZ",
-        "ProblemSize", "SharedMemory", "Arguments",
-        "ReferenceArguments", "SimulationInput", NULL};
-    cutune_status st = cutune__t1_check_known(p, ks, "KernelSpecification", known);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification: missing");
+    static const char *const known[] = {"Language",
+                                        "CompilerOptions",
+                                        "BenchmarkName",
+                                        "KernelName",
+                                        "KernelFile",
+                                        "GlobalSizeType",
+                                        "LocalSize",
+                                        "GlobalSize",
+                                        "GridDivX",
+                                        "GridDivY",
+                                        "GridDivZ",
+                                        "ProblemSize",
+                                        "SharedMemory",
+                                        "Arguments",
+                                        "ReferenceArguments",
+                                        "SimulationInput",
+                                        NULL};
+    cutune_status st =
+        cutune__t1_check_known(p, ks, "KernelSpecification", known);
     if (st)
         return st;
     const char *lang = cutune__t1_string(ks, "Language");
     if (lang && strcmp(lang, "CUDA") != 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
-                    "KernelSpecification.Language: '%s' (cutune tunes CUDA)",
-                    lang);
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_UNSUPPORTED,
+            "KernelSpecification.Language: '%s' (cutune tunes CUDA)", lang);
     const char *kname = cutune__t1_string(ks, "KernelName");
     if (!kname || !*kname)
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification.KernelName: "
-                    "missing");
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification.KernelName: "
+                               "missing");
     p->kernel_name = strdup(kname);
     if (!p->name)
         p->name = strdup(kname);
@@ -214,9 +235,11 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
     for (size_t i = 0; i < no; i++) {
         json_t *o = json_array_get(opts, i);
         if (!json_is_string(o))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                        "KernelSpecification.CompilerOptions[%zu]: expected "
-                        "a string", i);
+            return cutune__t1_fail(
+                p, CUTUNE_ERR_PARSE,
+                "KernelSpecification.CompilerOptions[%zu]: expected "
+                "a string",
+                i);
         p->options[i] = strdup(json_string_value(o));
         if (!p->options[i])
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -229,9 +252,9 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
     else if (strcmp(gst, "CUDA") == 0)
         p->global_in_blocks = 1;
     else
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
-                    "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)",
-                    gst);
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_UNSUPPORTED,
+            "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)", gst);
     if ((st = parse_geometry(p, ks, "LocalSize", p->local_size)) ||
         (st = parse_geometry(p, ks, "GlobalSize", p->global_size)) ||
         (st = parse_grid_div(p, ks)))
@@ -243,8 +266,9 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
     json_t *sm = json_object_get(ks, "SharedMemory");
     if (sm && !json_is_null(sm)) {
         if (!json_is_integer(sm) || json_integer_value(sm) < 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
-                        "SharedMemory: expected a byte count");
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "KernelSpecification."
+                                   "SharedMemory: expected a byte count");
         p->shared_memory = (unsigned)json_integer_value(sm);
     }
 
@@ -253,9 +277,9 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
         p->source = cutune__t1_template_source(builtin, &p->source_len);
         if (!p->source)
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
-                 (unsigned long long)cutune__fnv1a64(p->source,
-                                                     p->source_len));
+        snprintf(
+            p->source_hash, sizeof p->source_hash, "%016llx",
+            (unsigned long long)cutune__fnv1a64(p->source, p->source_len));
         return CUTUNE_OK;
     }
     return read_kernel_file(p, ks, dir);
@@ -272,10 +296,11 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
     if (!jkf || json_is_null(jkf))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: missing", field);
     if (!json_is_string(jkf) || !*json_string_value(jkf))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a file name", field);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a file name",
+                               field);
     const char *kf = json_string_value(jkf);
-    char *path = kf[0] == '/' ? strdup(kf)
-                              : cutune__strdup_printf("%s/%s", dir, kf);
+    char *path =
+        kf[0] == '/' ? strdup(kf) : cutune__strdup_printf("%s/%s", dir, kf);
     if (!path)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     /* Kernel Tuner's T1 reader also looks in the folder above the T1
@@ -292,28 +317,28 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
     /* The name first: a HIP or OpenCL file is refused as such even where
      * it is not beside the T1 file. */
     const char *why;
-    cutune__source_language lang = cutune__source_language_of(path, NULL,
-                                                              &why);
+    cutune__source_language lang =
+        cutune__source_language_of(path, NULL, &why);
     char err[512];
     if (lang == CUTUNE__SRC_CUDA) {
         if (cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES,
                                       &p->source, &p->source_len, err,
                                       sizeof err) != 0) {
             free(path);
-            return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': %s", field,
-                                   kf, err);
+            return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': %s", field, kf,
+                                   err);
         }
         lang = cutune__source_language_of(NULL, p->source, &why);
     }
     if (lang != CUTUNE__SRC_CUDA) {
         free(path);
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "%s '%s' is %s "
-                               "source (%s); cutune compiles CUDA with "
-                               "NVRTC: point KernelFile at the kernel's "
-                               "CUDA version", field, kf,
-                               lang == CUTUNE__SRC_HIP ? "a HIP"
-                                                       : "an OpenCL",
-                               why);
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_UNSUPPORTED,
+            "%s '%s' is %s "
+            "source (%s); cutune compiles CUDA with "
+            "NVRTC: point KernelFile at the kernel's "
+            "CUDA version",
+            field, kf, lang == CUTUNE__SRC_HIP ? "a HIP" : "an OpenCL", why);
     }
     char *slash = strrchr(path, '/');
     char *kdir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
@@ -324,15 +349,14 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
     if (!kreal || !treal) {
         free(kreal);
         free(treal);
-        return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': cannot resolve its folder",
-                    field, kf);
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_IO, "%s '%s': cannot resolve its folder", field, kf);
     }
     const char *dirs[2] = {kreal, treal};
     size_t n_dirs = strcmp(kreal, treal) == 0 ? 1 : 2;
     snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
-             (unsigned long long)cutune__source_hash(p->source,
-                                                     p->source_len, dirs,
-                                                     n_dirs));
+             (unsigned long long)cutune__source_hash(p->source, p->source_len,
+                                                     dirs, n_dirs));
     cutune_status st = CUTUNE_OK;
     for (size_t i = 0; i < n_dirs && !st; i++)
         st = cutune__t1_add_option(p, cutune__strdup_printf("-I%s", dirs[i]));
@@ -344,24 +368,27 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
 /* One entry of ProblemSize: a positive integer, or (Kernel Tuner's
  * problem_size="num_blocks") a string naming tunables or an expression
  * of them, which makes the dimension vary with the configuration. */
-static cutune_status problem_size_entry(cutune_problem *p, json_t *e,
-                                        size_t i, size_t n)
+static cutune_status problem_size_entry(cutune_problem *p, json_t *e, size_t i,
+                                        size_t n)
 {
     char field[64];
     snprintf(field, sizeof field, "KernelSpecification.ProblemSize[%zu]", i);
     if (json_is_integer(e)) {
         long long v = json_integer_value(e);
         if (v <= 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %lld is not a "
-                                   "positive size", field, v);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s: %lld is not a "
+                                   "positive size",
+                                   field, v);
         p->problem_size[i] = v;
         return CUTUNE_OK;
     }
     if (!json_is_string(e))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a positive "
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s: expected a positive "
                                "integer, or a string naming tunable "
-                               "parameters, found %s", field,
-                               cutune__t1_json_kind(e));
+                               "parameters, found %s",
+                               field, cutune__t1_json_kind(e));
     if (!p->problem_size_exprs &&
         !(p->problem_size_exprs = calloc(n, sizeof *p->problem_size_exprs)))
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -372,7 +399,7 @@ static cutune_status problem_size_entry(cutune_problem *p, json_t *e,
 }
 
 cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
-                                        const cutune_problem_options *opt)
+                                            const cutune_problem_options *opt)
 {
     json_t *ks = json_object_get(root, "KernelSpecification");
     json_t *ps = json_object_get(ks, "ProblemSize");
@@ -385,10 +412,12 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
     if (one)
         ps = one;
     if (!given && ps && !json_is_null(ps) && !json_is_array(ps))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "KernelSpecification."
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification."
                                "ProblemSize: expected a list of positive "
                                "integers or tunable parameter names, found "
-                               "%s", cutune__t1_json_kind(ps));
+                               "%s",
+                               cutune__t1_json_kind(ps));
     size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
     /* A dimension the kernel has no use for would be cached as a size of
      * its own; fewer are the T1 file's own business (1 where missing). */
@@ -415,7 +444,8 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
         } else if (opt->problem_size[i] <= 0) {
             st = cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
                                  "problem size %lld in dimension %zu: "
-                                 "must be positive", opt->problem_size[i], i);
+                                 "must be positive",
+                                 opt->problem_size[i], i);
         } else {
             p->problem_size[i] = opt->problem_size[i];
         }
@@ -447,7 +477,8 @@ cutune_status cutune__t1_check_problem_size(cutune_problem *p)
                     "ConfigurationSpace.Conditions[%zu].Expression: reads "
                     "ProblemSize, which varies with the configuration here "
                     "(KernelSpecification.ProblemSize names tunable "
-                    "parameters)", c);
+                    "parameters)",
+                    c);
     return CUTUNE_OK;
 }
 
@@ -458,20 +489,21 @@ cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
         return CUTUNE_OK;
     static const char *const known[] = {"BytesPerLaunch", "FlopsPerLaunch",
                                         "CompilerOptionParameters", NULL};
-    cutune_status st = cutune__t1_check_known(p, ext, "CutuneExtensions", known);
+    cutune_status st =
+        cutune__t1_check_known(p, ext, "CutuneExtensions", known);
     if (st)
         return st;
     json_t *b = json_object_get(ext, "BytesPerLaunch");
     if (b) {
-        p->bytes_per_launch =
-            cutune__t1_parse_field(p, b, "CutuneExtensions.BytesPerLaunch", &st);
+        p->bytes_per_launch = cutune__t1_parse_field(
+            p, b, "CutuneExtensions.BytesPerLaunch", &st);
         if (!p->bytes_per_launch)
             return st;
     }
     json_t *f = json_object_get(ext, "FlopsPerLaunch");
     if (f) {
-        p->flops_per_launch =
-            cutune__t1_parse_field(p, f, "CutuneExtensions.FlopsPerLaunch", &st);
+        p->flops_per_launch = cutune__t1_parse_field(
+            p, f, "CutuneExtensions.FlopsPerLaunch", &st);
         if (!p->flops_per_launch)
             return st;
     }
@@ -480,9 +512,11 @@ cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
     json_t *cop = json_object_get(ext, "CompilerOptionParameters");
     if (cop) {
         if (!json_is_array(cop))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
-                        "CompilerOptionParameters: expected a list of "
-                        "parameter names");
+            return cutune__t1_fail(
+                p, CUTUNE_ERR_PARSE,
+                "CutuneExtensions."
+                "CompilerOptionParameters: expected a list of "
+                "parameter names");
         p->param_is_option = calloc(p->n_params ? p->n_params : 1, 1);
         if (!p->param_is_option)
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -490,16 +524,23 @@ cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
             const char *name = json_string_value(json_array_get(cop, i));
             size_t k = name ? cutune__problem_find_param(p, name) : SIZE_MAX;
             if (k == SIZE_MAX)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
-                            "CompilerOptionParameters[%zu]: '%s' is not a "
-                            "tuning parameter", i, name ? name : "(not a "
-                            "string)");
+                return cutune__t1_fail(
+                    p, CUTUNE_ERR_PARSE,
+                    "CutuneExtensions."
+                    "CompilerOptionParameters[%zu]: '%s' is not a "
+                    "tuning parameter",
+                    i,
+                    name ? name
+                         : "(not a "
+                           "string)");
             for (size_t v = 0; v < p->param_value_counts[k]; v++)
                 if (p->param_values[k][v].type != CUTUNE__V_STR)
-                    return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "CutuneExtensions."
-                                "CompilerOptionParameters[%zu]: the values "
-                                "of '%s' must be strings (compiler options)",
-                                i, name);
+                    return cutune__t1_fail(
+                        p, CUTUNE_ERR_PARSE,
+                        "CutuneExtensions."
+                        "CompilerOptionParameters[%zu]: the values "
+                        "of '%s' must be strings (compiler options)",
+                        i, name);
             p->param_is_option[k] = 1;
         }
     }
@@ -519,8 +560,10 @@ cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root)
         const char *type = cutune__t1_string(item, "Type");
         json_t *jv = json_object_get(item, "BudgetValue");
         if (!type || !json_is_number(jv) || json_number_value(jv) <= 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "Budget[%zu]: needs a Type and "
-                        "a positive BudgetValue", i);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "Budget[%zu]: needs a Type and "
+                                   "a positive BudgetValue",
+                                   i);
         double v = json_number_value(jv);
         if (strcmp(type, "ConfigurationCount") == 0)
             p->budget_evals = (size_t)v;
@@ -529,9 +572,11 @@ cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root)
         else if (strcmp(type, "ConfigurationFraction") == 0 && v <= 1)
             p->budget_fraction = v;
         else
-            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "Budget[%zu].Type: '%s' "
-                        "(ConfigurationCount, TuningDuration, "
-                        "ConfigurationFraction of at most 1)", i, type);
+            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                                   "Budget[%zu].Type: '%s' "
+                                   "(ConfigurationCount, TuningDuration, "
+                                   "ConfigurationFraction of at most 1)",
+                                   i, type);
     }
     return CUTUNE_OK;
 }
@@ -544,14 +589,20 @@ cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root)
         const char *t1;
         const char *ours;
     } names[] = {
-        {"Random", "random"},           {"random_sample", "random"},
-        {"Deterministic", "brute_force"}, {"BruteForce", "brute_force"},
-        {"FullSearch", "brute_force"},  {"SimulatedAnnealing", "annealing"},
+        {"Random", "random"},
+        {"random_sample", "random"},
+        {"Deterministic", "brute_force"},
+        {"BruteForce", "brute_force"},
+        {"FullSearch", "brute_force"},
+        {"SimulatedAnnealing", "annealing"},
         {"simulated_annealing", "annealing"},
-        {"GeneticAlgorithm", "genetic"}, {"genetic_algorithm", "genetic"},
+        {"GeneticAlgorithm", "genetic"},
+        {"genetic_algorithm", "genetic"},
         {"DifferentialEvolution", "diff_evo"},
-        {"BayesianOptimization", "bayes"}, {"bayes_opt", "bayes"},
-        {"LocalSearch", "local"},       {"greedy_ils", "local"},
+        {"BayesianOptimization", "bayes"},
+        {"bayes_opt", "bayes"},
+        {"LocalSearch", "local"},
+        {"greedy_ils", "local"},
         {"Default", "default"},
     };
     json_t *s = json_object_get(root, "Search");
@@ -562,25 +613,29 @@ cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root)
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "Search.Name: missing");
     json_t *attrs = json_object_get(s, "Attributes");
     if (json_is_array(attrs) && json_array_size(attrs) > 0)
-        cutune__t1_warn(p, "Search.Attributes: accepted and ignored ('%s' "
-                        "runs with cutune's own settings)", name);
+        cutune__t1_warn(p,
+                        "Search.Attributes: accepted and ignored ('%s' "
+                        "runs with cutune's own settings)",
+                        name);
     const char *ours = NULL;
     for (size_t i = 0; i < sizeof names / sizeof *names && !ours; i++)
         if (strcasecmp(names[i].t1, name) == 0)
             ours = names[i].ours;
     if (!ours) {
-        static const char *const own[] = {"default", "local", "brute_force",
-                                          "random", "sobol", "annealing",
+        static const char *const own[] = {"default", "local",    "brute_force",
+                                          "random",  "sobol",    "annealing",
                                           "genetic", "diff_evo", "bayes"};
         for (size_t i = 0; i < sizeof own / sizeof *own && !ours; i++)
             if (strcmp(own[i], name) == 0)
                 ours = own[i];
     }
     if (!ours)
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED, "Search.Name: '%s' is not a "
-                    "strategy cutune knows", name);
+        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                               "Search.Name: '%s' is not a "
+                               "strategy cutune knows",
+                               name);
     p->search_strategy = strdup(ours);
-    return p->search_strategy ? CUTUNE_OK
-                              : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    return p->search_strategy
+               ? CUTUNE_OK
+               : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
-

@@ -32,8 +32,8 @@ const char *cutune__t1_string(json_t *obj, const char *key);
 /* "a string", "a number", ... for messages about a wrong type. */
 const char *cutune__t1_json_kind(const json_t *j);
 /* KernelSpecification.SimulationInput into p->simulation_input. */
-cutune_status cutune__t1_parse_simulation_input(cutune_problem *p,
-                                               json_t *ks, const char *dir);
+cutune_status cutune__t1_parse_simulation_input(cutune_problem *p, json_t *ks,
+                                                const char *dir);
 /* A required string: NULL after a message saying missing or wrong type. */
 const char *cutune__t1_need_string(cutune_problem *p, json_t *obj,
                                    const char *field, const char *key,
@@ -45,8 +45,8 @@ cutune__expr *cutune__t1_parse_field(cutune_problem *p, json_t *j,
 /* Evaluates with parameters bound to their values in `config`, or to
  * their whole value lists when config is NULL; ProblemSize bound. */
 int cutune__t1_eval_in(const cutune_problem *p, const cutune__expr *e,
-                       const uint32_t *config, cutune__value *out,
-                       char *err, size_t errlen);
+                       const uint32_t *config, cutune__value *out, char *err,
+                       size_t errlen);
 int cutune__t1_eval_int(const cutune_problem *p, const cutune__expr *e,
                         const uint32_t *config, long long *out, char *err,
                         size_t errlen);

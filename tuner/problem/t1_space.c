@@ -38,8 +38,8 @@ static cutune_status value_from_json(cutune_problem *p, json_t *j,
         if (!out->u.s)
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     } else {
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected a number or a string",
-                    field);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s: expected a number or a string", field);
     }
     return CUTUNE_OK;
 }
@@ -62,6 +62,49 @@ static size_t nearest_value(const cutune__value *d, const cutune__value *v,
     return best;
 }
 
+/* Parameter i's Default, as an index into its Values (0 when absent). */
+static cutune_status parse_default(cutune_problem *p, json_t *jp,
+                                   const char *field, const char *name,
+                                   size_t i)
+{
+    const cutune__value *items = p->param_values[i];
+    size_t n = p->param_value_counts[i];
+    cutune_status st;
+    p->default_values[i] = 0;
+    json_t *jd = json_object_get(jp, "Default");
+    /* Some published files wrap the default in a one-element list. */
+    if (json_is_array(jd) && json_array_size(jd) == 1)
+        jd = json_array_get(jd, 0);
+    if (jd && !json_is_null(jd)) {
+        char dfield[128];
+        snprintf(dfield, sizeof dfield, "%s.Default", field);
+        cutune__value d;
+        st = value_from_json(p, jd, dfield, &d);
+        if (st)
+            return st;
+        size_t found = SIZE_MAX;
+        for (size_t k = 0; k < n && found == SIZE_MAX; k++)
+            if (cutune__value_equal(&d, &items[k]))
+                found = k;
+        /* A Default outside the Values is common in published files (the
+         * convolution file's block_size_y, hotspot's max_tfactor): the
+         * nearest value stands in, and the user is told. */
+        if (found == SIZE_MAX) {
+            found = nearest_value(&d, items, n);
+            char *text = cutune__value_to_text(&d);
+            cutune__t1_warn(p,
+                            "%s (%s): %s is not among its Values; using "
+                            "%s",
+                            dfield, name, text ? text : "?",
+                            p->value_texts[i][found]);
+            free(text);
+        }
+        cutune__value_clear(&d);
+        p->default_values[i] = found;
+    }
+    return CUTUNE_OK;
+}
+
 static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
 {
     char field[96];
@@ -70,7 +113,8 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
     snprintf(field, sizeof field, "ConfigurationSpace.TuningParameters[%zu]",
              i);
     if (!json_is_object(jp))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object", field);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object",
+                               field);
     cutune_status st = cutune__t1_check_known(p, jp, field, known);
     if (st)
         return st;
@@ -79,8 +123,9 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: missing", field);
     for (size_t k = 0; k < i; k++)
         if (strcmp(p->param_names[k], name) == 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Name: '%s' is defined twice",
-                        field, name);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.Name: '%s' is defined twice", field,
+                                   name);
     p->param_names[i] = strdup(name);
     if (!p->param_names[i])
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -93,10 +138,11 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
         (!type || (strcmp(type, "int") != 0 && strcmp(type, "uint") != 0 &&
                    strcmp(type, "float") != 0 && strcmp(type, "bool") != 0 &&
                    strcmp(type, "string") != 0)))
-        return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
-                    "%s.Type (%s): '%s' is not a parameter type (int, uint, "
-                    "float, bool, string)", field, name,
-                    type ? type : "(not a string)");
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_UNSUPPORTED,
+            "%s.Type (%s): '%s' is not a parameter type (int, uint, "
+            "float, bool, string)",
+            field, name, type ? type : "(not a string)");
 
     /* Values: a JSON array, or a string holding a list expression. */
     json_t *jv = json_object_get(jp, "Values");
@@ -104,13 +150,13 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
     if (json_is_string(jv)) {
         cutune__expr_error xerr;
         if (cutune__expr_eval_const(json_string_value(jv), &list, &xerr) != 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                        "%s.Values (%s): %s at column %d ('%s')", field, name,
-                        xerr.message, xerr.column, xerr.token);
+            return cutune__t1_fail(
+                p, CUTUNE_ERR_PARSE, "%s.Values (%s): %s at column %d ('%s')",
+                field, name, xerr.message, xerr.column, xerr.token);
         if (list.type != CUTUNE__V_LIST) {
             cutune__value_clear(&list);
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): not a list",
-                        field, name);
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.Values (%s): not a list", field, name);
         }
     } else if (json_is_array(jv)) {
         size_t n = json_array_size(jv);
@@ -128,12 +174,13 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
             }
         }
     } else {
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): missing", field,
-                    name);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): missing",
+                               field, name);
     }
     if (list.u.list.n == 0) {
         cutune__value_clear(&list);
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): empty", field, name);
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Values (%s): empty",
+                               field, name);
     }
     p->param_values[i] = list.u.list.items;
     p->param_value_counts[i] = list.u.list.n;
@@ -147,53 +194,26 @@ static cutune_status parse_param(cutune_problem *p, json_t *jp, size_t i)
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     }
 
-    p->default_values[i] = 0;
-    json_t *jd = json_object_get(jp, "Default");
-    /* Some published files wrap the default in a one-element list. */
-    if (json_is_array(jd) && json_array_size(jd) == 1)
-        jd = json_array_get(jd, 0);
-    if (jd && !json_is_null(jd)) {
-        char dfield[128];
-        snprintf(dfield, sizeof dfield, "%s.Default", field);
-        cutune__value d;
-        st = value_from_json(p, jd, dfield, &d);
-        if (st)
-            return st;
-        size_t found = SIZE_MAX;
-        for (size_t k = 0; k < list.u.list.n && found == SIZE_MAX; k++)
-            if (cutune__value_equal(&d, &list.u.list.items[k]))
-                found = k;
-        /* A Default outside the Values is common in published files (the
-         * convolution file's block_size_y, hotspot's max_tfactor): the
-         * nearest value stands in, and the user is told. */
-        if (found == SIZE_MAX) {
-            found = nearest_value(&d, list.u.list.items, list.u.list.n);
-            char *text = cutune__value_to_text(&d);
-            cutune__t1_warn(p, "%s (%s): %s is not among its Values; using "
-                            "%s", dfield, name, text ? text : "?",
-                            p->value_texts[i][found]);
-            free(text);
-        }
-        cutune__value_clear(&d);
-        p->default_values[i] = found;
-    }
-    return CUTUNE_OK;
+    return parse_default(p, jp, field, name, i);
 }
 
 cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
 {
     json_t *cs = json_object_get(root, "ConfigurationSpace");
     if (!json_is_object(cs))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "ConfigurationSpace: missing");
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "ConfigurationSpace: missing");
     static const char *const known[] = {"TuningParameters", "Conditions",
                                         NULL};
-    cutune_status st = cutune__t1_check_known(p, cs, "ConfigurationSpace", known);
+    cutune_status st =
+        cutune__t1_check_known(p, cs, "ConfigurationSpace", known);
     if (st)
         return st;
     json_t *tp = json_object_get(cs, "TuningParameters");
     if (!json_is_array(tp) || json_array_size(tp) == 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                    "ConfigurationSpace.TuningParameters: missing or empty");
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_PARSE,
+            "ConfigurationSpace.TuningParameters: missing or empty");
     size_t n = json_array_size(tp);
     p->param_names = calloc(n, sizeof(char *));
     p->param_values = calloc(n, sizeof(cutune__value *));
@@ -213,8 +233,9 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
     json_t *cj = json_object_get(cs, "Conditions");
     size_t nc = json_is_array(cj) ? json_array_size(cj) : 0;
     if (cj && !json_is_null(cj) && !json_is_array(cj))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                    "ConfigurationSpace.Conditions: expected an array");
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_PARSE,
+            "ConfigurationSpace.Conditions: expected an array");
     p->conditions = calloc(nc ? nc : 1, sizeof(cutune__expr *));
     if (!p->conditions)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -223,12 +244,11 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
         snprintf(field, sizeof field,
                  "ConfigurationSpace.Conditions[%zu].Expression", i);
         json_t *c = json_array_get(cj, i);
-        json_t *ex = json_is_object(c) ? json_object_get(c, "Expression")
-                                       : NULL;
+        json_t *ex =
+            json_is_object(c) ? json_object_get(c, "Expression") : NULL;
         if (!json_is_string(ex))
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: missing", field);
-        static const char *const cknown[] = {"Expression", "Parameters",
-                                             NULL};
+        static const char *const cknown[] = {"Expression", "Parameters", NULL};
         char cfield[96];
         snprintf(cfield, sizeof cfield, "ConfigurationSpace.Conditions[%zu]",
                  i);
@@ -241,16 +261,22 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
         size_t k;
         json_t *nj;
         if (names && !json_is_null(names) && !json_is_array(names))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Parameters: expected an "
-                        "array of parameter names", cfield);
-        json_array_foreach(names, k, nj) {
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.Parameters: expected an "
+                                   "array of parameter names",
+                                   cfield);
+        json_array_foreach(names, k, nj)
+        {
             if (!json_is_string(nj) ||
                 cutune__problem_find_param(p, json_string_value(nj)) ==
                     SIZE_MAX)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s.Parameters[%zu]: '%s' "
-                            "is not a tuning parameter", cfield, k,
-                            json_is_string(nj) ? json_string_value(nj)
-                                               : "(not a string)");
+                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                       "%s.Parameters[%zu]: '%s' "
+                                       "is not a tuning parameter",
+                                       cfield, k,
+                                       json_is_string(nj)
+                                           ? json_string_value(nj)
+                                           : "(not a string)");
         }
         p->conditions[i] = cutune__t1_parse_field(p, ex, field, &st);
         if (!p->conditions[i])
@@ -296,9 +322,11 @@ static void warn_invalid_default(cutune_problem *p)
     cutune__t1_config_text(p, want, a, sizeof a);
     cutune__t1_config_text(p, got, b, sizeof b);
     free(want);
-    cutune__t1_warn(p, "ConfigurationSpace: the Default configuration (%s) "
+    cutune__t1_warn(p,
+                    "ConfigurationSpace: the Default configuration (%s) "
                     "breaks the conditions; starting from the nearest valid "
-                    "one (%s)", a, b);
+                    "one (%s)",
+                    a, b);
 }
 
 cutune_status cutune__t1_build_space(cutune_problem *p)
@@ -324,22 +352,25 @@ cutune_status cutune__t1_build_space(cutune_problem *p)
     free(params);
     if (!p->space) {
         if (serr.condition != SIZE_MAX && serr.expr.column > 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                        "ConfigurationSpace.Conditions[%zu].Expression: %s, "
-                        "at column %d ('%s')", serr.condition, serr.message,
-                        serr.expr.column, serr.expr.token);
+            return cutune__t1_fail(
+                p, CUTUNE_ERR_PARSE,
+                "ConfigurationSpace.Conditions[%zu].Expression: %s, "
+                "at column %d ('%s')",
+                serr.condition, serr.message, serr.expr.column,
+                serr.expr.token);
         if (serr.condition != SIZE_MAX)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                        "ConfigurationSpace.Conditions[%zu].Expression: %s",
-                        serr.condition, serr.message);
+            return cutune__t1_fail(
+                p, CUTUNE_ERR_PARSE,
+                "ConfigurationSpace.Conditions[%zu].Expression: %s",
+                serr.condition, serr.message);
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "ConfigurationSpace: %s",
-                    serr.message);
+                               serr.message);
     }
     if (cutune__space_size(p->space) == 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_EMPTY_SPACE,
-                    "ConfigurationSpace: no configuration satisfies the "
-                    "conditions");
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_EMPTY_SPACE,
+            "ConfigurationSpace: no configuration satisfies the "
+            "conditions");
     warn_invalid_default(p);
     return CUTUNE_OK;
 }
-

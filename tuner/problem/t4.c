@@ -34,9 +34,15 @@ static double unit_to_ms(const char *unit)
     static const struct {
         const char *name;
         double factor;
-    } units[] = {{"milliseconds", 1.0}, {"miliseconds", 1.0}, {"ms", 1.0},
-                 {"seconds", 1e3},      {"s", 1e3},           {"microseconds", 1e-3},
-                 {"us", 1e-3},          {"nanoseconds", 1e-6}, {"ns", 1e-6}};
+    } units[] = {{"milliseconds", 1.0},
+                 {"miliseconds", 1.0},
+                 {"ms", 1.0},
+                 {"seconds", 1e3},
+                 {"s", 1e3},
+                 {"microseconds", 1e-3},
+                 {"us", 1e-3},
+                 {"nanoseconds", 1e-6},
+                 {"ns", 1e-6}};
     for (size_t i = 0; i < sizeof units / sizeof *units; i++)
         if (strcmp(unit, units[i].name) == 0)
             return units[i].factor;
@@ -118,7 +124,8 @@ static double measured_time(json_t *res)
     json_t *m = json_object_get(res, "measurements");
     size_t i;
     json_t *e;
-    json_array_foreach(m, i, e) {
+    json_array_foreach(m, i, e)
+    {
         const char *name = json_string_value(json_object_get(e, "name"));
         double v;
         if (name && strcmp(name, "time") == 0 &&
@@ -142,7 +149,8 @@ static int extra_measurements(json_t *res, cutune__t4_entry *e)
         return -1;
     size_t i;
     json_t *it;
-    json_array_foreach(m, i, it) {
+    json_array_foreach(m, i, it)
+    {
         const char *name = json_string_value(json_object_get(it, "name"));
         double v;
         if (!name || strcmp(name, "time") == 0 ||
@@ -162,9 +170,10 @@ static double parse_timestamp(const char *text)
     struct tm tm = {0};
     int used = 0;
     char sep;
-    if (!text || sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year,
-                        &tm.tm_mon, &tm.tm_mday, &sep, &tm.tm_hour,
-                        &tm.tm_min, &tm.tm_sec, &used) != 7 ||
+    if (!text ||
+        sscanf(text, "%4d-%2d-%2d%c%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+               &tm.tm_mday, &sep, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+               &used) != 7 ||
         (sep != ' ' && sep != 'T'))
         return NAN;
     tm.tm_year -= 1900;
@@ -186,9 +195,8 @@ static double parse_timestamp(const char *text)
 /* A result's configuration as value indices into cfg; *inside is 0 when a
  * value is not among its parameter's. */
 static cutune_status load_configuration(const char *path,
-                                        const cutune_problem *p,
-                                        json_t *conf, size_t i,
-                                        uint32_t *cfg, int *inside,
+                                        const cutune_problem *p, json_t *conf,
+                                        size_t i, uint32_t *cfg, int *inside,
                                         char *err, size_t errlen)
 {
     /* Every parameter must be named, and nothing else: a file with other
@@ -196,7 +204,8 @@ static cutune_status load_configuration(const char *path,
     if (json_object_size(conf) != p->n_params) {
         const char *key;
         json_t *val;
-        json_object_foreach(conf, key, val) {
+        json_object_foreach(conf, key, val)
+        {
             if (cutune__problem_find_param(p, key) == SIZE_MAX)
                 return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                                     "%s: results[%zu].configuration.%s: the "
@@ -274,8 +283,8 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
                             "%s: results[%zu].configuration: missing", path,
                             i);
     int inside = 0;
-    cutune_status st = load_configuration(path, p, conf, i, cfg, &inside,
-                                          err, errlen);
+    cutune_status st =
+        load_configuration(path, p, conf, i, cfg, &inside, err, errlen);
     if (st)
         return st;
     if (inside && !cutune__space_index_of(p->space, cfg, &e->config_index))
@@ -436,8 +445,8 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
             return st;
     }
     cutune__t4 *t4 = calloc(1, sizeof *t4);
-    uint32_t *cfg = malloc((problem->n_params ? problem->n_params : 1) *
-                           sizeof *cfg);
+    uint32_t *cfg =
+        malloc((problem->n_params ? problem->n_params : 1) * sizeof *cfg);
     json_t *results = json_object_get(root, "results");
     double to_ms = 1.0;
     if (!t4 || !cfg) {
@@ -447,12 +456,13 @@ cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
     if (!json_is_array(results)) {
         st = cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                           "%s: results: missing (is this a T4 file or a "
-                          "Kernel Tuner cache file?)", path);
+                          "Kernel Tuner cache file?)",
+                          path);
         goto done;
     }
     t4->from_kernel_tuner = from_kernel_tuner;
-    json_t *unit = json_object_get(json_object_get(root, "metadata"),
-                                   "timeunit");
+    json_t *unit =
+        json_object_get(json_object_get(root, "metadata"), "timeunit");
     if (read_meta(json_object_get(root, "metadata"), &t4->meta) != 0) {
         st = cutune__errf(err, errlen, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto done;
@@ -512,14 +522,12 @@ void cutune__t4_free(cutune__t4 *t4)
 }
 
 /* "4096x4096" into buf. */
-static void size_text(const long long *size, size_t n, char *buf,
-                      size_t len)
+static void size_text(const long long *size, size_t n, char *buf, size_t len)
 {
     size_t at = 0;
     buf[0] = '\0';
     for (size_t k = 0; k < n && at < len; k++) {
-        int w = snprintf(buf + at, len - at, "%s%lld", k ? "x" : "",
-                         size[k]);
+        int w = snprintf(buf + at, len - at, "%s%lld", k ? "x" : "", size[k]);
         if (w < 0)
             break;
         at += (size_t)w;
@@ -527,8 +535,8 @@ static void size_text(const long long *size, size_t n, char *buf,
 }
 
 /* Appends one difference, "; " between them, to what[0..*at). */
-__attribute__((format(printf, 4, 5)))
-static void differ(char *what, size_t len, size_t *at, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void
+differ(char *what, size_t len, size_t *at, const char *fmt, ...)
 {
     if (*at + 3 >= len)
         return;
@@ -569,8 +577,10 @@ int cutune__t4_mismatch(const cutune__t4 *t4, const char *path,
     msg[0] = '\0';
     if (!at)
         return 0;
-    snprintf(msg, len, "%s: recorded for a different problem from %s: %s; its "
-             "times are used as they are", path, p->origin, what);
+    snprintf(msg, len,
+             "%s: recorded for a different problem from %s: %s; its "
+             "times are used as they are",
+             path, p->origin, what);
     return 1;
 }
 
@@ -595,13 +605,15 @@ static json_t *value_json(const cutune__value *v)
 }
 
 /* A JSON number for a finite value, else null (JSON has no NaN). */
-static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+static json_t *number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
 
 /* Each child is attached to `res` as soon as it exists (jansson's _new
  * calls take the reference even when they fail), so on any failure
  * releasing `res` releases everything. */
-static json_t *record_json(const cutune_problem *p,
-                           const cutune__t4_record *r)
+static json_t *record_json(const cutune_problem *p, const cutune__t4_record *r)
 {
     json_t *res = json_object();
     json_t *conf = json_object();
@@ -677,12 +689,12 @@ static json_t *record_json(const cutune_problem *p,
         for (size_t k = 0; !bad && k < r->n_extra; k++)
             if (isfinite(r->extra_values[k]))
                 bad |= json_array_append_new(
-                    meas, json_pack("{s:s, s:f, s:s}", "name",
-                                    r->extra_names[k], "value",
-                                    r->extra_values[k], "unit",
-                                    r->extra_units[k]));
-        bad |= json_object_set_new(res, "objectives",
-                                   json_pack("[s]", "time"));
+                    meas,
+                    json_pack("{s:s, s:f, s:s}", "name", r->extra_names[k],
+                              "value", r->extra_values[k], "unit",
+                              r->extra_units[k]));
+        bad |=
+            json_object_set_new(res, "objectives", json_pack("[s]", "time"));
     } else {
         json_decref(meas);
     }
@@ -715,8 +727,7 @@ static json_t *meta_json(const cutune__t4_meta *m)
     if (!bad && (m->cc_major || m->cc_minor)) {
         char cc[32];
         snprintf(cc, sizeof cc, "%d.%d", m->cc_major, m->cc_minor);
-        bad |= json_object_set_new(dev, "compute_capability",
-                                   json_string(cc));
+        bad |= json_object_set_new(dev, "compute_capability", json_string(cc));
     }
     bad |= set_text(dev, "uuid", m->device_uuid);
     bad |= set_text(prob, "name", m->problem_name);
@@ -808,8 +819,7 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
     if (!results || !root)
         goto oom;
     for (size_t i = 0; i < n; i++)
-        if (json_array_append_new(results,
-                                  record_json(problem, &records[i])))
+        if (json_array_append_new(results, record_json(problem, &records[i])))
             goto oom;
     if (json_object_set_new(root, "results", results)) {
         results = NULL;

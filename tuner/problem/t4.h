@@ -27,21 +27,21 @@
 
 /* One recorded configuration, placed on the problem's space. */
 typedef struct cutune__t4_entry {
-    size_t config_index;   /* index in the problem's space; SIZE_MAX when the
-                              configuration is not a valid point of it */
+    size_t config_index; /* index in the problem's space; SIZE_MAX when the
+                            configuration is not a valid point of it */
     cutune_outcome outcome;
-    double time_ms;        /* median of the runtimes (a tune's rank)
-                              when CORRECT, else INFINITY */
-    double compile_ms;     /* as recorded; 0 when absent */
-    double *runtimes;      /* all recorded runtimes, ms (owned) */
+    double time_ms;    /* median of the runtimes (a tune's rank)
+                          when CORRECT, else INFINITY */
+    double compile_ms; /* as recorded; 0 when absent */
+    double *runtimes;  /* all recorded runtimes, ms (owned) */
     size_t n_runtimes;
-    double other_ms;       /* framework, search_algorithm and validation
-                              times, ms; 0 when absent */
-    double timestamp;      /* seconds since the Unix epoch; NAN when
-                              absent or unreadable */
-    char **extra_names;    /* measurements besides "time" with a number
-                              (`cutune explain --output`: counters), */
-    double *extra_values;  /* owned; n_extra of each */
+    double other_ms;      /* framework, search_algorithm and validation
+                             times, ms; 0 when absent */
+    double timestamp;     /* seconds since the Unix epoch; NAN when
+                             absent or unreadable */
+    char **extra_names;   /* measurements besides "time" with a number
+                             (`cutune explain --output`: counters), */
+    double *extra_values; /* owned; n_extra of each */
     size_t n_extra;
 } cutune__t4_entry;
 
@@ -51,16 +51,16 @@ typedef struct cutune__t4_entry {
  * cutune__t4's, NULL when the file does not say. */
 typedef struct cutune__t4_meta {
     const char *device_name;
-    int cc_major, cc_minor;        /* compute capability; 0.0: unknown */
+    int cc_major, cc_minor; /* compute capability; 0.0: unknown */
     const char *device_uuid;
     const char *problem_name;
     const long long *problem_size;
     size_t n_problem_size;
-    const char *source_hash;       /* cutune_problem_source_hash() */
-    const char *strategy;          /* NULL: no search (explain) */
-    uint64_t seed;                 /* written with the strategy */
-    size_t max_evals;              /* the resolved budget, with the */
-    double max_seconds;            /* strategy: 0 where unlimited */
+    const char *source_hash; /* cutune_problem_source_hash() */
+    const char *strategy;    /* NULL: no search (explain) */
+    uint64_t seed;           /* written with the strategy */
+    size_t max_evals;        /* the resolved budget, with the */
+    double max_seconds;      /* strategy: 0 where unlimited */
     double fraction;
     const char *cutune_version;
 } cutune__t4_meta;
@@ -68,19 +68,19 @@ typedef struct cutune__t4_meta {
 typedef struct cutune__t4 {
     cutune__t4_entry *entries;
     size_t n_entries;
-    size_t n_outside;      /* entries whose configuration is not in the
-                              space (reported, not fatal) */
+    size_t n_outside;          /* entries whose configuration is not in the
+                                  space (reported, not fatal) */
     size_t n_other_invalidity; /* entries whose invalidity is none of
                               correct/compile/runtime/correctness/timeout/
                               resources ("constraints", or newer names):
                               read as RUNTIME */
-    cutune__t4_meta meta;  /* what the file's metadata names (a Kernel
-                              Tuner cache: its device_name and
-                              problem_size); the seed, budget and compute
-                              capability are not read back */
-    int from_kernel_tuner; /* a Kernel Tuner cache: correct results are
-                              ranked by its `time`, Kernel Tuner's
-                              objective, not the median of the runs */
+    cutune__t4_meta meta;      /* what the file's metadata names (a Kernel
+                                  Tuner cache: its device_name and
+                                  problem_size); the seed, budget and compute
+                                  capability are not read back */
+    int from_kernel_tuner;     /* a Kernel Tuner cache: correct results are
+                                  ranked by its `time`, Kernel Tuner's
+                                  objective, not the median of the runs */
 } cutune__t4;
 
 /* Kernel Tuner cache files (kt_cache.c). Whether a parsed document is
@@ -95,8 +95,9 @@ cutune_status cutune__kt_cache_to_t4(const char *path, json_t *kt,
 
 /* Reads `path` (gzip when it starts with the gzip magic, else plain JSON;
  * a T4 file or a Kernel Tuner cache file) and places each result on
- * `problem`'s space by matching parameter names and value texts. On failure returns a status with a message naming the
- * file and field in `err`. The caller frees *out with cutune__t4_free. */
+ * `problem`'s space by matching parameter names and value texts. On failure
+ * returns a status with a message naming the file and field in `err`. The
+ * caller frees *out with cutune__t4_free. */
 cutune_status cutune__t4_load(const char *path, const cutune_problem *problem,
                               cutune__t4 **out, char *err, size_t errlen);
 void cutune__t4_free(cutune__t4 *t4);
@@ -106,8 +107,7 @@ void cutune__t4_free(cutune__t4 *t4);
  * hash, each where both sides know it. Returns 1 when something differs,
  * else 0 (msg then ""). Readers log it once, as a warning. */
 int cutune__t4_mismatch(const cutune__t4 *t4, const char *path,
-                        const cutune_problem *problem, char *msg,
-                        size_t len);
+                        const cutune_problem *problem, char *msg, size_t len);
 
 /* What evaluating the entry cost, in seconds, as recorded: its
  * compilation plus every recorded run (the time a replay's time budget
@@ -130,16 +130,16 @@ int cutune__t4_outcome_from_str(const char *invalidity, cutune_outcome *out);
 /* One evaluated configuration, as the writer takes it. Pointers are
  * borrowed for the duration of the call. */
 typedef struct cutune__t4_record {
-    size_t config_index;       /* index in the problem's space */
+    size_t config_index; /* index in the problem's space */
     cutune_outcome outcome;
-    const double *runtimes;    /* every timed launch, ms; may be NULL */
+    const double *runtimes; /* every timed launch, ms; may be NULL */
     size_t n_runtimes;
-    double time_ms;            /* the objective (median); NAN when none */
+    double time_ms; /* the objective (median); NAN when none */
     double compile_ms;
-    double framework_ms;       /* everything else the evaluation cost */
-    double search_ms;          /* the strategy's share of choosing it */
+    double framework_ms; /* everything else the evaluation cost */
+    double search_ms;    /* the strategy's share of choosing it */
     double validation_ms;
-    double timestamp;          /* seconds since the Unix epoch; 0: none */
+    double timestamp;               /* seconds since the Unix epoch; 0: none */
     const char *const *extra_names; /* more measurements (hardware */
     const double *extra_values;     /* counters), written after "time" */
     const char *const *extra_units;

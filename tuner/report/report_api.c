@@ -70,8 +70,8 @@ static cutune_report *report_new(const cutune_report_options *o)
     cutune_report *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
-    r->max_points = o && o->max_points ? o->max_points
-                                       : CUTUNE__REPORT_MAX_POINTS;
+    r->max_points =
+        o && o->max_points ? o->max_points : CUTUNE__REPORT_MAX_POINTS;
     r->top = o && o->top ? o->top : CUTUNE__REPORT_TOP;
     r->best_eval = r->winner_eval = SIZE_MAX;
     r->default_config = r->default_eval = SIZE_MAX;
@@ -96,9 +96,9 @@ cutune_status cutune_report_create(const cutune_problem *problem,
     r->source = strdup(base ? base + 1 : options->results_path);
     r->device = dup_or_null(options->device_name);
     r->strategy = dup_or_null(options->strategy);
-    r->title = options->title ? strdup(options->title)
-                              : cutune__strdup_printf("Tuning report: %s",
-                                                      problem->name);
+    r->title = options->title
+                   ? strdup(options->title)
+                   : cutune__strdup_printf("Tuning report: %s", problem->name);
     if (!r->source || !r->title || (options->device_name && !r->device) ||
         (options->strategy && !r->strategy))
         return cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -144,15 +144,13 @@ cutune_status cutune_report_write(cutune_report *report, const char *path)
                                    "out of memory");
     }
     char why[1024];
-    int rc = cutune__output_write(path, page.data, page.len, why,
-                                  sizeof why);
+    int rc = cutune__output_write(path, page.data, page.len, why, sizeof why);
     int no_memory = rc != 0 && errno == ENOMEM;
     cutune__rtext_free(&page);
     if (rc)
-        return cutune__report_fail(report,
-                                   no_memory ? CUTUNE_ERR_NO_MEMORY
-                                             : CUTUNE_ERR_IO,
-                                   "%s", why);
+        return cutune__report_fail(
+            report, no_memory ? CUTUNE_ERR_NO_MEMORY : CUTUNE_ERR_IO, "%s",
+            why);
     return CUTUNE_OK;
 }
 

@@ -21,7 +21,7 @@ typedef struct cache_cell {
     double size_product;
     double time_ms, baseline_ms, gbs;
     long long timestamp;
-    size_t seq;               /* the record's place in the walk */
+    size_t seq; /* the record's place in the walk */
     int simulated;
 } cache_cell;
 
@@ -83,13 +83,11 @@ static int visit(void *user, const cutune_cache_record *rec)
     cutune__report_cache *c = user;
     cache_cell cell = {0};
     cell.problem = strdup(rec->problem_name ? rec->problem_name : "");
-    cell.device = cutune__strdup_printf("%s (sm_%d%d)%s", rec->device.name,
-                                        rec->device.cc_major,
-                                        rec->device.cc_minor,
-                                        rec->device.simulated
-                                            ? ", simulated" : "");
-    cell.size = join_size(rec->problem_size, rec->n_problem_size,
-                          &cell.size_product);
+    cell.device = cutune__strdup_printf(
+        "%s (sm_%d%d)%s", rec->device.name, rec->device.cc_major,
+        rec->device.cc_minor, rec->device.simulated ? ", simulated" : "");
+    cell.size =
+        join_size(rec->problem_size, rec->n_problem_size, &cell.size_product);
     cell.config = join_config(rec->config, rec->n_config);
     cell.time_ms = rec->time_ms;
     cell.baseline_ms = rec->baseline_ms;
@@ -229,7 +227,8 @@ static void put_cell(cutune__rtext *out, const cache_cell *c)
                          cutune__rtext_num(a, c->time_ms, 4),
                          cutune__rtext_fixed(b, speedup(c), 3));
     if (c->gbs > 0)
-        cutune__rtext_printf(out, ", %s GB/s", cutune__rtext_num(g, c->gbs, 4));
+        cutune__rtext_printf(out, ", %s GB/s",
+                             cutune__rtext_num(g, c->gbs, 4));
     cutune__rtext_put(out, "<br><code>");
     cutune__rtext_escape(out, c->config);
     cutune__rtext_put(out, "</code></td>");
@@ -241,7 +240,7 @@ static void grid(cutune__rtext *out, const cache_cell **devs, size_t nd,
                  const cache_cell **sizes, size_t ns)
 {
     cutune__rtext_put(out, "<table class=\"grid\"><thead><tr><th>device \\ "
-                      "problem size</th>");
+                           "problem size</th>");
     for (size_t s = 0; s < ns; s++) {
         cutune__rtext_put(out, "<th>");
         cutune__rtext_escape(out, sizes[s]->size);
@@ -278,14 +277,20 @@ static void speedup_plot(cutune__rtext *out, size_t index,
     }
     if (!isfinite(ylo))
         return;
-    cutune__svg_plot p = {.width = 560, .height = 300, .left = 64,
-                          .right = 16, .top = 14, .bottom = 46};
+    cutune__svg_plot p = {.width = 560,
+                          .height = 300,
+                          .left = 64,
+                          .right = 16,
+                          .top = 14,
+                          .bottom = 46};
     p.x = (cutune__svg_axis){.scale = xhi / xlo > 30 ? CUTUNE__SCALE_LOG10
-                                                      : CUTUNE__SCALE_LINEAR,
-                             .lo = xlo, .hi = xhi,
+                                                     : CUTUNE__SCALE_LINEAR,
+                             .lo = xlo,
+                             .hi = xhi,
                              .label = "problem size (product of the "
                                       "dimensions)"};
-    p.y = (cutune__svg_axis){.lo = fmin(ylo, 1), .hi = yhi,
+    p.y = (cutune__svg_axis){.lo = fmin(ylo, 1),
+                             .hi = yhi,
                              .label = "speed-up over occupancy suggestion"};
     const char *names[8] = {NULL};
     for (size_t d = 0; d < nd && d < 8; d++)
@@ -334,10 +339,13 @@ static void one_problem(cutune__rtext *out, size_t index,
     }
     size_t nd = device_runs(cells, from, to, devs);
     size_t ns = distinct_sizes(cells, from, to, sizes);
-    cutune__rtext_printf(out, "<section class=\"problem\" id=\"problem-%zu\">"
-                         "<h2>", index);
+    cutune__rtext_printf(out,
+                         "<section class=\"problem\" id=\"problem-%zu\">"
+                         "<h2>",
+                         index);
     cutune__rtext_escape(out, cells[from].problem);
-    cutune__rtext_printf(out, "</h2><p>%zu device%s, %zu problem size%s. Each "
+    cutune__rtext_printf(out,
+                         "</h2><p>%zu device%s, %zu problem size%s. Each "
                          "cell: the winner's time, its speed-up over the "
                          "occupancy suggestion, and its configuration.</p>",
                          nd, nd == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
@@ -353,7 +361,8 @@ void cutune__report_html_cache(const cutune_report *r, cutune__rtext *out)
 {
     const cutune__report_cache *c = r->cache;
     cutune__report_html_head(out, r->title);
-    cutune__rtext_printf(out, "<p>%zu record%s read; %zu winner%s shown (the "
+    cutune__rtext_printf(out,
+                         "<p>%zu record%s read; %zu winner%s shown (the "
                          "newest of each device, problem and size).</p>\n",
                          c->records, c->records == 1 ? "" : "s", c->n,
                          c->n == 1 ? "" : "s");
@@ -372,7 +381,7 @@ void cutune__report_html_cache(const cutune_report *r, cutune__rtext *out)
         cutune__rtext_put(out, "</li>");
     }
     cutune__rtext_put(out, "<li>Speed-up: the occupancy suggestion's time "
-                      "over the winner's, both as the tune measured them."
-                      "</li></ul></section>\n");
+                           "over the winner's, both as the tune measured them."
+                           "</li></ul></section>\n");
     cutune__report_html_foot(out);
 }

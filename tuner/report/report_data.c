@@ -25,11 +25,13 @@ size_t cutune__report_find_config(const cutune_problem *p,
     if (!cfg)
         return SIZE_MAX;
     for (size_t k = 0; k < n; k++) {
-        size_t param = cutune__problem_find_param(p, v[k].name ? v[k].name : "");
+        size_t param =
+            cutune__problem_find_param(p, v[k].name ? v[k].name : "");
         size_t found = SIZE_MAX;
-        for (size_t j = 0; param != SIZE_MAX &&
-                           j < p->param_value_counts[param]; j++)
-            if (v[k].value && strcmp(p->value_texts[param][j], v[k].value) == 0)
+        for (size_t j = 0;
+             param != SIZE_MAX && j < p->param_value_counts[param]; j++)
+            if (v[k].value &&
+                strcmp(p->value_texts[param][j], v[k].value) == 0)
                 found = j;
         if (found == SIZE_MAX)
             goto done;
@@ -115,10 +117,10 @@ static void set_elapsed(cutune_report *r, const cutune__t4 *t4)
     for (size_t i = 0; i < t4->n_entries; i++) {
         const cutune__t4_entry *e = &t4->entries[i];
         sum += entry_seconds(e);
-        r->evals[i].elapsed_s =
-            stamps ? e->timestamp - t4->entries[0].timestamp +
-                         entry_seconds(&t4->entries[0])
-                   : sum;
+        r->evals[i].elapsed_s = stamps
+                                    ? e->timestamp - t4->entries[0].timestamp +
+                                          entry_seconds(&t4->entries[0])
+                                    : sum;
     }
 }
 
@@ -130,7 +132,8 @@ static double param_product(const cutune_problem *p, size_t config,
     for (size_t k = 0; k < n; k++) {
         long long v;
         if (cutune__t1_as_i64(&p->param_values[params[k]][cfg[params[k]]],
-                              &v) != 0 || v <= 0)
+                              &v) != 0 ||
+            v <= 0)
             return NAN;
         t *= (double)v;
     }
@@ -188,9 +191,9 @@ static void take_counters(cutune_report *r, const cutune__t4_entry *e,
         return;
     cutune__explained x;
     memset(&x, 0, sizeof x);
-    if (!cutune__explain_from_measurements(
-            &x, (const char *const *)e->extra_names, e->extra_values,
-            e->n_extra))
+    if (!cutune__explain_from_measurements(&x,
+                                           (const char *const *)e->extra_names,
+                                           e->extra_values, e->n_extra))
         return;
     cutune__classify(&x);
     v->dram_pct = x.values[CUTUNE__M_DRAM_PCT];
@@ -231,9 +234,9 @@ static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
         }
     }
     set_elapsed(r, t4);
-    return mark_duplicates(r) ? cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY,
-                                                    "out of memory")
-                              : CUTUNE_OK;
+    return mark_duplicates(r)
+               ? cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory")
+               : CUTUNE_OK;
 }
 
 /* The default configuration, the occupancy suggestion and the winner. */
@@ -245,25 +248,25 @@ static int place_references(cutune_report *r, const cutune_report_options *o)
     r->default_eval = first_eval_of(r, r->default_config);
     if (r->default_eval == SIZE_MAX)
         bad |= cutune__report_note(r, "The default configuration (the T1 "
-                                   "Defaults) is not among the results: no "
-                                   "speed-up over it.");
-    r->baseline_config = cutune__report_find_config(p, o->baseline,
-                                                    o->n_baseline);
+                                      "Defaults) is not among the results: no "
+                                      "speed-up over it.");
+    r->baseline_config =
+        cutune__report_find_config(p, o->baseline, o->n_baseline);
     r->baseline_eval = first_eval_of(r, r->baseline_config);
     r->occupancy_block_size = o->occupancy_block_size;
     if (!o->baseline)
         bad |= cutune__report_note(r, "The occupancy suggestion is unknown: "
-                                   "a results file does not record it (a "
-                                   "report written by `cutune tune "
-                                   "--report` shows it).");
+                                      "a results file does not record it (a "
+                                      "report written by `cutune tune "
+                                      "--report` shows it).");
     else if (r->baseline_eval == SIZE_MAX)
         bad |= cutune__report_note(r, "The occupancy suggestion is not among "
-                                   "the results.");
+                                      "the results.");
     r->winner_eval = r->best_eval;
-    r->winner_ms = r->best_eval != SIZE_MAX ? r->evals[r->best_eval].time_ms
-                                            : NAN;
-    size_t w = first_eval_of(r, cutune__report_find_config(p, o->winner,
-                                                           o->n_winner));
+    r->winner_ms =
+        r->best_eval != SIZE_MAX ? r->evals[r->best_eval].time_ms : NAN;
+    size_t w = first_eval_of(
+        r, cutune__report_find_config(p, o->winner, o->n_winner));
     if (w != SIZE_MAX && isfinite(r->evals[w].time_ms)) {
         r->winner_eval = w;
         r->winner_ms = o->winner_ms > 0 ? o->winner_ms : r->evals[w].time_ms;
@@ -275,40 +278,44 @@ static int add_notes(cutune_report *r, const cutune__t4 *t4)
 {
     const cutune_problem *p = r->problem;
     int bad = cutune__report_note(r, "The evaluation order is the order of "
-                                  "the results in the file.");
+                                     "the results in the file.");
     if (t4->n_outside)
-        bad |= cutune__report_note(r, "%zu result%s name%s a configuration "
-                                   "outside the problem's space: shown in the "
-                                   "convergence plots, left out of the "
-                                   "parameter effects.", t4->n_outside,
-                                   t4->n_outside == 1 ? "" : "s",
-                                   t4->n_outside == 1 ? "s" : "");
+        bad |=
+            cutune__report_note(r,
+                                "%zu result%s name%s a configuration "
+                                "outside the problem's space: shown in the "
+                                "convergence plots, left out of the "
+                                "parameter effects.",
+                                t4->n_outside, t4->n_outside == 1 ? "" : "s",
+                                t4->n_outside == 1 ? "s" : "");
     if (r->n_duplicates)
-        bad |= cutune__report_note(r, "%zu result%s repeat a configuration "
+        bad |= cutune__report_note(r,
+                                   "%zu result%s repeat a configuration "
                                    "the file held before: counted once.",
                                    r->n_duplicates,
                                    r->n_duplicates == 1 ? "" : "s");
     if (!r->seconds_from_timestamps)
         bad |= cutune__report_note(r, "Seconds are the recorded compile and "
-                                   "run times added up: not every result "
-                                   "has a timestamp.");
+                                      "run times added up: not every result "
+                                      "has a timestamp.");
     if (!r->threads_source)
-        bad |= cutune__report_note(r, "Threads per block are unknown: the "
+        bad |=
+            cutune__report_note(r, "Threads per block are unknown: the "
                                    "problem was read for its space only and "
                                    "has no block_size_x parameter.");
     if (p->space_only)
         bad |= cutune__report_note(r, "The problem was read for its space "
-                                   "only (its kernel is not at hand): no "
-                                   "bytes or FLOPs per launch, so no GB/s "
-                                   "or GFLOP/s.");
+                                      "only (its kernel is not at hand): no "
+                                      "bytes or FLOPs per launch, so no GB/s "
+                                      "or GFLOP/s.");
     else if (!r->has_bytes && !r->has_flops)
         bad |= cutune__report_note(r, "The problem gives no bytes or FLOPs "
-                                   "per launch (CutuneExtensions "
-                                   "BytesPerLaunch, FlopsPerLaunch): no "
-                                   "GB/s or GFLOP/s.");
+                                      "per launch (CutuneExtensions "
+                                      "BytesPerLaunch, FlopsPerLaunch): no "
+                                      "GB/s or GFLOP/s.");
     if (!r->device)
         bad |= cutune__report_note(r, "The device is unknown: a results file "
-                                   "does not name it.");
+                                      "does not name it.");
     return bad;
 }
 
@@ -340,8 +347,8 @@ cutune_status cutune__report_load(cutune_report *r,
     const cutune_problem *p = r->problem;
     char err[1024] = "";
     cutune__t4 *t4 = NULL;
-    cutune_status st = cutune__t4_load(o->results_path, p, &t4, err,
-                                       sizeof err);
+    cutune_status st =
+        cutune__t4_load(o->results_path, p, &t4, err, sizeof err);
     if (st)
         return cutune__report_fail(r, st, "%s", err);
     st = copy_entries(r, t4);

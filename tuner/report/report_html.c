@@ -29,7 +29,8 @@ static const char page_css[] =
 
 void cutune__report_html_head(cutune__rtext *out, const char *title)
 {
-    cutune__rtext_put(out, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+    cutune__rtext_put(out,
+                      "<!DOCTYPE html>\n<html lang=\"en\"><head>"
                       "<meta charset=\"utf-8\">"
                       "<meta name=\"viewport\" content=\"width=device-width, "
                       "initial-scale=1\">"
@@ -38,11 +39,14 @@ void cutune__report_html_head(cutune__rtext *out, const char *title)
                       "'unsafe-inline'; img-src data:\">"
                       "<link rel=\"icon\" href=\"data:,\"><title>");
     cutune__rtext_escape(out, title);
-    cutune__rtext_printf(out, "</title><style>%s</style></head>\n<body>\n"
-                         "<header><h1>", page_css);
+    cutune__rtext_printf(out,
+                         "</title><style>%s</style></head>\n<body>\n"
+                         "<header><h1>",
+                         page_css);
     cutune__rtext_escape(out, title);
-    cutune__rtext_put(out, "</h1><p class=\"sub\">written by cutune "
-                      CUTUNE_VERSION_STRING "</p></header>\n");
+    cutune__rtext_put(
+        out, "</h1><p class=\"sub\">written by cutune " CUTUNE_VERSION_STRING
+             "</p></header>\n");
 }
 
 void cutune__report_html_foot(cutune__rtext *out)
@@ -52,8 +56,7 @@ void cutune__report_html_foot(cutune__rtext *out)
 
 /* A number with `digits` significant digits and `unit` after it, or
  * "unknown". */
-static void put_num(cutune__rtext *out, double v, int digits,
-                    const char *unit)
+static void put_num(cutune__rtext *out, double v, int digits, const char *unit)
 {
     char buf[32];
     if (isfinite(v))
@@ -70,7 +73,7 @@ static void put_config(cutune__rtext *out, const cutune_problem *p,
 {
     if (config == SIZE_MAX) {
         cutune__rtext_put(out, "<span class=\"unknown\">outside the space"
-                          "</span>");
+                               "</span>");
         return;
     }
     const uint32_t *cfg = cutune__space_config(p->space, config);
@@ -110,8 +113,10 @@ static void reference_fact(const cutune_report *r, cutune__rtext *out,
     cutune__rtext_escape(out, name);
     cutune__rtext_put(out, "</th><td>");
     if (eval == SIZE_MAX) {
-        cutune__rtext_printf(out, "<span class=\"unknown\">%s</span></td>"
-                             "</tr>", missing);
+        cutune__rtext_printf(out,
+                             "<span class=\"unknown\">%s</span></td>"
+                             "</tr>",
+                             missing);
         return;
     }
     if (isfinite(time_ms)) {
@@ -130,24 +135,27 @@ static void summary(const cutune_report *r, cutune__rtext *out)
     const cutune_problem *p = r->problem;
     char buf[256];
     cutune__rtext_put(out, "<section id=\"summary\"><h2>Summary</h2>"
-                      "<table class=\"facts\">");
+                           "<table class=\"facts\">");
     fact(out, "problem", p->name);
     fact(out, "results file", r->source);
     fact(out, "device", r->device);
     fact(out, "strategy", r->strategy);
-    snprintf(buf, sizeof buf, "%zu in the file (%zu correct, %zu failed) of "
-             "%zu configurations in the space", r->n_evals, r->n_correct,
-             r->n_evals - r->n_correct, cutune__space_size(p->space));
+    snprintf(buf, sizeof buf,
+             "%zu in the file (%zu correct, %zu failed) of "
+             "%zu configurations in the space",
+             r->n_evals, r->n_correct, r->n_evals - r->n_correct,
+             cutune__space_size(p->space));
     fact(out, "results", buf);
     reference_fact(r, out, "winner", r->winner_eval, r->winner_ms,
                    "no configuration ran correctly");
-    reference_fact(r, out, "default configuration", r->default_eval,
-                   r->default_eval == SIZE_MAX
-                       ? NAN : r->evals[r->default_eval].time_ms,
-                   "not among the results");
+    reference_fact(
+        r, out, "default configuration", r->default_eval,
+        r->default_eval == SIZE_MAX ? NAN : r->evals[r->default_eval].time_ms,
+        "not among the results");
     reference_fact(r, out, "occupancy suggestion", r->baseline_eval,
                    r->baseline_eval == SIZE_MAX
-                       ? NAN : r->evals[r->baseline_eval].time_ms,
+                       ? NAN
+                       : r->evals[r->baseline_eval].time_ms,
                    r->baseline_config == SIZE_MAX
                        ? "unknown: not recorded in a results file"
                        : "not among the results");
@@ -158,12 +166,13 @@ static void summary(const cutune_report *r, cutune__rtext *out)
     put_num(out, cutune__report_speedup(r, r->baseline_eval, r->winner_ms), 3,
             "x");
     cutune__rtext_put(out, " over the occupancy suggestion</td></tr>"
-                      "</table></section>\n");
+                           "</table></section>\n");
 }
 
 static void plots(const cutune_report *r, cutune__rtext *out)
 {
-    cutune__rtext_put(out, "<section id=\"convergence\"><h2>Convergence</h2>"
+    cutune__rtext_put(out,
+                      "<section id=\"convergence\"><h2>Convergence</h2>"
                       "<p>The best time found so far after each evaluation, "
                       "in the file's order (solid), against random search's "
                       "expected best for as many draws without replacement "
@@ -174,19 +183,22 @@ static void plots(const cutune_report *r, cutune__rtext *out)
                       "times.</p><div class=\"plots\">");
     if (!cutune__report_plot_convergence(r, out))
         cutune__rtext_put(out, "<p class=\"unknown\">No configuration ran "
-                          "correctly: nothing to plot.</p>");
+                               "correctly: nothing to plot.</p>");
     cutune__rtext_put(out, "</div></section>\n<section id=\"threads\"><h2>"
-                      "Time against threads per block</h2><p>");
+                           "Time against threads per block</h2><p>");
     if (r->threads_source)
         cutune__rtext_printf(out, "Threads per block from %s; ",
                              r->threads_source);
-    cutune__rtext_printf(out, "at most %zu points: the fastest tenth of them "
+    cutune__rtext_printf(out,
+                         "at most %zu points: the fastest tenth of them "
                          "always, an even sample of the rest.</p><div "
-                         "class=\"plots\">", r->max_points);
+                         "class=\"plots\">",
+                         r->max_points);
     if (!cutune__report_plot_threads(r, out))
         cutune__rtext_put(out, "<p class=\"unknown\">Threads per block are "
-                          "unknown for these results.</p>");
-    cutune__rtext_put(out, "</div></section>\n<section id=\"params\"><h2>"
+                               "unknown for these results.</p>");
+    cutune__rtext_put(out,
+                      "</div></section>\n<section id=\"params\"><h2>"
                       "Parameter effects</h2><p>Per tunable and value, the "
                       "best (circles) and the median (squares) time of the "
                       "correct configurations with that value; the tunables "
@@ -212,14 +224,18 @@ static void top_row(const cutune_report *r, cutune__rtext *out, size_t rank,
             "");
     if (r->has_bytes) {
         cutune__rtext_put(out, "</td><td class=\"n\">");
-        put_num(out, e->config == SIZE_MAX ? NAN
-                     : cutune__problem_bytes(p, e->config) / (e->time_ms * 1e6),
+        put_num(out,
+                e->config == SIZE_MAX
+                    ? NAN
+                    : cutune__problem_bytes(p, e->config) / (e->time_ms * 1e6),
                 4, "");
     }
     if (r->has_flops) {
         cutune__rtext_put(out, "</td><td class=\"n\">");
-        put_num(out, e->config == SIZE_MAX ? NAN
-                     : cutune__problem_flops(p, e->config) / (e->time_ms * 1e6),
+        put_num(out,
+                e->config == SIZE_MAX
+                    ? NAN
+                    : cutune__problem_flops(p, e->config) / (e->time_ms * 1e6),
                 4, "");
     }
     if (r->has_counters) {
@@ -239,21 +255,21 @@ static void top_table(const cutune_report *r, cutune__rtext *out)
 {
     size_t n = 0;
     size_t *order = cutune__report_ranked(r, &n);
-    cutune__rtext_printf(out, "<section id=\"top\"><h2>Top configurations"
-                         "</h2><p>The %zu fastest of %zu correct; speed-ups "
-                         "are the default's and the occupancy suggestion's "
-                         "times over each one's.</p><table id=\"top-table\">"
-                         "<thead><tr><th>rank</th><th>time (ms)</th><th>"
-                         "speed-up over default</th><th>speed-up over "
-                         "occupancy suggestion</th>%s%s%s<th>evaluation</th>"
-                         "<th>configuration</th></tr></thead><tbody>",
-                         n < r->top ? n : r->top, n,
-                         r->has_bytes ? "<th>GB/s</th>" : "",
-                         r->has_flops ? "<th>GFLOP/s</th>" : "",
-                         r->has_counters
-                             ? "<th>DRAM % of peak</th><th>compute % of "
-                               "peak</th><th>bottleneck (counters)</th>"
-                             : "");
+    cutune__rtext_printf(
+        out,
+        "<section id=\"top\"><h2>Top configurations"
+        "</h2><p>The %zu fastest of %zu correct; speed-ups "
+        "are the default's and the occupancy suggestion's "
+        "times over each one's.</p><table id=\"top-table\">"
+        "<thead><tr><th>rank</th><th>time (ms)</th><th>"
+        "speed-up over default</th><th>speed-up over "
+        "occupancy suggestion</th>%s%s%s<th>evaluation</th>"
+        "<th>configuration</th></tr></thead><tbody>",
+        n < r->top ? n : r->top, n, r->has_bytes ? "<th>GB/s</th>" : "",
+        r->has_flops ? "<th>GFLOP/s</th>" : "",
+        r->has_counters ? "<th>DRAM % of peak</th><th>compute % of "
+                          "peak</th><th>bottleneck (counters)</th>"
+                        : "");
     for (size_t i = 0; order && i < n && i < r->top; i++)
         top_row(r, out, i + 1, order[i]);
     cutune__rtext_put(out, "</tbody></table>");
@@ -263,14 +279,15 @@ static void top_table(const cutune_report *r, cutune__rtext *out)
     for (size_t k = 0; k < p->n_params; k++) {
         if (p->param_value_counts[k] != 1)
             continue;
-        cutune__rtext_put(out, fixed++ ? ", " : "<p>The same in every "
-                          "configuration: <code>");
+        cutune__rtext_put(out, fixed++ ? ", "
+                                       : "<p>The same in every "
+                                         "configuration: <code>");
         cutune__rtext_escape(out, p->param_names[k]);
         cutune__rtext_put(out, "=");
         cutune__rtext_escape(out, p->value_texts[k][0]);
     }
-    cutune__rtext_put(out, fixed ? "</code>.</p></section>\n"
-                                 : "</section>\n");
+    cutune__rtext_put(out,
+                      fixed ? "</code>.</p></section>\n" : "</section>\n");
 }
 
 static void failures(const cutune_report *r, cutune__rtext *out)
@@ -278,14 +295,15 @@ static void failures(const cutune_report *r, cutune__rtext *out)
     static const struct {
         cutune_outcome outcome;
         const char *what;
-    } kinds[] = {
-        {CUTUNE_OUTCOME_COMPILE, "compile: the compiler rejected it"},
-        {CUTUNE_OUTCOME_RESOURCES, "resources: too many threads, registers "
-                                   "or shared memory; not launched"},
-        {CUTUNE_OUTCOME_RUNTIME, "runtime: the launch failed"},
-        {CUTUNE_OUTCOME_TIMEOUT, "timeout: a launch took too long"},
-        {CUTUNE_OUTCOME_CORRECTNESS, "correctness: wrong output"}};
-    cutune__rtext_put(out, "<section id=\"failures\"><h2>Failures by kind"
+    } kinds[] = {{CUTUNE_OUTCOME_COMPILE, "compile: the compiler rejected it"},
+                 {CUTUNE_OUTCOME_RESOURCES,
+                  "resources: too many threads, registers "
+                  "or shared memory; not launched"},
+                 {CUTUNE_OUTCOME_RUNTIME, "runtime: the launch failed"},
+                 {CUTUNE_OUTCOME_TIMEOUT, "timeout: a launch took too long"},
+                 {CUTUNE_OUTCOME_CORRECTNESS, "correctness: wrong output"}};
+    cutune__rtext_put(out,
+                      "<section id=\"failures\"><h2>Failures by kind"
                       "</h2><table id=\"failure-table\"><thead><tr><th>kind"
                       "</th><th>results</th><th>share</th></tr></thead>"
                       "<tbody>");
@@ -295,27 +313,32 @@ static void failures(const cutune_report *r, cutune__rtext *out)
         cutune__rtext_escape(out, kinds[k].what);
         if (kinds[k].outcome == CUTUNE_OUTCOME_RUNTIME &&
             r->n_other_invalidity)
-            cutune__rtext_printf(out, " (%zu of them recorded with another "
+            cutune__rtext_printf(out,
+                                 " (%zu of them recorded with another "
                                  "invalidity, such as \"constraints\")",
                                  r->n_other_invalidity);
-        cutune__rtext_printf(out, "</td><td class=\"n\">%zu</td><td "
-                             "class=\"n\">%.1f%%</td></tr>", n,
-                             r->n_evals ? 100.0 * (double)n /
-                                              (double)r->n_evals : 0.0);
+        cutune__rtext_printf(
+            out,
+            "</td><td class=\"n\">%zu</td><td "
+            "class=\"n\">%.1f%%</td></tr>",
+            n, r->n_evals ? 100.0 * (double)n / (double)r->n_evals : 0.0);
     }
-    cutune__rtext_printf(out, "</tbody><tfoot><tr><th>failed in all</th><td "
+    cutune__rtext_printf(out,
+                         "</tbody><tfoot><tr><th>failed in all</th><td "
                          "class=\"n\">%zu</td><td class=\"n\">%.1f%%</td>"
                          "</tr></tfoot></table></section>\n",
                          r->n_evals - r->n_correct,
-                         r->n_evals ? 100.0 * (double)(r->n_evals -
-                                                       r->n_correct) /
-                                          (double)r->n_evals : 0.0);
+                         r->n_evals
+                             ? 100.0 * (double)(r->n_evals - r->n_correct) /
+                                   (double)r->n_evals
+                             : 0.0);
 }
 
 void cutune__report_html_results(const cutune_report *r, cutune__rtext *out)
 {
     cutune__report_html_head(out, r->title);
-    cutune__rtext_put(out, "<nav><a href=\"#summary\">summary</a><a href=\""
+    cutune__rtext_put(out,
+                      "<nav><a href=\"#summary\">summary</a><a href=\""
                       "#convergence\">convergence</a><a href=\"#threads\">"
                       "threads per block</a><a href=\"#params\">parameters"
                       "</a><a href=\"#top\">top configurations</a><a href=\""

@@ -18,18 +18,18 @@
 #include "report_text.h"
 
 #define CUTUNE__REPORT_MAX_POINTS 5000
-#define CUTUNE__REPORT_TOP 20
+#define CUTUNE__REPORT_TOP        20
 /* Expected random-search curve: points along the draws, log-spaced. */
 #define CUTUNE__REPORT_CURVE_POINTS 240
 
 /* One result of the file, in the file's order. */
 typedef struct cutune__report_eval {
-    size_t config;         /* index in the space; SIZE_MAX: outside it */
+    size_t config; /* index in the space; SIZE_MAX: outside it */
     cutune_outcome outcome;
-    double time_ms;        /* INFINITY unless CORRECT */
-    double elapsed_s;      /* from the start to the end of this one */
-    double threads;        /* threads per block; NAN when unknown */
-    int duplicate;         /* its configuration came earlier in the file */
+    double time_ms;   /* INFINITY unless CORRECT */
+    double elapsed_s; /* from the start to the end of this one */
+    double threads;   /* threads per block; NAN when unknown */
+    int duplicate;    /* its configuration came earlier in the file */
     /* Hardware counters, in results that `cutune explain --output` wrote:
      * % of peak (NAN when absent) and the bottleneck they point to
      * (tuner/explain/; NULL without counters). */
@@ -40,16 +40,16 @@ typedef struct cutune__report_eval {
 /* Best and median time of the configurations with one value of a
  * tunable. */
 typedef struct cutune__report_value_stat {
-    size_t correct;        /* correct results with this value */
-    size_t total;          /* results with this value */
+    size_t correct;            /* correct results with this value */
+    size_t total;              /* results with this value */
     double best_ms, median_ms; /* NAN when none is correct */
 } cutune__report_value_stat;
 
 typedef struct cutune__report_param {
-    size_t param;          /* index in the problem */
+    size_t param;                      /* index in the problem */
     cutune__report_value_stat *values; /* one per value of the tunable */
     size_t n_values;
-    double spread;         /* slowest median / fastest median over values */
+    double spread; /* slowest median / fastest median over values */
 } cutune__report_param;
 
 typedef struct cutune__report_cache cutune__report_cache;
@@ -63,24 +63,24 @@ struct cutune_report {
 
     /* A results page. */
     const cutune_problem *problem;
-    char *source;          /* the results file's name */
+    char *source;            /* the results file's name */
     char *device, *strategy; /* NULL: unknown */
     cutune__report_eval *evals;
     size_t n_evals;
     size_t n_correct, n_outside, n_other_invalidity, n_duplicates;
-    size_t by_outcome[6];  /* results per cutune_outcome */
-    size_t best_eval;      /* fastest correct result; SIZE_MAX: none */
-    size_t winner_eval;    /* the tune's winner, else best_eval */
-    double winner_ms;      /* the winner's time as reported */
+    size_t by_outcome[6]; /* results per cutune_outcome */
+    size_t best_eval;     /* fastest correct result; SIZE_MAX: none */
+    size_t winner_eval;   /* the tune's winner, else best_eval */
+    double winner_ms;     /* the winner's time as reported */
     size_t default_config, default_eval;   /* SIZE_MAX: unknown/absent */
     size_t baseline_config, baseline_eval; /* occupancy suggestion */
     int occupancy_block_size;              /* 0: unknown */
     int seconds_from_timestamps;
-    const char *threads_source;            /* NULL: threads unknown */
+    const char *threads_source; /* NULL: threads unknown */
     int has_bytes, has_flops;
-    int has_counters;      /* some result carries hardware counters */
-    cutune__report_param *params;          /* tunables with > 1 value, */
-    size_t n_params;                       /* widest spread first */
+    int has_counters;             /* some result carries hardware counters */
+    cutune__report_param *params; /* tunables with > 1 value, */
+    size_t n_params;              /* widest spread first */
 
     /* A cache page. */
     cutune__report_cache *cache;
@@ -145,8 +145,7 @@ void cutune__report_html_foot(cutune__rtext *out);
 void cutune__report_html_results(const cutune_report *r, cutune__rtext *out);
 
 /* report_cache.c */
-cutune_status cutune__report_cache_load(cutune_report *r,
-                                        cutune_cache *cache);
+cutune_status cutune__report_cache_load(cutune_report *r, cutune_cache *cache);
 void cutune__report_cache_free(cutune__report_cache *c);
 void cutune__report_html_cache(const cutune_report *r, cutune__rtext *out);
 

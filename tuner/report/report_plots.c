@@ -15,8 +15,14 @@
 /* Tunables with more values get lines without a marker per value. */
 #define PARAM_MARKERS_MAX 40
 
-enum { S_BEST = 0, S_RANDOM = 1, S_OCCUPANCY = 2, S_DEFAULT = 3,
-       S_WINNER = 4, S_MEDIAN = 5 };
+enum {
+    S_BEST = 0,
+    S_RANDOM = 1,
+    S_OCCUPANCY = 2,
+    S_DEFAULT = 3,
+    S_WINNER = 4,
+    S_MEDIAN = 5
+};
 
 static void plot_init(cutune__svg_plot *p, double w, double h)
 {
@@ -49,8 +55,8 @@ static cutune__svg_axis time_axis(double lo, double hi, const char *label)
         lo = lo - pad > 0 ? lo - pad : lo;
         hi += pad;
     }
-    return (cutune__svg_axis){.scale = scale, .lo = lo, .hi = hi,
-                              .label = label};
+    return (cutune__svg_axis){
+        .scale = scale, .lo = lo, .hi = hi, .label = label};
 }
 
 static double eval_time(const cutune_report *r, size_t eval)
@@ -123,10 +129,10 @@ static void reference_marks(cutune__svg_plot *p, const cutune_report *r,
         cutune__svg_shape shape;
         int series;
         const char *name;
-    } refs[] = {{0, CUTUNE__MARK_SQUARE, S_DEFAULT, "default configuration"},
-                {1, CUTUNE__MARK_TRIANGLE, S_OCCUPANCY,
-                 "occupancy suggestion"},
-                {2, CUTUNE__MARK_STAR, S_WINNER, "winner"}};
+    } refs[] = {
+        {0, CUTUNE__MARK_SQUARE, S_DEFAULT, "default configuration"},
+        {1, CUTUNE__MARK_TRIANGLE, S_OCCUPANCY, "occupancy suggestion"},
+        {2, CUTUNE__MARK_STAR, S_WINNER, "winner"}};
     for (size_t k = 0; k < 3; k++) {
         size_t ev = refs[k].which == 0   ? r->default_eval
                     : refs[k].which == 1 ? r->baseline_eval
@@ -135,14 +141,13 @@ static void reference_marks(cutune__svg_plot *p, const cutune_report *r,
         if (ev == SIZE_MAX || !isfinite(t))
             continue;
         char name[160], ms[32];
-        snprintf(name, sizeof name, "%s: %s ms, evaluation %zu",
-                 refs[k].name, cutune__rtext_num(ms, t, 4), ev + 1);
+        snprintf(name, sizeof name, "%s: %s ms, evaluation %zu", refs[k].name,
+                 cutune__rtext_num(ms, t, 4), ev + 1);
         if (refs[k].which < 2)
             cutune__svg_hline(p, t, refs[k].series, name);
         double x = seconds ? r->evals[ev].elapsed_s : (double)(ev + 1);
         cutune__svg_marker(p, x, t, refs[k].shape, refs[k].series, name);
-        cutune__svg_legend(p, refs[k].shape, refs[k].series, 0,
-                           refs[k].name);
+        cutune__svg_legend(p, refs[k].shape, refs[k].series, 0, refs[k].name);
     }
 }
 
@@ -151,13 +156,14 @@ static void one_convergence(const cutune_report *r, cutune__rtext *out,
                             size_t nb, const double *rk, const double *rb,
                             size_t nr)
 {
-    double per_eval = r->n_evals ? r->evals[r->n_evals - 1].elapsed_s /
-                                       (double)r->n_evals
-                                 : 0;
+    double per_eval =
+        r->n_evals ? r->evals[r->n_evals - 1].elapsed_s / (double)r->n_evals
+                   : 0;
     double *rx = malloc((nr ? nr : 1) * sizeof *rx);
     if (!rx)
         return;
-    double lo = INFINITY, hi = 0, xhi = seconds ? bx[nb - 1] : (double)r->n_evals;
+    double lo = INFINITY, hi = 0,
+           xhi = seconds ? bx[nb - 1] : (double)r->n_evals;
     for (size_t j = 0; j < nr; j++) {
         rx[j] = seconds ? rk[j] * per_eval : rk[j];
         hi = fmax(hi, rb[j]);
@@ -171,7 +177,8 @@ static void one_convergence(const cutune_report *r, cutune__rtext *out,
     cutune__svg_plot p;
     plot_init(&p, 560, 340);
     double xlo = seconds ? fmin(bx[0], nr ? rx[0] : bx[0]) : 1;
-    p.x = (cutune__svg_axis){.scale = scale_for(xlo, xhi, 30), .lo = xlo,
+    p.x = (cutune__svg_axis){.scale = scale_for(xlo, xhi, 30),
+                             .lo = xlo,
                              .hi = xhi,
                              .label = seconds ? "seconds since the start"
                                               : "evaluations (file order)"};
@@ -282,8 +289,10 @@ size_t cutune__report_plot_threads(const cutune_report *r, cutune__rtext *out)
             p.height += p.top;
             double lo = r->evals[order[0]].time_ms;
             double hi = r->evals[order[m - 1]].time_ms;
-            p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LOG2, .lo = xlo,
-                                     .hi = xhi, .label = "threads per block"};
+            p.x = (cutune__svg_axis){.scale = CUTUNE__SCALE_LOG2,
+                                     .lo = xlo,
+                                     .hi = xhi,
+                                     .label = "threads per block"};
             p.y = time_axis(lo, hi, "time (ms)");
             cutune__svg_begin(&p, out, "threads",
                               "Time against threads per block",
@@ -332,10 +341,10 @@ static void one_param_plot(const cutune_report *r,
     plot_init(&p, 380, 260);
     p.legend_above = 1;
     p.top = 32;
-    p.x = (cutune__svg_axis){.label = name,
-                             .categories =
-                                 (const char *const *)pr->value_texts[rp->param],
-                             .n_categories = nv};
+    p.x = (cutune__svg_axis){
+        .label = name,
+        .categories = (const char *const *)pr->value_texts[rp->param],
+        .n_categories = nv};
     p.y = time_axis(lo, hi, "time (ms)");
     char id[64], title[200], spread[32];
     snprintf(id, sizeof id, "param-%zu", rp->param);
@@ -350,8 +359,10 @@ static void one_param_plot(const cutune_report *r,
     int marks = nv <= PARAM_MARKERS_MAX;
     for (size_t v = 0; marks && v < nv; v++) {
         char tip[160], b[32], m[32];
-        snprintf(tip, sizeof tip, "%s = %s: best %s ms, median %s ms, %zu of "
-                 "%zu correct", name, pr->value_texts[rp->param][v],
+        snprintf(tip, sizeof tip,
+                 "%s = %s: best %s ms, median %s ms, %zu of "
+                 "%zu correct",
+                 name, pr->value_texts[rp->param][v],
                  cutune__rtext_num(b, best[v], 4),
                  cutune__rtext_num(m, median[v], 4), rp->values[v].correct,
                  rp->values[v].total);

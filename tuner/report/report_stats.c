@@ -84,8 +84,8 @@ size_t cutune__report_subsample(size_t n, size_t max, size_t *out)
     for (size_t i = 0; i < keep; i++)
         out[k++] = i;
     for (size_t j = 0; j < rest; j++)
-        out[k++] = keep + (size_t)((double)j * (double)(n - keep) /
-                                   (double)rest);
+        out[k++] =
+            keep + (size_t)((double)j * (double)(n - keep) / (double)rest);
     return k;
 }
 

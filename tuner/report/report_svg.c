@@ -66,8 +66,8 @@ static void fit_linear(cutune__svg_axis *a)
         a->decimals = 12;
     /* Bounded by count: where step is below the precision of lo, lo +
      * k * step would not move. */
-    for (int k = 0; k <= 4 * CUTUNE__SVG_MAX_TICKS && lo + k * step <= hi + step / 2;
-         k++)
+    for (int k = 0;
+         k <= 4 * CUTUNE__SVG_MAX_TICKS && lo + k * step <= hi + step / 2; k++)
         add_tick(a, lo + k * step);
 }
 
@@ -149,7 +149,8 @@ static void fit_log2(cutune__svg_axis *a)
     if (!(a->lo > 0) || !isfinite(a->lo))
         a->lo = a->hi / 2;
     clamp_log(a);
-    int e0 = (int)floor(log2(a->lo) + 1e-9), e1 = (int)ceil(log2(a->hi) - 1e-9);
+    int e0 = (int)floor(log2(a->lo) + 1e-9),
+        e1 = (int)ceil(log2(a->hi) - 1e-9);
     if (e0 == e1) {
         e0--;
         e1++;
@@ -186,7 +187,8 @@ char *cutune__svg_tick_label(const cutune__svg_axis *a, double v, char *buf)
 {
     if (a->n_categories) {
         size_t i = (size_t)(v + 0.5);
-        snprintf(buf, 32, "%.31s", i < a->n_categories ? a->categories[i] : "");
+        snprintf(buf, 32, "%.31s",
+                 i < a->n_categories ? a->categories[i] : "");
         return buf;
     }
     if (a->scale == CUTUNE__SCALE_LINEAR ||
@@ -238,10 +240,11 @@ static size_t x_label_step(const cutune__svg_plot *p)
     double widest = 0;
     for (size_t i = 0; i < p->x.n_ticks; i++)
         widest = fmax(widest, 6.6 * (double)strlen(cutune__svg_tick_label(
-                                        &p->x, p->x.ticks[i], buf)) + 6);
-    double room = p->x.n_ticks > 1 ? (p->width - p->left - p->right) /
-                                         (double)p->x.n_ticks
-                                   : widest;
+                                        &p->x, p->x.ticks[i], buf)) +
+                                  6);
+    double room = p->x.n_ticks > 1
+                      ? (p->width - p->left - p->right) / (double)p->x.n_ticks
+                      : widest;
     return room >= widest ? 1 : (size_t)ceil(widest / room);
 }
 
@@ -254,41 +257,53 @@ static void draw_axes(cutune__svg_plot *p)
     cutune__rtext_put(o, "<g class=\"grid\" stroke=\"#e3e3e3\">");
     for (size_t i = 0; i < p->x.n_ticks; i++) {
         double x = cutune__svg_px(p, p->x.ticks[i]);
-        cutune__rtext_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                             "y2=\"%.1f\"/>", x, y0, x, y1);
+        cutune__rtext_printf(o,
+                             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                             "y2=\"%.1f\"/>",
+                             x, y0, x, y1);
     }
     for (size_t i = 0; i < p->y.n_ticks; i++) {
         double y = cutune__svg_py(p, p->y.ticks[i]);
-        cutune__rtext_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                             "y2=\"%.1f\"/>", x0, y, x1, y);
+        cutune__rtext_printf(o,
+                             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                             "y2=\"%.1f\"/>",
+                             x0, y, x1, y);
     }
-    cutune__rtext_printf(o, "</g><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+    cutune__rtext_printf(o,
+                         "</g><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                          "height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>",
                          x0, y0, x1 - x0, y1 - y0);
     cutune__rtext_put(o, "<g class=\"ticks\" fill=\"#222\">");
     size_t every = x_label_step(p);
     for (size_t i = 0; i < p->x.n_ticks; i += every) {
         double x = cutune__svg_px(p, p->x.ticks[i]);
-        cutune__rtext_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
-                             "\"middle\">", x, y1 + 16);
-        cutune__rtext_escape(o, cutune__svg_tick_label(&p->x, p->x.ticks[i],
-                                                       buf));
+        cutune__rtext_printf(o,
+                             "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
+                             "\"middle\">",
+                             x, y1 + 16);
+        cutune__rtext_escape(
+            o, cutune__svg_tick_label(&p->x, p->x.ticks[i], buf));
         cutune__rtext_put(o, "</text>");
     }
     for (size_t i = 0; i < p->y.n_ticks; i++) {
         double y = cutune__svg_py(p, p->y.ticks[i]);
-        cutune__rtext_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
-                             "\"end\" dy=\".32em\">", x0 - 6, y);
-        cutune__rtext_escape(o, cutune__svg_tick_label(&p->y, p->y.ticks[i],
-                                                       buf));
+        cutune__rtext_printf(o,
+                             "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
+                             "\"end\" dy=\".32em\">",
+                             x0 - 6, y);
+        cutune__rtext_escape(
+            o, cutune__svg_tick_label(&p->y, p->y.ticks[i], buf));
         cutune__rtext_put(o, "</text>");
     }
-    cutune__rtext_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
-                         "\"middle\">", (x0 + x1) / 2, y1 + 36);
+    cutune__rtext_printf(o,
+                         "<text x=\"%.1f\" y=\"%.1f\" text-anchor="
+                         "\"middle\">",
+                         (x0 + x1) / 2, y1 + 36);
     cutune__rtext_escape(o, p->x.label ? p->x.label : "");
-    cutune__rtext_printf(o, "</text><text transform=\"translate(%.1f %.1f) "
-                         "rotate(-90)\" text-anchor=\"middle\">", 16.0,
-                         (y0 + y1) / 2);
+    cutune__rtext_printf(o,
+                         "</text><text transform=\"translate(%.1f %.1f) "
+                         "rotate(-90)\" text-anchor=\"middle\">",
+                         16.0, (y0 + y1) / 2);
     cutune__rtext_escape(o, p->y.label ? p->y.label : "");
     cutune__rtext_put(o, "</text></g>");
 }
@@ -301,22 +316,25 @@ void cutune__svg_begin(cutune__svg_plot *p, cutune__rtext *out, const char *id,
     p->n_series = 0;
     cutune__svg_axis_fit(&p->x);
     cutune__svg_axis_fit(&p->y);
-    cutune__rtext_printf(out, "<svg class=\"plot\" id=\"%s\" viewBox=\"0 0 "
+    cutune__rtext_printf(out,
+                         "<svg class=\"plot\" id=\"%s\" viewBox=\"0 0 "
                          "%.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
                          "role=\"img\" aria-labelledby=\"%s-t %s-d\" "
                          "font-family=\"sans-serif\" font-size=\"12\">"
-                         "<title id=\"%s-t\">", id, p->width, p->height,
-                         p->width, p->height, id, id, id);
+                         "<title id=\"%s-t\">",
+                         id, p->width, p->height, p->width, p->height, id, id,
+                         id);
     cutune__rtext_escape(out, title);
     cutune__rtext_printf(out, "</title><desc id=\"%s-d\">", id);
     cutune__rtext_escape(out, desc);
     cutune__rtext_put(out, "</desc>");
     draw_axes(p);
     /* Data stays inside the frame. */
-    cutune__rtext_printf(out, "<clipPath id=\"%s-c\"><rect x=\"%.1f\" "
+    cutune__rtext_printf(out,
+                         "<clipPath id=\"%s-c\"><rect x=\"%.1f\" "
                          "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
-                         "</clipPath><g clip-path=\"url(#%s-c)\">", id,
-                         p->left - 8, p->top - 8,
+                         "</clipPath><g clip-path=\"url(#%s-c)\">",
+                         id, p->left - 8, p->top - 8,
                          p->width - p->left - p->right + 16,
                          p->height - p->top - p->bottom + 16, id);
     p->clipped = 1;
@@ -336,7 +354,8 @@ void cutune__svg_line(cutune__svg_plot *p, const double *x, const double *y,
                       const char *name)
 {
     cutune__rtext *o = p->out;
-    cutune__rtext_printf(o, "<path class=\"series\" fill=\"none\" stroke=\"%s\""
+    cutune__rtext_printf(o,
+                         "<path class=\"series\" fill=\"none\" stroke=\"%s\""
                          " stroke-width=\"2\"%s d=\"",
                          cutune__svg_colour(series),
                          dash ? " stroke-dasharray=\"7 4\"" : "");
@@ -365,7 +384,8 @@ void cutune__svg_dots(cutune__svg_plot *p, const double *x, const double *y,
     cutune__rtext *o = p->out;
     /* Zero-length subpaths with round caps render as dots: a few bytes a
      * point instead of a <circle> element each. */
-    cutune__rtext_printf(o, "<path class=\"series dots\" fill=\"none\" "
+    cutune__rtext_printf(o,
+                         "<path class=\"series dots\" fill=\"none\" "
                          "stroke=\"%s\" stroke-opacity=\".55\" "
                          "stroke-width=\"5\" stroke-linecap=\"round\" d=\"",
                          cutune__svg_colour(series));
@@ -386,23 +406,29 @@ static void marker_shape(cutune__rtext *o, double x, double y, int shape,
     const char *paint = "stroke=\"#000\" stroke-width=\"1\"";
     switch (shape) {
     case CUTUNE__MARK_SQUARE:
-        cutune__rtext_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                             "height=\"%.1f\" fill=\"%s\" %s/>", x - s * .8,
-                             y - s * .8, s * 1.6, s * 1.6, colour, paint);
-        break;
-    case CUTUNE__MARK_TRIANGLE:
-        cutune__rtext_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" "
-                             "fill=\"%s\" %s/>", x, y - s, x + s, y + s * .8,
-                             x - s, y + s * .8, colour, paint);
-        break;
-    case CUTUNE__MARK_DIAMOND:
-        cutune__rtext_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f "
-                             "%.1fZ\" fill=\"%s\" %s/>", x, y - s * 1.2,
-                             x + s, y, x, y + s * 1.2, x - s, y, colour,
+        cutune__rtext_printf(o,
+                             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                             "height=\"%.1f\" fill=\"%s\" %s/>",
+                             x - s * .8, y - s * .8, s * 1.6, s * 1.6, colour,
                              paint);
         break;
+    case CUTUNE__MARK_TRIANGLE:
+        cutune__rtext_printf(o,
+                             "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" "
+                             "fill=\"%s\" %s/>",
+                             x, y - s, x + s, y + s * .8, x - s, y + s * .8,
+                             colour, paint);
+        break;
+    case CUTUNE__MARK_DIAMOND:
+        cutune__rtext_printf(o,
+                             "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f "
+                             "%.1fZ\" fill=\"%s\" %s/>",
+                             x, y - s * 1.2, x + s, y, x, y + s * 1.2, x - s,
+                             y, colour, paint);
+        break;
     case CUTUNE__MARK_CROSS:
-        cutune__rtext_printf(o, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f "
+        cutune__rtext_printf(o,
+                             "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f "
                              "%.1f\" stroke=\"%s\" stroke-width=\"3\"/>",
                              x - s, y - s, x + s, y + s, x + s, y - s, x - s,
                              y + s, colour);
@@ -418,8 +444,10 @@ static void marker_shape(cutune__rtext *o, double x, double y, int shape,
         cutune__rtext_printf(o, "Z\" fill=\"%s\" %s/>", colour, paint);
         break;
     default:
-        cutune__rtext_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" "
-                             "fill=\"%s\" %s/>", x, y, s * .9, colour, paint);
+        cutune__rtext_printf(o,
+                             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" "
+                             "fill=\"%s\" %s/>",
+                             x, y, s * .9, colour, paint);
         break;
     }
 }
@@ -440,7 +468,8 @@ void cutune__svg_marker(cutune__svg_plot *p, double x, double y,
 static void ref_line(cutune__svg_plot *p, double x1, double y1, double x2,
                      double y2, size_t series, const char *name)
 {
-    cutune__rtext_printf(p->out, "<g class=\"ref\"><line x1=\"%.1f\" "
+    cutune__rtext_printf(p->out,
+                         "<g class=\"ref\"><line x1=\"%.1f\" "
                          "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                          "stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/>",
                          x1, y1, x2, y2, cutune__svg_colour(series));
@@ -498,8 +527,7 @@ void cutune__svg_legend(cutune__svg_plot *p, int marker, size_t series,
     }
     if (p->legend_above) {
         /* Rows from the left edge of the frame, wrapping at its right. */
-        if (p->n_legend == 0 ||
-            p->legend_x + w > p->width - p->right) {
+        if (p->n_legend == 0 || p->legend_x + w > p->width - p->right) {
             p->legend_x = p->left;
             p->legend_y = p->n_legend ? p->legend_y + 20 : 4;
         }
@@ -512,20 +540,24 @@ void cutune__svg_legend(cutune__svg_plot *p, int marker, size_t series,
         x = p->width - p->right - 8 - w;
         y = p->top + 8 + 18.0 * (double)p->n_legend;
     }
-    cutune__rtext_printf(p->out, "<g class=\"legend\"><rect x=\"%.1f\" "
+    cutune__rtext_printf(p->out,
+                         "<g class=\"legend\"><rect x=\"%.1f\" "
                          "y=\"%.1f\" width=\"%.1f\" height=\"18\" "
-                         "fill=\"#fff\" fill-opacity=\".85\"/>", x - 4, y,
-                         w + 8);
+                         "fill=\"#fff\" fill-opacity=\".85\"/>",
+                         x - 4, y, w + 8);
     double cy = y + 9;
     if (marker < 0)
-        cutune__rtext_printf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" "
+        cutune__rtext_printf(p->out,
+                             "<line x1=\"%.1f\" y1=\"%.1f\" "
                              "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                             "stroke-width=\"2\"%s/>", x, cy, x + 22, cy,
-                             cutune__svg_colour(series),
+                             "stroke-width=\"2\"%s/>",
+                             x, cy, x + 22, cy, cutune__svg_colour(series),
                              dash == 2 ? " stroke-dasharray=\"2 3\""
-                             : dash ? " stroke-dasharray=\"7 4\"" : "");
+                             : dash    ? " stroke-dasharray=\"7 4\""
+                                       : "");
     else
-        marker_shape(p->out, x + 11, cy, marker, cutune__svg_colour(series), 5);
+        marker_shape(p->out, x + 11, cy, marker, cutune__svg_colour(series),
+                     5);
     cutune__rtext_printf(p->out, "<text x=\"%.1f\" y=\"%.1f\" dy=\".32em\">",
                          x + 28, cy);
     cutune__rtext_escape(p->out, name ? name : "");

@@ -41,7 +41,7 @@ typedef struct cutune__svg_axis {
     size_t n_categories;
     double ticks[CUTUNE__SVG_MAX_TICKS];
     size_t n_ticks;
-    int decimals;          /* for linear tick labels */
+    int decimals; /* for linear tick labels */
 } cutune__svg_axis;
 
 /* Heckbert's nice number: the 1, 2, 5 or 10 times a power of ten nearest
@@ -73,15 +73,15 @@ typedef enum cutune__svg_marker {
 typedef struct cutune__svg_plot {
     cutune__rtext *out;
     double width, height;
-    double left, right, top, bottom;    /* margins, px */
+    double left, right, top, bottom; /* margins, px */
     cutune__svg_axis x, y;
-    int legend_above;                   /* legend in rows in the top margin
-                                           (make it 20 px a row taller)
-                                           instead of inside, top right */
+    int legend_above; /* legend in rows in the top margin
+                         (make it 20 px a row taller)
+                         instead of inside, top right */
     size_t n_legend;
-    double legend_x, legend_y;          /* where the next entry goes */
-    size_t n_series;                    /* counted for the caller's checks */
-    int clipped;                        /* the data's clip group is open */
+    double legend_x, legend_y; /* where the next entry goes */
+    size_t n_series;           /* counted for the caller's checks */
+    int clipped;               /* the data's clip group is open */
 } cutune__svg_plot;
 
 /* Starts a plot: fits both axes, writes <svg> with role="img", a <title>
@@ -115,9 +115,9 @@ void cutune__svg_hline(cutune__svg_plot *p, double y, size_t series,
 void cutune__svg_vline(cutune__svg_plot *p, double x, size_t series,
                        const char *name);
 /* A legend entry (call after the data: the first one above the frame ends
- * the clipping of what is drawn): a line sample (marker < 0; dash 1 dashed, 2 dotted) or
- * a marker, stacked inside the frame at the top right, or in rows above
- * the frame when legend_above. */
+ * the clipping of what is drawn): a line sample (marker < 0; dash 1 dashed, 2
+ * dotted) or a marker, stacked inside the frame at the top right, or in rows
+ * above the frame when legend_above. */
 void cutune__svg_legend(cutune__svg_plot *p, int marker, size_t series,
                         int dash, const char *name);
 /* The top margin a legend_above of these entries needs on a plot of this

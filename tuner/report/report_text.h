@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 typedef struct cutune__rtext {
-    char *data;     /* NUL-terminated when len > 0 */
+    char *data; /* NUL-terminated when len > 0 */
     size_t len;
     size_t cap;
     int oom;

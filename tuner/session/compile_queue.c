@@ -18,8 +18,8 @@ struct cutune__cq {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     cutune__compile_order order;
-    job_set **sets;          /* by configuration: NULL until submitted */
-    unsigned char *ready;    /* by configuration: compiled */
+    job_set **sets;       /* by configuration: NULL until submitted */
+    unsigned char *ready; /* by configuration: compiled */
     pthread_t *threads;
     int n_threads;
     int stop;
@@ -178,8 +178,8 @@ size_t cutune__cq_wait_any(cutune__cq *q, const size_t *configs, size_t n)
             }
         /* Nothing compiled yet: the first in flight goes to the front
          * should it still be queued behind others. */
-        if (n > 0 && cutune__order_state(&q->order, configs[0]) ==
-                         CUTUNE__JOB_QUEUED) {
+        if (n > 0 &&
+            cutune__order_state(&q->order, configs[0]) == CUTUNE__JOB_QUEUED) {
             cutune__order_urge(&q->order, configs[0]);
             pthread_cond_signal(&q->work);
         }
@@ -192,8 +192,8 @@ cutune__compile_job *cutune__cq_job(cutune__cq *q, size_t config)
     if (!q || config >= q->order.n || !q->sets[config])
         return NULL;
     pthread_mutex_lock(&q->mu);
-    cutune__compile_job *job = q->ready[config] ? &q->sets[config]->jobs[0]
-                                                : NULL;
+    cutune__compile_job *job =
+        q->ready[config] ? &q->sets[config]->jobs[0] : NULL;
     pthread_mutex_unlock(&q->mu);
     return job;
 }

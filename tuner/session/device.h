@@ -17,7 +17,7 @@ struct eval_record;
 struct cutune__compile_job;
 
 typedef struct cutune__device {
-    const char *kind;  /* in messages: "CUDA", "replayed" */
+    const char *kind; /* in messages: "CUDA", "replayed" */
     /* Whether it runs kernels, so needs NVRTC's binaries (the compile
      * queue, the final round's compiles) and a problem loaded whole. A
      * device that does not also has no clock to win on: the search stays

@@ -30,12 +30,12 @@ typedef struct member {
 struct cutune__crew {
     cutune_session *s;
     cutune__batch *b;
-    eval_record *recs;              /* per proposal, as measured */
-    unsigned char *state;           /* per proposal */
-    size_t next;                    /* the next proposal to start */
-    size_t running;                 /* threads not yet ended */
+    eval_record *recs;    /* per proposal, as measured */
+    unsigned char *state; /* per proposal */
+    size_t next;          /* the next proposal to start */
+    size_t running;       /* threads not yet ended */
     int stop;
-    pthread_cond_t changed;         /* a result is in, or a thread ended */
+    pthread_cond_t changed; /* a result is in, or a thread ended */
     member *members;
     size_t n_members;
 };

@@ -143,12 +143,12 @@ void cutune__session_settle_check(cutune_session *s, size_t first,
     }
     if (vary) {
         char names[256];
-        size_t named = configs && differs
-                           ? cutune__explain_differences(
-                                 s->problem,
-                                 cutune__problem_default_config(s->problem),
-                                 configs, differs, n, names, sizeof names)
-                           : 0;
+        size_t named =
+            configs && differs
+                ? cutune__explain_differences(
+                      s->problem, cutune__problem_default_config(s->problem),
+                      configs, differs, n, names, sizeof names)
+                : 0;
         cutune__session_log(
             s, CUTUNE_LOG_WARN,
             "%s: %zu of the first %zu configurations "
@@ -199,13 +199,12 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     }
     /* A replayed device compiles nothing. */
     if (ok && s->dev->runs_kernels) {
-        size_t named,
-            ahead = more_ctx ? cutune__ahead_proposals(
-                                   cutune__session_pool_threads(s))
-                             : 0;
-        b->n_todo = cutune__batch_jobs(b->indices, n, skip, ahead,
-                                       CUTUNE__AHEAD_EACH, cutune__search_ahead,
-                                       more_ctx, b->todo, job_of, &named);
+        size_t named, ahead = more_ctx ? cutune__ahead_proposals(
+                                             cutune__session_pool_threads(s))
+                                       : 0;
+        b->n_todo = cutune__batch_jobs(
+            b->indices, n, skip, ahead, CUTUNE__AHEAD_EACH,
+            cutune__search_ahead, more_ctx, b->todo, job_of, &named);
         s->tel.compiled_ahead += named;
         if (!s->cq)
             s->cq = cutune__cq_create(s);
@@ -280,8 +279,8 @@ static void report_progress(cutune_session *s, const eval_record *e)
 {
     if (!s->opt.progress)
         return;
-    double ms = e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms
-                                                         : NAN;
+    double ms =
+        e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms : NAN;
     if (e->pub.config_index == s->prog.start)
         s->prog.baseline_ms = ms;
     if (!isnan(ms) && (isnan(s->prog.best_ms) || ms < s->prog.best_ms))
@@ -290,7 +289,7 @@ static void report_progress(cutune_session *s, const eval_record *e)
     size_t space = cutune__space_size(p->space);
     size_t budget = s->budget.max_evals;
     if (budget == 0 && s->budget.max_seconds == 0)
-        budget = space;  /* an exhaustive strategy */
+        budget = space; /* an exhaustive strategy */
     if (budget > space)
         budget = space;
     double elapsed = cutune__now() - s->prog.started;
@@ -304,15 +303,15 @@ static void report_progress(cutune_session *s, const eval_record *e)
         left = left > 0 ? left : 0;
         eta = isnan(eta) || left < eta ? left : eta;
     }
-    cutune_param_value *values = calloc(p->n_params ? p->n_params : 1,
-                                        sizeof *values);
+    cutune_param_value *values =
+        calloc(p->n_params ? p->n_params : 1, sizeof *values);
     if (!values)
         return;
     cutune__problem_config_values(p, e->pub.config_index, values);
-    cutune_progress pr = {s->n_evals, budget, elapsed, eta,
-                          s->prog.best_ms, s->prog.baseline_ms, ms,
-                          e->pub.outcome, e->reused != 0, values,
-                          p->n_params};
+    cutune_progress pr = {s->n_evals, budget,          elapsed,
+                          eta,        s->prog.best_ms, s->prog.baseline_ms,
+                          ms,         e->pub.outcome,  e->reused != 0,
+                          values,     p->n_params};
     s->opt.progress(s->opt.progress_user, &pr);
     free(values);
 }
@@ -325,15 +324,13 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
                                    double *objectives, size_t i)
 {
     char cfg[512];
-    cutune__session_describe(s->problem, e->pub.config_index, cfg,
-                             sizeof cfg);
+    cutune__session_describe(s->problem, e->pub.config_index, cfg, sizeof cfg);
     if (s->check.mode == CUTUNE__CHECK_PROBE && !reused) {
         s->check.agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
         s->check.differed += e->differs != 0;
     }
-    objectives[i] = e->pub.outcome == CUTUNE_OUTCOME_CORRECT
-                        ? e->pub.time_ms
-                        : INFINITY;
+    objectives[i] =
+        e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms : INFINITY;
     if (s->check.mode == CUTUNE__CHECK_PROBE &&
         s->check.agreed + s->check.differed >= CUTUNE__CHECK_SAMPLE)
         cutune__session_settle_check(s, first_eval, objectives, i + 1);
@@ -352,17 +349,15 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
           objectives[i] <= s->best_ms * (1.0 + FINAL_MARGIN)))
         cutune__cq_release(s->cq, e->pub.config_index);
     const char *from = e->reused ? ", measured before" : "";
-    cutune_log_level level = s->opt.progress ? CUTUNE_LOG_DEBUG
-                                             : CUTUNE_LOG_INFO;
+    cutune_log_level level =
+        s->opt.progress ? CUTUNE_LOG_DEBUG : CUTUNE_LOG_INFO;
     if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
-        cutune__session_log(s, level, "[%zu] %s: %.4f ms%s%s",
-                            s->n_evals, cfg, e->pub.time_ms,
-                            e->pub.stopped_early ? " (dropped early)" : "",
-                            from);
+        cutune__session_log(
+            s, level, "[%zu] %s: %.4f ms%s%s", s->n_evals, cfg, e->pub.time_ms,
+            e->pub.stopped_early ? " (dropped early)" : "", from);
     else
-        cutune__session_log(s, level, "[%zu] %s: %s%s: %.200s",
-                            s->n_evals, cfg,
-                            cutune_outcome_str(e->pub.outcome), from,
+        cutune__session_log(s, level, "[%zu] %s: %s%s: %.200s", s->n_evals,
+                            cfg, cutune_outcome_str(e->pub.outcome), from,
                             e->pub.message);
     report_progress(s, e);
 }
@@ -392,7 +387,8 @@ static eval_record *next_result(cutune_session *s, batch *b, size_t i,
     if (crew && !b->prior[i] && cutune__crew_take(crew, i, &got) != 0)
         return NULL;
     eval_record *e = cutune__session_add_eval(s, b->indices[i]);
-    if (!e || (b->prior[i] && cutune__session_take_earlier(e, b->prior[i]) != 0)) {
+    if (!e ||
+        (b->prior[i] && cutune__session_take_earlier(e, b->prior[i]) != 0)) {
         if (crew && !b->prior[i]) {
             free((char *)got.pub.message);
             free(got.runtimes);

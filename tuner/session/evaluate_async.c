@@ -4,7 +4,8 @@
  * first, so that a slow compile holds up only its own result. The window
  * follows the clock (cutune__clock_window): as many proposals as a
  * compile takes measurements, at most the compile threads. Replayed in
- * bench-strategies and `simulate --threads` by search/replay/replay_clock.c. */
+ * bench-strategies and `simulate --threads` by search/replay/replay_clock.c.
+ */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -18,7 +19,7 @@
 typedef struct flight {
     cutune_session *s;
     cutune__cq *q;
-    size_t *configs;         /* in flight, in the order proposed */
+    size_t *configs;                /* in flight, in the order proposed */
     const cutune__measured **prior; /* per entry: answered from the log */
     size_t n, cap;
     double compiled_s, measured_s; /* sums over the results so far */

@@ -17,16 +17,15 @@
 #include "util.h"
 
 /* The worker's states travel as the public ones. */
-_Static_assert((int)CUTUNE_COUNTERS_READ == (int)CUTUNE__COUNTERS_READ &&
-                   (int)CUTUNE_COUNTERS_NO_CUPTI ==
-                       (int)CUTUNE__COUNTERS_NO_CUPTI &&
-                   (int)CUTUNE_COUNTERS_REFUSED ==
-                       (int)CUTUNE__COUNTERS_REFUSED &&
-                   (int)CUTUNE_COUNTERS_UNSUPPORTED ==
-                       (int)CUTUNE__COUNTERS_UNSUPPORTED &&
-                   (int)CUTUNE_COUNTERS_FAILED == (int)CUTUNE__COUNTERS_FAILED &&
-                   (int)CUTUNE_COUNTERS_NOT_RUN == (int)CUTUNE__COUNTERS_NOT_RUN,
-               "the public and wire counter states differ");
+_Static_assert(
+    (int)CUTUNE_COUNTERS_READ == (int)CUTUNE__COUNTERS_READ &&
+        (int)CUTUNE_COUNTERS_NO_CUPTI == (int)CUTUNE__COUNTERS_NO_CUPTI &&
+        (int)CUTUNE_COUNTERS_REFUSED == (int)CUTUNE__COUNTERS_REFUSED &&
+        (int)CUTUNE_COUNTERS_UNSUPPORTED ==
+            (int)CUTUNE__COUNTERS_UNSUPPORTED &&
+        (int)CUTUNE_COUNTERS_FAILED == (int)CUTUNE__COUNTERS_FAILED &&
+        (int)CUTUNE_COUNTERS_NOT_RUN == (int)CUTUNE__COUNTERS_NOT_RUN,
+    "the public and wire counter states differ");
 
 /* Loads configuration job `job` into the worker, restarting it first when
  * an earlier configuration killed it. 0, or -1 with `msg` saying why. */
@@ -115,12 +114,13 @@ static void profile_config(cutune_session *s, cutune__explained *e,
     }
     cutune__profile_request q = {{grid[0], grid[1], grid[2]},
                                  {block[0], block[1], block[2]},
-                                 p->shared_memory, CUTUNE__METRIC_COUNT,
+                                 p->shared_memory,
+                                 CUTUNE__METRIC_COUNT,
                                  used};
     cutune__profile_reply *r = NULL;
-    cutune__call_result cr = cutune__session_call(
-        s, s->slots, CUTUNE__MSG_PROFILE, &q, sizeof q, names, used,
-        (void **)&r, sizeof *r, 300.0);
+    cutune__call_result cr =
+        cutune__session_call(s, s->slots, CUTUNE__MSG_PROFILE, &q, sizeof q,
+                             names, used, (void **)&r, sizeof *r, 300.0);
     if (cr != CUTUNE__CALL_OK) {
         snprintf(e->why, sizeof e->why, "%s", s->slots[0].worker.message);
         return;
@@ -154,9 +154,8 @@ static cutune_status pick_configs(cutune_session *s, cutune_explain *x,
         char why[512];
         if (cutune__problem_config_from_values(p, config, n_config, &idx[n],
                                                why, sizeof why) != 0)
-            return cutune__session_fail(s, CUTUNE_ERR_PARSE,
-                                        "%s: configuration: %s", p->origin,
-                                        why);
+            return cutune__session_fail(
+                s, CUTUNE_ERR_PARSE, "%s: configuration: %s", p->origin, why);
         roles[n++] = role && *role ? role : "given";
     }
     int block = 0;
@@ -220,8 +219,8 @@ static cutune_status explain_all(cutune_session *s, cutune_explain *x)
     for (size_t i = 0; i < x->n; i++)
         idx[i] = x->cfg[i].config_index;
     job_set js;
-    if (cutune__session_job_set_init(&js, s, s->problem, idx, x->n,
-                                     s->arch) != 0)
+    if (cutune__session_job_set_init(&js, s, s->problem, idx, x->n, s->arch) !=
+        0)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (cutune__compile_batch(js.jobs, js.n, 0,
                               cutune__session_compilers(s)) != 0) {
@@ -266,8 +265,8 @@ cutune_status cutune_session_explain(cutune_session *s,
     cutune__session_open_binaries(s);
     /* Any output is timed, as a tune's first configurations are; one
      * that differs from the default's says so in its outcome. */
-    s->check.mode = problem->n_refs > 0 ? CUTUNE__CHECK_REFERENCE
-                                        : CUTUNE__CHECK_PROBE;
+    s->check.mode =
+        problem->n_refs > 0 ? CUTUNE__CHECK_REFERENCE : CUTUNE__CHECK_PROBE;
     cutune_explain *x = calloc(1, sizeof *x);
     if (!x)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");

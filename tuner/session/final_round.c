@@ -21,16 +21,14 @@ static int merge_final(eval_record *e, eval_record *t)
     int rc = 0;
     e->gpu_ms += t->gpu_ms;
     if (t->pub.outcome != CUTUNE_OUTCOME_CORRECT) {
-        char *msg = cutune__strdup_printf("in the final round: %s",
-                                          t->pub.message ? t->pub.message
-                                                         : "");
+        char *msg = cutune__strdup_printf(
+            "in the final round: %s", t->pub.message ? t->pub.message : "");
         e->pub.outcome = t->pub.outcome;
         cutune__session_set_message(e, msg ? msg : t->pub.message);
         free(msg);
         e->pub.time_ms = NAN;
     } else {
-        double *rt = realloc(e->runtimes,
-                             (e->runs + t->runs) * sizeof *rt);
+        double *rt = realloc(e->runtimes, (e->runs + t->runs) * sizeof *rt);
         if (rt) {
             memcpy(rt + e->runs, t->runtimes, t->runs * sizeof *rt);
             e->runtimes = rt;
@@ -56,8 +54,9 @@ int cutune__session_faster_first(const void *a, const void *b)
     const eval_record *y = *(eval_record *const *)b;
     if (x->pub.time_ms != y->pub.time_ms)
         return x->pub.time_ms < y->pub.time_ms ? -1 : 1;
-    return x->pub.config_index < y->pub.config_index ? -1
-           : x->pub.config_index > y->pub.config_index;
+    return x->pub.config_index < y->pub.config_index
+               ? -1
+               : x->pub.config_index > y->pub.config_index;
 }
 
 /* The finalists: the contenders within FINAL_MARGIN of the fastest, at
@@ -114,7 +113,7 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
             eval_record *e = fin[k];
             cutune__compile_job *job = js->jobs ? &js->jobs[k] : NULL;
             if (!cutune__session_contender(e))
-                continue;    /* failed in an earlier pass */
+                continue; /* failed in an earlier pass */
             if (job && !job->ok) {
                 /* NVRTC disagrees with itself: keep what the search
                  * measured. */
@@ -129,7 +128,8 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
             if (s->fatal) {
                 /* No worker could be brought back: that says nothing of
                  * the finalist, and the search's results still stand. */
-                cutune__session_log(s, CUTUNE_LOG_WARN, "final round cut "
+                cutune__session_log(s, CUTUNE_LOG_WARN,
+                                    "final round cut "
                                     "short, the winner is chosen on what "
                                     "was measured: %s",
                                     t.pub.message ? t.pub.message : "");
@@ -151,8 +151,8 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
 /* What a whole final round measured goes to the log (the last line of a
  * configuration wins there). A round cut short is not logged: a resumed
  * tune measures it again. */
-static void log_finalists(cutune_session *s, eval_record **fin,
-                          size_t n_todo, int passes_done)
+static void log_finalists(cutune_session *s, eval_record **fin, size_t n_todo,
+                          int passes_done)
 {
     for (size_t k = 0; k < n_todo; k++) {
         char cfg[512];
@@ -208,7 +208,8 @@ cutune_status cutune__session_final_round(cutune_session *s)
         free(fin);
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     }
-    cutune__session_log(s, CUTUNE_LOG_INFO, "final round: %zu finalist%s "
+    cutune__session_log(s, CUTUNE_LOG_INFO,
+                        "final round: %zu finalist%s "
                         "within %.0f%% of the fastest, %zu to measure",
                         n_fin, n_fin == 1 ? "" : "s", 100.0 * FINAL_MARGIN,
                         n_todo);
@@ -216,8 +217,7 @@ cutune_status cutune__session_final_round(cutune_session *s)
      * finalist from the log) is compiled. */
     for (size_t k = 0; s->cq && k < n_todo && s->dev->runs_kernels; k++)
         if (cutune__cq_take(s->cq, configs[k], &js.jobs[k]) != 0)
-            cutune__compile_with(&js.jobs[k], cutune__session_compilers(s),
-                                 0);
+            cutune__compile_with(&js.jobs[k], cutune__session_compilers(s), 0);
     if (!s->cq && n_todo && s->dev->runs_kernels)
         cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
                               cutune__session_compilers(s));
@@ -225,8 +225,8 @@ cutune_status cutune__session_final_round(cutune_session *s)
     /* Finalists taken from the log with their final round. */
     for (size_t k = n_todo; k < n_fin && !st; k++)
         if (cutune__session_summarize(fin[k], fin[k]->runs) != 0)
-            st = cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY,
-                                      "out of memory");
+            st =
+                cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     int passes_done = 0;
     if (!st)
         st = measure_finalists(s, fin, n_todo, &js, &passes_done);

@@ -26,8 +26,7 @@ struct cutune__gpu_monitor {
     nvml_return (*shutdown)(void);
     nvml_return (*clock)(nvml_device, int, unsigned int *);
     nvml_return (*temperature)(nvml_device, int, unsigned int *);
-    nvml_return (*processes)(nvml_device, unsigned int *,
-                             nvml_process_info *);
+    nvml_return (*processes)(nvml_device, unsigned int *, nvml_process_info *);
 };
 
 static void say(char *why, size_t len, const char *what)
@@ -45,11 +44,10 @@ cutune__gpu_monitor *cutune__gpu_monitor_open(const char *uuid, char *why,
         return NULL;
     }
     cutune__gpu_monitor *m = calloc(1, sizeof *m);
-    nvml_return (*init)(void) = (nvml_return(*)(void))dlsym(lib,
-                                                            "nvmlInit_v2");
-    nvml_return (*by_uuid)(const char *, nvml_device *) =
-        (nvml_return(*)(const char *, nvml_device *))dlsym(
-            lib, "nvmlDeviceGetHandleByUUID");
+    nvml_return (*init)(void) =
+        (nvml_return(*)(void))dlsym(lib, "nvmlInit_v2");
+    nvml_return (*by_uuid)(const char *, nvml_device *) = (nvml_return(*)(
+        const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByUUID");
     if (!m || !init || !by_uuid) {
         say(why, whylen, "NVML lacks the functions cutune uses");
         goto fail;
@@ -60,9 +58,9 @@ cutune__gpu_monitor *cutune__gpu_monitor_open(const char *uuid, char *why,
         lib, "nvmlDeviceGetClockInfo");
     m->temperature = (nvml_return(*)(nvml_device, int, unsigned int *))dlsym(
         lib, "nvmlDeviceGetTemperature");
-    m->processes = (nvml_return(*)(nvml_device, unsigned int *,
-                                   nvml_process_info *))
-        dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
+    m->processes =
+        (nvml_return(*)(nvml_device, unsigned int *, nvml_process_info *))
+            dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
     if (init() != NVML_OK) {
         say(why, whylen, "NVML could not be initialized");
         goto fail;

@@ -16,10 +16,10 @@ cutune__gpu_monitor *cutune__gpu_monitor_open(const char *uuid, char *why,
 void cutune__gpu_monitor_close(cutune__gpu_monitor *m);
 
 typedef struct cutune__gpu_sample {
-    int sm_clock_mhz;     /* -1 when unknown */
-    int temperature_c;    /* -1 when unknown */
-    int other_processes;  /* compute processes other than `ours`; -1 when
-                             unknown */
+    int sm_clock_mhz;    /* -1 when unknown */
+    int temperature_c;   /* -1 when unknown */
+    int other_processes; /* compute processes other than `ours`; -1 when
+                            unknown */
 } cutune__gpu_sample;
 
 /* Reads the current conditions; `ours` is the worker's pid, which is not

@@ -80,11 +80,10 @@ int cutune__session_summarize(eval_record *e, size_t n)
  * entry, or one a changed driver cannot use) is not the configuration's
  * fault: it is compiled again, which also replaces the entry, and loaded
  * once more. Returns the second load's result. */
-static cutune__call_result reload_fresh(cutune_session *s,
-                                        cutune__mslot *slot,
+static cutune__call_result reload_fresh(cutune_session *s, cutune__mslot *slot,
                                         const eval_record *e,
-                                        cutune__compile_job *job,
-                                        int *cerr, char *msg, size_t msglen)
+                                        cutune__compile_job *job, int *cerr,
+                                        char *msg, size_t msglen)
 {
     char cfg[512];
     cutune__session_describe(s->problem, e->pub.config_index, cfg, sizeof cfg);
@@ -105,8 +104,10 @@ static cutune__call_result reload_fresh(cutune_session *s,
     int rejected;
     if (cutune__compile_with(&fresh, cutune__session_compilers(s), 0) != 0 ||
         !fresh.ok) {
-        snprintf(msg, msglen, "compiling again after the cached binary did "
-                 "not load: %s", fresh.log ? fresh.log : "failed");
+        snprintf(msg, msglen,
+                 "compiling again after the cached binary did "
+                 "not load: %s",
+                 fresh.log ? fresh.log : "failed");
         cutune__compile_job_clear(&fresh);
         return cr;
     }
@@ -144,12 +145,13 @@ static void sample_conditions(cutune_session *s, cutune__mslot *slot,
     if (!slot->monitor_tried) {
         char why[128];
         slot->monitor_tried = 1;
-        slot->monitor = cutune__gpu_monitor_open(
-            slot->device.fingerprint.uuid, why, sizeof why);
+        slot->monitor = cutune__gpu_monitor_open(slot->device.fingerprint.uuid,
+                                                 why, sizeof why);
         if (!slot->monitor)
             cutune__session_log(s, CUTUNE_LOG_DEBUG,
                                 "no clock or temperature records of "
-                                "worker %zu: %s", slot->index, why);
+                                "worker %zu: %s",
+                                slot->index, why);
     }
     cutune__gpu_sample gs;
     cutune__gpu_monitor_sample(slot->monitor, slot->worker.pid, &gs);

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -255,8 +255,8 @@ static void record_size(const char *path, long long size)
 }
 
 typedef struct log_line {
-    size_t at, len;  /* in the file, the newline included */
-    int keep;        /* the last record of its configuration */
+    size_t at, len; /* in the file, the newline included */
+    int keep;       /* the last record of its configuration */
 } log_line;
 
 /* Reads the lines of buf into `lines` and, for each that load() would
@@ -399,8 +399,8 @@ static long long rewrite(const char *path, const struct stat *was,
     for (size_t i = 0; ok && i < n; i++) {
         if (!lines[i].keep)
             continue;
-        ok = cutune__atomic_file_write(&f, buf + lines[i].at,
-                                       lines[i].len) == 0;
+        ok = cutune__atomic_file_write(&f, buf + lines[i].at, lines[i].len) ==
+             0;
         total += (long long)lines[i].len;
     }
     if (!ok)
@@ -461,8 +461,7 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
         long long written = rewrite(path, &st, buf, lines, n);
         if (written < 0) {
             rc = -1;
-            snprintf(err, errlen, "compacting %s: %s", path,
-                     strerror(errno));
+            snprintf(err, errlen, "compacting %s: %s", path, strerror(errno));
         } else {
             record_size(path, written);
             *dropped = n - kept;
@@ -551,8 +550,8 @@ void cutune__measure_log_close(cutune__measure_log *log)
     free(log);
 }
 
-const cutune__measured *cutune__measure_log_find(
-    const cutune__measure_log *log, const char *config)
+const cutune__measured *
+cutune__measure_log_find(const cutune__measure_log *log, const char *config)
 {
     if (!log || !log->n)
         return NULL;
@@ -603,8 +602,8 @@ static int lock_current(cutune__measure_log *log)
         if (fstat(log->fd, &a) == 0 && stat(log->path, &b) == 0 &&
             a.st_ino == b.st_ino && a.st_dev == b.st_dev)
             return locked;
-        int fd = open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-                      0644);
+        int fd =
+            open(log->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
         if (locked)
             flock(log->fd, LOCK_UN);
         if (fd < 0)
@@ -626,20 +625,24 @@ int cutune__measure_log_append(cutune__measure_log *log,
             json_decref(rt);
             rt = NULL;
         }
-    json_t *o = rt ? json_pack(
-        "{s:i, s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-        " s:b, s:i, s:i, s:o, s:s, s:o, s:I}",
-        "v", LOG_VERSION, "config", m->config, "grid", dims(m->grid),
-        "block", dims(m->block), "outcome", cutune_outcome_str(m->outcome),
-        "time_ms", number(m->time_ms), "min_ms", number(m->min_ms),
-        "stddev_ms", number(m->stddev_ms), "ci_lo_ms", number(m->ci_lo_ms),
-        "ci_hi_ms", number(m->ci_hi_ms), "gpu_ms", number(m->gpu_ms),
-        "compile_ms", number(m->compile_ms), "framework_ms",
-        number(m->framework_ms), "stopped_early", m->stopped_early,
-        "sm_clock_mhz", m->sm_clock_mhz, "temperature_c", m->temperature_c,
-        "timestamp", number(m->timestamp), "message",
-        m->message ? m->message : "", "runtimes", rt, "final_runs",
-        (json_int_t)m->final_runs) : NULL;
+    json_t *o =
+        rt ? json_pack(
+                 "{s:i, s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
+                 "s:o, s:o,"
+                 " s:b, s:i, s:i, s:o, s:s, s:o, s:I}",
+                 "v", LOG_VERSION, "config", m->config, "grid", dims(m->grid),
+                 "block", dims(m->block), "outcome",
+                 cutune_outcome_str(m->outcome), "time_ms", number(m->time_ms),
+                 "min_ms", number(m->min_ms), "stddev_ms",
+                 number(m->stddev_ms), "ci_lo_ms", number(m->ci_lo_ms),
+                 "ci_hi_ms", number(m->ci_hi_ms), "gpu_ms", number(m->gpu_ms),
+                 "compile_ms", number(m->compile_ms), "framework_ms",
+                 number(m->framework_ms), "stopped_early", m->stopped_early,
+                 "sm_clock_mhz", m->sm_clock_mhz, "temperature_c",
+                 m->temperature_c, "timestamp", number(m->timestamp),
+                 "message", m->message ? m->message : "", "runtimes", rt,
+                 "final_runs", (json_int_t)m->final_runs)
+           : NULL;
     if (!o)
         return -1;
     char *text = json_dumps(o, JSON_COMPACT);

@@ -35,11 +35,11 @@
 #include "cutune/cutune.h"
 
 typedef struct cutune__measured {
-    char *config;          /* "NAME=VALUE ..." */
+    char *config; /* "NAME=VALUE ..." */
     unsigned grid[3];
     unsigned block[3];
     cutune_outcome outcome;
-    double time_ms;        /* median; NAN unless CORRECT */
+    double time_ms; /* median; NAN unless CORRECT */
     double min_ms;
     double stddev_ms;
     double ci_lo_ms;
@@ -52,10 +52,10 @@ typedef struct cutune__measured {
     int temperature_c;
     double timestamp;
     char *message;
-    double *runtimes;      /* every timed launch, ms */
+    double *runtimes; /* every timed launch, ms */
     size_t runs;
-    size_t final_runs;     /* how many of the last runtimes are the tune's
-                              final round (0: not a finalist) */
+    size_t final_runs; /* how many of the last runtimes are the tune's
+                          final round (0: not a finalist) */
 } cutune__measured;
 
 typedef struct cutune__measure_log cutune__measure_log;
@@ -68,8 +68,8 @@ cutune__measure_log *cutune__measure_log_open(const char *path, int load,
 void cutune__measure_log_close(cutune__measure_log *log);
 
 /* The last record of `config`, or NULL. Borrowed from the log. */
-const cutune__measured *cutune__measure_log_find(
-    const cutune__measure_log *log, const char *config);
+const cutune__measured *
+cutune__measure_log_find(const cutune__measure_log *log, const char *config);
 
 /* Where record `m` (from cutune__measure_log_find) stands in the log: the
  * order the records were measured in, earliest first. */

@@ -38,8 +38,8 @@ size_t cutune__explain_differences(const cutune_problem *p, size_t def,
         }
         if (10 * right < 9 * n)
             continue;
-        int w = snprintf(out + used, used < outlen ? outlen - used : 0,
-                         "%s%s", named ? ", " : "", p->param_names[k]);
+        int w = snprintf(out + used, used < outlen ? outlen - used : 0, "%s%s",
+                         named ? ", " : "", p->param_names[k]);
         if (w > 0 && used + (size_t)w < outlen)
             used += (size_t)w;
         named++;

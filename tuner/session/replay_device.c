@@ -42,8 +42,9 @@ static void device_name(const char *path, char *out, size_t len)
 static cutune_status parse_fail(cutune_session *s, const char *hook)
 {
     int hang = strncmp(hook, "hang:", 5) == 0;
-    const char *n = hang ? hook + 5 : strncmp(hook, "die:", 4) == 0 ? hook + 4
-                                                                   : "";
+    const char *n = hang                            ? hook + 5
+                    : strncmp(hook, "die:", 4) == 0 ? hook + 4
+                                                    : "";
     size_t digits = strspn(n, "0123456789");
     errno = 0;
     unsigned long long v = digits ? strtoull(n, NULL, 10) : 0;
@@ -91,7 +92,8 @@ cutune_status cutune__replay_devices_open(cutune_session *s)
             return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                         "replay_devices: '%s' names an "
                                         "empty file (a list of T4 files, "
-                                        "comma-separated)", list);
+                                        "comma-separated)",
+                                        list);
         cutune_device *f = &d->props.fingerprint;
         device_name(d->path, f->name, sizeof f->name);
         snprintf(f->cutune_version, sizeof f->cutune_version, "%s",
@@ -149,8 +151,8 @@ cutune_status cutune__replay_devices_load(cutune_session *s)
             continue;
         }
         char err[1024];
-        cutune_status st = cutune__t4_load(d->path, s->problem, &d->t4, err,
-                                           sizeof err);
+        cutune_status st =
+            cutune__t4_load(d->path, s->problem, &d->t4, err, sizeof err);
         if (st)
             return cutune__session_fail(s, st, "replayed device %zu: %s", i,
                                         err);
@@ -196,8 +198,8 @@ static int fail_hook(cutune_session *s, cutune__mslot *slot, eval_record *e)
     if (s->replay_fail.hang)
         replay_sleep(s, cutune__session_run_timeout(s));
     slot->up = 0;
-    e->pub.outcome = s->replay_fail.hang ? CUTUNE_OUTCOME_TIMEOUT
-                                         : CUTUNE_OUTCOME_RUNTIME;
+    e->pub.outcome =
+        s->replay_fail.hang ? CUTUNE_OUTCOME_TIMEOUT : CUTUNE_OUTCOME_RUNTIME;
     cutune__session_set_message(
         e, s->replay_fail.hang
                ? "the GPU worker did not answer in time (replayed hang); "
@@ -208,8 +210,7 @@ static int fail_hook(cutune_session *s, cutune__mslot *slot, eval_record *e)
 
 /* The replayed device's measuring (device.h): there is no binary. */
 static void replay_measure(cutune_session *s, cutune__mslot *slot,
-                           eval_record *e, cutune__compile_job *job,
-                           int final)
+                           eval_record *e, cutune__compile_job *job, int final)
 {
     (void)job;
     const cutune__replay_device *d = &s->replay[slot->ordinal];
@@ -281,7 +282,6 @@ static cutune_status list_replayed(cutune_session *s)
     return CUTUNE_OK;
 }
 
-
 /* A replayed device is "brought up" at once. */
 static cutune_status bring_up_replayed(cutune_session *s, cutune__mslot *slot,
                                        int keep_reference)
@@ -297,7 +297,8 @@ static cutune_status bring_up_replayed(cutune_session *s, cutune__mslot *slot,
 static cutune_status start_replayed(cutune_session *s, size_t *start)
 {
     cutune_status st;
-    if ((st = cutune__session_choose_devices(s)) || (st = cutune__replay_devices_load(s)) ||
+    if ((st = cutune__session_choose_devices(s)) ||
+        (st = cutune__replay_devices_load(s)) ||
         (st = cutune__session_bring_up(s, s->slots, 1)))
         return st;
     s->device = s->props[s->slots[0].ordinal];
@@ -306,9 +307,9 @@ static cutune_status start_replayed(cutune_session *s, size_t *start)
     *start = cutune__problem_default_config(s->problem);
     cutune__session_log(s, CUTUNE_LOG_INFO,
                         "%s on %zu replayed device%s (%s): %zu "
-                        "configurations", s->problem->name, s->n_slots,
-                        s->n_slots == 1 ? "" : "s",
-                        s->device.fingerprint.name,
+                        "configurations",
+                        s->problem->name, s->n_slots,
+                        s->n_slots == 1 ? "" : "s", s->device.fingerprint.name,
                         cutune__space_size(s->problem->space));
     return CUTUNE_OK;
 }

@@ -50,7 +50,10 @@ void cutune_session_options_init(cutune_session_options *o)
     o->seed = 1;
 }
 
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 
 cutune_status cutune_session_create(const cutune_session_options *options,
                                     cutune_session **out)

@@ -172,7 +172,8 @@ static cutune_status check_arch(cutune_session *s, const char *arch)
     if (strncmp(arch, "sm_", 3) != 0 || !isdigit((unsigned char)arch[3]))
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "architecture '%s' is not one such as "
-                                    "sm_90", arch);
+                                    "sm_90",
+                                    arch);
     return CUTUNE_OK;
 }
 
@@ -196,9 +197,10 @@ static cutune_status tally(cutune_session *s, const cutune_problem *problem,
             continue;
         if (job->nvrtc_failed) {
             if (st == CUTUNE_OK)
-                st = cutune__session_fail(s, CUTUNE_ERR_NVRTC, "NVRTC "
-                                          "failed: %s", job->log ? job->log
-                                                                 : "");
+                st = cutune__session_fail(s, CUTUNE_ERR_NVRTC,
+                                          "NVRTC "
+                                          "failed: %s",
+                                          job->log ? job->log : "");
             continue;
         }
         configs[*bad] = i;

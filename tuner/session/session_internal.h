@@ -35,17 +35,17 @@
 #include <stdint.h>
 
 #include "binary_cache.h"
-#include "strategy/budget.h"
-#include "replay/compile_order.h"
 #include "compile.h"
 #include "compile_rejects.h"
 #include "compile_remote.h"
 #include "cutune/cutune.h"
+#include "device.h"
 #include "gpu_monitor.h"
 #include "measure_log.h"
 #include "problem.h"
+#include "replay/compile_order.h"
 #include "replay/replay.h"
-#include "device.h"
+#include "strategy/budget.h"
 #include "strategy/strategy.h"
 #include "t4.h"
 #include "worker_client.h"
@@ -73,22 +73,22 @@
  * the earlier protocol) made a repeated tune measuring-bound: see
  * docs/measuring.md. */
 #define WARMUP_LAUNCHES 3
-#define MIN_REPS 10
-#define MAX_REPS 1000
-#define MIN_SECONDS 0.002
-#define MAX_SECONDS 1.0
-#define CI_LEVEL 0.95
-#define CI_REL 0.01
-#define EARLY_REPS 5
-#define EARLY_MARGIN 0.10
-#define FINAL_MAX CUTUNE__FINAL_MAX
-#define FINAL_MARGIN CUTUNE__FINAL_MARGIN
-#define FINAL_PASSES CUTUNE__FINAL_PASSES
-#define FINAL_SECONDS 0.01
+#define MIN_REPS        10
+#define MAX_REPS        1000
+#define MIN_SECONDS     0.002
+#define MAX_SECONDS     1.0
+#define CI_LEVEL        0.95
+#define CI_REL          0.01
+#define EARLY_REPS      5
+#define EARLY_MARGIN    0.10
+#define FINAL_MAX       CUTUNE__FINAL_MAX
+#define FINAL_MARGIN    CUTUNE__FINAL_MARGIN
+#define FINAL_PASSES    CUTUNE__FINAL_PASSES
+#define FINAL_SECONDS   0.01
 /* A pass's cap on launches for a finalist: 10 ms of a 6 µs kernel would
  * be 1,600 launches, each after an L2 flush several times its length. */
-#define FINAL_MAX_REPS 300
-#define RACE_MARGIN FINAL_MARGIN
+#define FINAL_MAX_REPS         300
+#define RACE_MARGIN            FINAL_MARGIN
 #define DEFAULT_LAUNCH_TIMEOUT 10.0
 /* Validation tolerance: |out - ref| <= ATOL + RTOL * |ref|. */
 #define ATOL 1e-6
@@ -99,19 +99,19 @@ typedef struct eval_record {
     double min_ms;
     double stddev_ms;
     size_t runs;
-    double ci_lo_ms;    /* 95% confidence interval of the median */
+    double ci_lo_ms; /* 95% confidence interval of the median */
     double ci_hi_ms;
-    double gpu_ms;      /* kernel time of every launch it made */
-    double *runtimes;   /* every timed launch in order, ms (T4 output) */
+    double gpu_ms;       /* kernel time of every launch it made */
+    double *runtimes;    /* every timed launch in order, ms (T4 output) */
     double framework_ms; /* the evaluation's wall time less compile and
                             kernel time: loading, launching, copying */
-    double search_ms;   /* this evaluation's share of the strategy's time */
-    double timestamp;   /* wall clock when it finished */
-    int reused;         /* taken from the measurement log, not measured */
-    int finalist;       /* chosen for the final round */
-    int differs;        /* CHECK_PROBE: timed, but its output differs from
-                           the default's; CORRECTNESS until settled */
-    size_t final_runs;  /* the last runtimes that the final round added */
+    double search_ms;    /* this evaluation's share of the strategy's time */
+    double timestamp;    /* wall clock when it finished */
+    int reused;          /* taken from the measurement log, not measured */
+    int finalist;        /* chosen for the final round */
+    int differs;         /* CHECK_PROBE: timed, but its output differs from
+                            the default's; CORRECTNESS until settled */
+    size_t final_runs;   /* the last runtimes that the final round added */
     /* Hardware counters and static figures of `cutune explain`, as T4
      * measurements; names and units are static strings. */
     const char **extra_names;
@@ -127,18 +127,18 @@ typedef struct eval_record {
  * (the reference, the arguments, the comparison kernels) stays in the
  * session. */
 typedef struct cutune__mslot {
-    int ordinal;                    /* CUDA device ordinal, or the replayed
-                                       device's index */
+    int ordinal; /* CUDA device ordinal, or the replayed
+                    device's index */
     cutune__worker_client worker;
-    cutune__device_props device;    /* as the worker's INIT reported it */
-    cutune__gpu_monitor *monitor;   /* NVML, or NULL where absent */
+    cutune__device_props device;  /* as the worker's INIT reported it */
+    cutune__gpu_monitor *monitor; /* NVML, or NULL where absent */
     int monitor_tried;
-    int load_mismatch;              /* the last LOAD: the kernel's
-                                       parameters do not fit the arguments */
-    int up;                         /* a replayed device "brought up" */
-    int ever_up;                    /* brought up once: starting it again
-                                       is a restart */
-    size_t index;                   /* in the session's slots */
+    int load_mismatch; /* the last LOAD: the kernel's
+                          parameters do not fit the arguments */
+    int up;            /* a replayed device "brought up" */
+    int ever_up;       /* brought up once: starting it again
+                          is a restart */
+    size_t index;      /* in the session's slots */
 } cutune__mslot;
 
 /* A replayed device (replay_device.c): a recorded T4 file in place of a
@@ -146,7 +146,7 @@ typedef struct cutune__mslot {
 typedef struct cutune__replay_device {
     char *path;
     cutune__device_props props;
-    cutune__t4 *t4;                 /* of the tune's problem, or NULL */
+    cutune__t4 *t4;                     /* of the tune's problem, or NULL */
     const cutune__t4_entry **by_config; /* per space index; NULL: absent */
 } cutune__replay_device;
 
@@ -155,7 +155,7 @@ typedef struct job_set {
     cutune__compile_job *jobs;
     char ***opts;
     size_t *nopts;
-    char **srcs;        /* per job: its own source, or NULL for p->source */
+    char **srcs; /* per job: its own source, or NULL for p->source */
     size_t n;
 } job_set;
 
@@ -173,39 +173,39 @@ struct cutune_session {
      * up and runs the final round) and the devices they list. */
     cutune__mslot *slots;
     size_t n_slots;
-    cutune__device_props *props;   /* all devices, from DEVICES */
+    cutune__device_props *props; /* all devices, from DEVICES */
     cutune_device *devices;
     size_t n_devices;
 
     /* Compilation, kept from one tune to the next. */
-    cutune__binary_cache *binaries; /* NVRTC results on disk, or NULL */
+    cutune__binary_cache *binaries;   /* NVRTC results on disk, or NULL */
     cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
-    cutune__cq *cq;                 /* a search in flight's compiles, kept
-                                       for the final round; NULL: none */
-    cutune__rejects *rejected;      /* cutune_session_compile's NVRTC
-                                       rejections, grouped; NULL: none */
+    cutune__cq *cq;                   /* a search in flight's compiles, kept
+                                         for the final round; NULL: none */
+    cutune__rejects *rejected;        /* cutune_session_compile's NVRTC
+                                         rejections, grouped; NULL: none */
 
     /* What a worker is brought up with, kept for the whole tune so that a
      * worker a candidate killed can be started again. */
-    const cutune_problem *problem;  /* of the last tune; its evals index it */
+    const cutune_problem *problem; /* of the last tune; its evals index it */
     cutune__device_props device;
     char arch[16];
     struct {
-        char *cubin;                /* the default configuration's */
+        char *cubin; /* the default configuration's */
         size_t cubin_size;
         char *lowered;
-        int from_cache;             /* the binary came from disk */
+        int from_cache; /* the binary came from disk */
     } ref;
     struct {
-        char *cubin;                /* the worker's comparison kernels */
+        char *cubin; /* the worker's comparison kernels */
         size_t cubin_size;
-        int refreshed;              /* compiled again after a rejection */
-        int from_worker;            /* the cached ones failed to load
-                                       (for the session) */
+        int refreshed;   /* compiled again after a rejection */
+        int from_worker; /* the cached ones failed to load
+                            (for the session) */
     } compare;
     struct {
         cutune__wire_arg *wire;
-        char *payload;              /* ARGS: wire args, then binary data */
+        char *payload; /* ARGS: wire args, then binary data */
         size_t payload_size;
     } args;
     /* What it measures on, picked once at create (device.h). */
@@ -214,8 +214,8 @@ struct cutune_session {
     cutune__replay_device *replay;
     size_t n_replay;
     struct {
-        int hang;                   /* hang rather than die */
-        size_t config;              /* SIZE_MAX: no hook */
+        int hang;      /* hang rather than die */
+        size_t config; /* SIZE_MAX: no hook */
     } replay_fail;
 
     /* With several slots, the measuring threads hold `lock` whenever they
@@ -226,45 +226,45 @@ struct cutune_session {
     int parallel;
 
     /* State of the tune in progress. */
-    cutune__budget budget;          /* the caller's limits, else the T1
-                                       file's, resolved for the strategy */
+    cutune__budget budget; /* the caller's limits, else the T1
+                              file's, resolved for the strategy */
     const cutune__strategy_type *tuned_with; /* the last tune's strategy;
                                        NULL: none (explain measures
                                        without one) */
     struct {
-        uint32_t mode;              /* cutune__check of the runs now */
-        size_t agreed, differed;    /* CHECK_PROBE's sample so far */
+        uint32_t mode;           /* cutune__check of the runs now */
+        size_t agreed, differed; /* CHECK_PROBE's sample so far */
     } check;
     eval_record *evals;
     size_t n_evals, cap_evals;
     double started;
-    cutune__measure_log *measured;  /* this context's measurements, or NULL */
+    cutune__measure_log *measured; /* this context's measurements, or NULL */
     int warned_other_processes;
-    double best_ms;                 /* best median measured so far in this
-                                       session, for early stops, racing and
-                                       time limits */
-    double batch_end;               /* when the last batch was evaluated */
+    double best_ms;   /* best median measured so far in this
+                         session, for early stops, racing and
+                         time limits */
+    double batch_end; /* when the last batch was evaluated */
     struct {
-        size_t start;               /* the search's first configuration */
-        double started;             /* when the search started */
+        size_t start;                /* the search's first configuration */
+        double started;              /* when the search started */
         double best_ms, baseline_ms; /* NAN: none yet */
-    } prog;                         /* what the progress callback shows */
-    int fatal;                      /* the tune cannot go on */
+    } prog;                          /* what the progress callback shows */
+    int fatal;                       /* the tune cannot go on */
     cutune_status fatal_status;
 
     /* Where the tune's time went, for the result and the debug log. */
     struct {
-        size_t reused;              /* evaluations taken from the log */
-        size_t recompiled;          /* cached binaries that did not load */
-        double gpu_ms;              /* kernel time of the whole tune */
-        double span_ms;             /* GPU time of all measuring work */
-        double wait_compile_s;      /* waiting for a compile to measure */
+        size_t reused;         /* evaluations taken from the log */
+        size_t recompiled;     /* cached binaries that did not load */
+        double gpu_ms;         /* kernel time of the whole tune */
+        double span_ms;        /* GPU time of all measuring work */
+        double wait_compile_s; /* waiting for a compile to measure */
         size_t batches;
-        size_t compiled_ahead;      /* configurations compiled ahead of
-                                       their proposal (AHEAD_EACH) */
-        size_t restarts;            /* workers started again */
-        cutune__order_stats order;  /* the compile queue's counts, as the
-                                       search ended */
+        size_t compiled_ahead;     /* configurations compiled ahead of
+                                      their proposal (AHEAD_EACH) */
+        size_t restarts;           /* workers started again */
+        cutune__order_stats order; /* the compile queue's counts, as the
+                                      search ended */
     } tel;
 
     /* The published result; its pointers point into the arrays here. */
@@ -290,12 +290,10 @@ cutune_status cutune__session_list_devices(cutune_session *s);
 /* session_worker.c: calls to the GPU worker (a reply shorter than
  * min_size is a protocol error), bringing one up ready to measure, and the
  * requests a tune makes of it. */
-cutune__call_result cutune__session_call(cutune_session *s,
-                                         cutune__mslot *slot, uint32_t type,
-                                         const void *a, size_t alen,
-                                         const void *b, size_t blen,
-                                         void **reply, size_t min_size,
-                                         double timeout_s);
+cutune__call_result
+cutune__session_call(cutune_session *s, cutune__mslot *slot, uint32_t type,
+                     const void *a, size_t alen, const void *b, size_t blen,
+                     void **reply, size_t min_size, double timeout_s);
 cutune_status cutune__session_start_worker(cutune_session *s,
                                            cutune__mslot *slot);
 double cutune__session_run_timeout(const cutune_session *s);
@@ -310,7 +308,7 @@ cutune__call_result cutune__session_load_cubin(cutune_session *s,
                                                int *cuda_error, int *rejected,
                                                char *msg, size_t msglen);
 cutune_status cutune__session_bring_up(cutune_session *s, cutune__mslot *slot,
-                                      int keep_reference);
+                                       int keep_reference);
 cutune_status cutune__session_prepare_args(cutune_session *s);
 cutune_status cutune__session_query_occupancy(cutune_session *s,
                                               int *block_size);
@@ -395,8 +393,7 @@ cutune_status cutune__cuda_start(cutune_session *s, size_t *start);
 cutune_status cutune__cuda_bring_up(cutune_session *s, cutune__mslot *slot,
                                     int keep_reference);
 void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
-                          eval_record *e, cutune__compile_job *job,
-                          int final);
+                          eval_record *e, cutune__compile_job *job, int final);
 /* tune.c: the devices listed and checked, the arch known from the list
  * before any context exists (both devices' start). */
 cutune_status cutune__session_choose_devices(cutune_session *s);
@@ -430,7 +427,8 @@ typedef struct cutune__batch {
  * `cfg`) may take instead of being measured (NULL: none), and taking
  * it (-1 when memory ran out). */
 const cutune__measured *cutune__session_earlier(const cutune_session *s,
-                                                size_t config, const char *cfg);
+                                                size_t config,
+                                                const char *cfg);
 int cutune__session_take_earlier(eval_record *e, const cutune__measured *m);
 void cutune__session_measure_job(cutune_session *s, cutune__mslot *slot,
                                  cutune__compile_job *job, eval_record *e);
@@ -465,8 +463,8 @@ cutune_status cutune__session_final_round(cutune_session *s);
  * default configuration compiled, a worker brought up with the
  * reference), with when the device list and the reference were done; the
  * occupancy suggestion `block_size` as a configuration of the space. */
-cutune_status cutune__session_open_device(cutune_session *s,
-                                          double *t_devices, double *t_ref);
+cutune_status cutune__session_open_device(cutune_session *s, double *t_devices,
+                                          double *t_ref);
 size_t cutune__session_occupancy_start(cutune_session *s, int block_size);
 
 /* session_output.c: the winner into the result and the cache. */

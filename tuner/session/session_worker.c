@@ -15,18 +15,15 @@
 /* Calls the slot's worker; a reply shorter than `min_size` is a protocol
  * error. On DIED/TIMEOUT the worker's message says so. The session lock
  * is let go while the worker works, so that other slots measure. */
-cutune__call_result cutune__session_call(cutune_session *s,
-                                         cutune__mslot *slot, uint32_t type,
-                                         const void *a, size_t alen,
-                                         const void *b, size_t blen,
-                                         void **reply, size_t min_size,
-                                         double timeout_s)
+cutune__call_result
+cutune__session_call(cutune_session *s, cutune__mslot *slot, uint32_t type,
+                     const void *a, size_t alen, const void *b, size_t blen,
+                     void **reply, size_t min_size, double timeout_s)
 {
     size_t size;
     cutune__session_unlock(s);
-    cutune__call_result r = cutune__worker_call(&slot->worker, type, a, alen,
-                                                b, blen, reply, &size,
-                                                timeout_s);
+    cutune__call_result r = cutune__worker_call(
+        &slot->worker, type, a, alen, b, blen, reply, &size, timeout_s);
     cutune__session_lock(s);
     if (r == CUTUNE__CALL_OK && size < min_size) {
         free(*reply);
@@ -34,7 +31,8 @@ cutune__call_result cutune__session_call(cutune_session *s,
         cutune__worker_stop(&slot->worker);
         snprintf(slot->worker.message, sizeof slot->worker.message,
                  "the GPU worker sent a malformed reply (is %s from another "
-                 "cutune version?)", s->worker_path);
+                 "cutune version?)",
+                 s->worker_path);
         return CUTUNE__CALL_DIED;
     }
     return r;
@@ -120,8 +118,8 @@ cutune__call_result cutune__session_load_cubin(cutune_session *s,
     memcpy(buf + q.name_len, cubin, size);
     cutune__load_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, slot, CUTUNE__MSG_LOAD, &q, sizeof q, buf, blen,
-                             (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, slot, CUTUNE__MSG_LOAD, &q, sizeof q, buf,
+                             blen, (void **)&r, sizeof *r, 60.0);
     free(buf);
     if (cr != CUTUNE__CALL_OK)
         return cr;
@@ -140,10 +138,9 @@ static cutune_status send_references(cutune_session *s, cutune__mslot *slot)
     const cutune_problem *p = s->problem;
     for (size_t i = 0; i < p->n_refs; i++) {
         const cutune__reference *ref = &p->refs[i];
-        cutune__reference_request q = {(uint32_t)ref->arg,
-                                       (uint32_t)ref->fill, ref->seed,
-                                       ref->fill_value, ref->atol,
-                                       ref->rtol};
+        cutune__reference_request q = {(uint32_t)ref->arg, (uint32_t)ref->fill,
+                                       ref->seed,          ref->fill_value,
+                                       ref->atol,          ref->rtol};
         cutune__reply *r = NULL;
         cutune__call_result cr = cutune__session_call(
             s, slot, CUTUNE__MSG_REFERENCE, &q, sizeof q, ref->data,
@@ -250,9 +247,9 @@ static cutune_status init_device(cutune_session *s, cutune__mslot *slot,
         return CUTUNE_OK;
     }
     if (ir->head.cuda_error) {
-        cutune_status st = cutune__session_fail(
-            s, CUTUNE_ERR_CUDA, "device %d: %s", slot->ordinal,
-            ir->head.message);
+        cutune_status st =
+            cutune__session_fail(s, CUTUNE_ERR_CUDA, "device %d: %s",
+                                 slot->ordinal, ir->head.message);
         free(ir);
         cutune__worker_stop(&slot->worker);
         return st;
@@ -300,8 +297,7 @@ static cutune_status load_reference(cutune_session *s, cutune__mslot *slot)
                                     cr ? slot->worker.message : msg);
     /* T1 ReferenceArguments give the expected outputs; the default
      * configuration stays loaded for the occupancy query. */
-    return p->n_refs > 0 ? send_references(s, slot)
-                         : run_reference(s, slot);
+    return p->n_refs > 0 ? send_references(s, slot) : run_reference(s, slot);
 }
 
 /* Starts the slot's worker ready to measure: device, arguments, reference
@@ -413,8 +409,8 @@ cutune_status cutune__session_query_occupancy(cutune_session *s,
     cutune__occupancy_request q = {s->problem->shared_memory, 0};
     cutune__occupancy_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, s->slots, CUTUNE__MSG_OCCUPANCY, &q,
-                             sizeof q, NULL, 0, (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, s->slots, CUTUNE__MSG_OCCUPANCY, &q, sizeof q,
+                             NULL, 0, (void **)&r, sizeof *r, 60.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "occupancy query: %s",
@@ -431,13 +427,12 @@ cutune_status cutune__session_query_occupancy(cutune_session *s,
 cutune_status cutune__session_measure_bandwidth(cutune_session *s)
 {
     long long mem = s->device.fingerprint.memory_bytes;
-    cutune__bandwidth_request q = {(uint64_t)(mem / 16 < (1LL << 30)
-                                                  ? mem / 16
-                                                  : (1LL << 30))};
+    cutune__bandwidth_request q = {
+        (uint64_t)(mem / 16 < (1LL << 30) ? mem / 16 : (1LL << 30))};
     cutune__bandwidth_reply *r = NULL;
     cutune__call_result cr =
-        cutune__session_call(s, s->slots, CUTUNE__MSG_BANDWIDTH, &q,
-                             sizeof q, NULL, 0, (void **)&r, sizeof *r, 60.0);
+        cutune__session_call(s, s->slots, CUTUNE__MSG_BANDWIDTH, &q, sizeof q,
+                             NULL, 0, (void **)&r, sizeof *r, 60.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "bandwidth measurement: %s",

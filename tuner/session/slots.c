@@ -30,9 +30,8 @@ cutune_status cutune__session_init_slots(cutune_session *s)
         return CUTUNE_ERR_NO_MEMORY;
     for (size_t i = 0; i < n; i++) {
         cutune__mslot *slot = &s->slots[i];
-        slot->ordinal = s->opt.n_devices && s->opt.devices
-                            ? s->opt.devices[i]
-                            : s->opt.device;
+        slot->ordinal = s->opt.n_devices && s->opt.devices ? s->opt.devices[i]
+                                                           : s->opt.device;
         slot->worker.pid = 0;
         slot->worker.fd = -1;
         slot->index = i;
@@ -75,8 +74,7 @@ static cutune_status check_ordinal(cutune_session *s, int ordinal)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "device %d does not exist "
                                     "(%zu %s device%s found)",
-                                    ordinal, s->n_devices,
-                                    s->dev->kind,
+                                    ordinal, s->n_devices, s->dev->kind,
                                     s->n_devices == 1 ? "" : "s");
     return CUTUNE_OK;
 }

@@ -67,9 +67,9 @@ static uint64_t measure_key(const cutune_session *s)
  * again. A log that cannot be opened is a warning, never a failure. */
 static void open_measure_log(cutune_session *s)
 {
-    char *leaf = cutune__strdup_printf(
-        "measurements/%s-%016llx.jsonl", s->problem->name,
-        (unsigned long long)measure_key(s));
+    char *leaf = cutune__strdup_printf("measurements/%s-%016llx.jsonl",
+                                       s->problem->name,
+                                       (unsigned long long)measure_key(s));
     char *path = leaf ? cutune__session_cache_path(s, leaf) : NULL;
     free(leaf);
     if (!path)
@@ -89,9 +89,9 @@ static void open_measure_log(cutune_session *s)
     free(path);
 }
 
-/* The start of the search by the rule simulate shares (search/strategy/seed.h):
- * the problem's defaults at the occupancy API's block size, or the
- * defaults alone when the API gave no answer. */
+/* The start of the search by the rule simulate shares
+ * (search/strategy/seed.h): the problem's defaults at the occupancy API's
+ * block size, or the defaults alone when the API gave no answer. */
 size_t cutune__session_occupancy_start(cutune_session *s, int block_size)
 {
     cutune__seed_source src;
@@ -127,8 +127,8 @@ static cutune__budget tune_budget(const cutune_session *s,
                              s->opt.max_fraction};
     cutune__budget t1 = {p->budget_evals, p->budget_seconds,
                          p->budget_fraction};
-    return cutune__budget_resolve(&caller, &t1,
-                                  cutune__space_size(p->space), type);
+    return cutune__budget_resolve(&caller, &t1, cutune__space_size(p->space),
+                                  type);
 }
 
 /* The devices listed and checked, and the arch known from the list
@@ -147,11 +147,12 @@ cutune_status cutune__session_choose_devices(cutune_session *s)
 /* The arguments, the devices, the default configuration compiled for the
  * reference and the first slot's worker brought up: what a tune and
  * `explain` both need before anything is measured. */
-cutune_status cutune__session_open_device(cutune_session *s,
-                                          double *t_devices, double *t_ref)
+cutune_status cutune__session_open_device(cutune_session *s, double *t_devices,
+                                          double *t_ref)
 {
     cutune_status st;
-    if ((st = cutune__session_prepare_args(s)) || (st = cutune__session_choose_devices(s)))
+    if ((st = cutune__session_prepare_args(s)) ||
+        (st = cutune__session_choose_devices(s)))
         return st;
     size_t ref = cutune__problem_default_config(s->problem);
     *t_devices = cutune__now();
@@ -213,8 +214,8 @@ cutune_status cutune__cuda_start(cutune_session *s, size_t *start)
     if (s->n_slots > 1)
         cutune__session_log(s, CUTUNE_LOG_INFO,
                             "%zu GPU workers share the search; the final "
-                            "round runs on device %d", s->n_slots,
-                            s->slots[0].ordinal);
+                            "round runs on device %d",
+                            s->n_slots, s->slots[0].ordinal);
     return CUTUNE_OK;
 }
 
@@ -258,7 +259,7 @@ static cutune_status search(cutune_session *s,
         cutune__outputs_vary(s->check.agreed, s->check.differed);
     cutune__session_settle_check(s, 0, NULL, 0);
     st = sr->best != SIZE_MAX || settled_late ? cutune__session_final_round(s)
-                                               : CUTUNE_OK;
+                                              : CUTUNE_OK;
     cutune__cq_destroy(s->cq);
     s->cq = NULL;
     if (st)

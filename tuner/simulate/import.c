@@ -77,8 +77,10 @@ static cutune_status check_size(cutune_cache *cache, const char *path,
     if (t4->meta.n_problem_size == 0)
         return CUTUNE_OK;
     int same = 1;
-    for (size_t d = 0; d < t4->meta.n_problem_size || d < p->n_problem_size; d++) {
-        long long a = d < t4->meta.n_problem_size ? t4->meta.problem_size[d] : 1;
+    for (size_t d = 0; d < t4->meta.n_problem_size || d < p->n_problem_size;
+         d++) {
+        long long a =
+            d < t4->meta.n_problem_size ? t4->meta.problem_size[d] : 1;
         long long b = d < p->n_problem_size ? p->problem_size[d] : 1;
         /* A dimension of the problem that varies is no size to hold the
          * file's against. */

@@ -1,6 +1,6 @@
 /* cutune_simulate: replay of recorded T4 results; see cutune.h. The
- * strategies run through search/replay/replay.c exactly as they would against a
- * GPU, on objectives read from the file. */
+ * strategies run through search/replay/replay.c exactly as they would against
+ * a GPU, on objectives read from the file. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -24,8 +24,8 @@ struct cutune_simulation {
     int has_result;
     cutune_simulate_result result;
     cutune_simulate_run *runs;
-    cutune_param_value *configs;  /* (n_runs + 2) * n_params: runs, the
-                                     optimum, the start */
+    cutune_param_value *configs; /* (n_runs + 2) * n_params: runs, the
+                                    optimum, the start */
 };
 
 void cutune_simulate_options_init(cutune_simulate_options *o)
@@ -38,8 +38,8 @@ void cutune_simulate_options_init(cutune_simulate_options *o)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static cutune_status fail(cutune_simulation *sim, cutune_status st,
-                          const char *fmt, ...)
+static cutune_status
+fail(cutune_simulation *sim, cutune_status st, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -80,8 +80,8 @@ static cutune_quartiles quartiles(double *v, size_t n)
         size_t hi = lo + 1 < k ? lo + 1 : lo;
         double f = pos - (double)lo;
         /* inf - inf would give NaN where both neighbours never got there. */
-        out[j] = f == 0 || v[lo] == v[hi] ? v[lo]
-                                          : v[lo] + f * (v[hi] - v[lo]);
+        out[j] =
+            f == 0 || v[lo] == v[hi] ? v[lo] : v[lo] + f * (v[hi] - v[lo]);
     }
     q.q1 = out[0];
     q.median = out[1];
@@ -118,8 +118,8 @@ static cutune_status append_winner(cutune_simulation *sim,
     cutune_cache_record rec;
     memset(&rec, 0, sizeof rec);
     snprintf(rec.device.name, sizeof rec.device.name, "%s", o->device_name);
-    snprintf(rec.device.cutune_version, sizeof rec.device.cutune_version,
-             "%s", CUTUNE_VERSION_STRING);
+    snprintf(rec.device.cutune_version, sizeof rec.device.cutune_version, "%s",
+             CUTUNE_VERSION_STRING);
     rec.device.simulated = 1;
     rec.problem_name = problem->name ? problem->name : "";
     rec.source_hash = problem->source_hash;
@@ -158,9 +158,10 @@ simulated_strategy(cutune_simulation *sim, const cutune_problem *problem,
     } else if (problem->search_strategy) {
         type = cutune__strategy_find(problem->search_strategy);
         if (!type)
-            fail(sim, CUTUNE_ERR_INVALID_ARGUMENT, "%s: strategy '%s' is "
-                 "not built into this cutune", problem->origin,
-                 problem->search_strategy);
+            fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
+                 "%s: strategy '%s' is "
+                 "not built into this cutune",
+                 problem->origin, problem->search_strategy);
         return type;
     } else {
         type = cutune__strategies[0];
@@ -239,10 +240,10 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         size_t i = en->config_index;
         if (i >= n)
             continue;
-        double obj = en->outcome == CUTUNE_OUTCOME_CORRECT &&
-                             isfinite(en->time_ms)
-                         ? en->time_ms
-                         : INFINITY;
+        double obj =
+            en->outcome == CUTUNE_OUTCOME_CORRECT && isfinite(en->time_ms)
+                ? en->time_ms
+                : INFINITY;
         /* A configuration recorded twice counts once, at its better. */
         if (isnan(objective[i])) {
             r->recorded++;
@@ -313,8 +314,8 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
         ro.threads = o->threads;
         ro.compile_s = rec->compile_s;
         ro.measure_s = rec->measure_s;
-        ro.setup_s = cutune__replay_setup_s(rec->compile_s, rec->measure_s,
-                                            n, ref);
+        ro.setup_s =
+            cutune__replay_setup_s(rec->compile_s, rec->measure_s, n, ref);
     }
     cutune__replay_result rr;
     if (cutune__replay_run(type, problem->space, objective, rec->cost, &ro,
@@ -342,8 +343,8 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
     }
     run->random_best_ms =
         cutune__replay_random_best(objective, n, run->evaluations);
-    run->score = cutune__replay_score(run->random_best_ms, run->best_ms,
-                                      r->optimum_ms);
+    run->score =
+        cutune__replay_score(run->random_best_ms, run->best_ms, r->optimum_ms);
     for (int w = 0; w < CUTUNE_SIMULATE_N_WITHIN; w++)
         run->evals_within[w] =
             rr.evals_within[w] == SIZE_MAX ? 0 : rr.evals_within[w];
@@ -393,17 +394,20 @@ check_options(cutune_simulation *sim, const cutune_problem *problem,
 {
     *st = CUTUNE_ERR_INVALID_ARGUMENT;
     if (!problem || !problem->space || !o || !o->results_path) {
-        fail(sim, *st, "cutune_simulate: a problem and a results file are "
+        fail(sim, *st,
+             "cutune_simulate: a problem and a results file are "
              "needed");
         return NULL;
     }
     if (o->write_cache && (!o->device_name || !*o->device_name)) {
-        fail(sim, *st, "writing a simulated result to the cache needs a "
+        fail(sim, *st,
+             "writing a simulated result to the cache needs a "
              "device name");
         return NULL;
     }
     if (o->max_fraction < 0 || o->max_fraction > 1 || o->max_seconds < 0) {
-        fail(sim, *st, "budget: the fraction of the space must lie in (0, "
+        fail(sim, *st,
+             "budget: the fraction of the space must lie in (0, "
              "1] and the time must not be negative");
         return NULL;
     }
@@ -448,8 +452,10 @@ cutune_status cutune_simulate(const cutune_problem *problem,
                             sizeof differs))
         logf_(&o, CUTUNE_LOG_WARN, "%s", differs);
     if (t4->n_outside > 0)
-        logf_(&o, CUTUNE_LOG_WARN, "%s: %zu recorded configuration%s not "
-              "in the space of %s, ignored", o.results_path, t4->n_outside,
+        logf_(&o, CUTUNE_LOG_WARN,
+              "%s: %zu recorded configuration%s not "
+              "in the space of %s, ignored",
+              o.results_path, t4->n_outside,
               t4->n_outside == 1 ? " is" : "s are", problem->origin);
 
     size_t n = cutune__space_size(problem->space);
@@ -458,8 +464,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     int allocated = record_alloc(&rec, n) == 0;
     scratch = malloc((repeat ? repeat : 1) * sizeof *scratch);
     sim->runs = calloc(repeat, sizeof *sim->runs);
-    sim->configs = calloc((repeat + 2) * (np ? np : 1),
-                          sizeof *sim->configs);
+    sim->configs = calloc((repeat + 2) * (np ? np : 1), sizeof *sim->configs);
     if (!allocated || !scratch || !sim->runs || !sim->configs) {
         st = fail(sim, CUTUNE_ERR_NO_MEMORY, "out of memory");
         goto out;

@@ -6,7 +6,8 @@
  * The largest error is kept as the bits of a non-negative double, which
  * order as unsigned integers do. */
 const char cutune__compare_source[] =
-    "/* IEEE half by its bits, converted with PTX's cvt: no header needed. */\n"
+    "/* IEEE half by its bits, converted with PTX's cvt: no header needed. "
+    "*/\n"
     "struct half_bits {\n"
     "    unsigned short b;\n"
     "    __device__ half_bits(double v) {\n"
@@ -20,13 +21,15 @@ const char cutune__compare_source[] =
     "    }\n"
     "};\n"
     "template <typename T>\n"
-    "__device__ void compare(const T *out, const T *ref, unsigned long long n,\n"
+    "__device__ void compare(const T *out, const T *ref, unsigned long long "
+    "n,\n"
     "                        double atol, double rtol,\n"
     "                        unsigned long long *result)\n"
     "{\n"
     "    unsigned long long bad = 0, nonfinite = 0;\n"
     "    double worst = 0.0;\n"
-    "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long "
+    "long)blockDim.x\n"
     "             + threadIdx.x; i < n;\n"
     "         i += (unsigned long long)gridDim.x * blockDim.x) {\n"
     "        double o = (double)out[i], r = (double)ref[i];\n"
@@ -39,7 +42,8 @@ const char cutune__compare_source[] =
     "    if (bad) atomicAdd(&result[0], bad);\n"
     "    if (nonfinite) atomicAdd(&result[2], nonfinite);\n"
     "    if (worst > 0.0)\n"
-    "        atomicMax(&result[1], (unsigned long long)__double_as_longlong(worst));\n"
+    "        atomicMax(&result[1], (unsigned long "
+    "long)__double_as_longlong(worst));\n"
     "}\n"
     "#define CMP(NAME, T) extern \"C\" __global__ void NAME(const T *o, \\\n"
     "    const T *r, unsigned long long n, double a, double rt, \\\n"
@@ -48,15 +52,18 @@ const char cutune__compare_source[] =
     "   element i takes the (i+1)-th output. Uniform in [0, value) for\n"
     "   floating types, [0, value] for integers; `value` when constant. */\n"
     "template <typename T>\n"
-    "__device__ void fill(T *out, unsigned long long n, unsigned long long seed,\n"
+    "__device__ void fill(T *out, unsigned long long n, unsigned long long "
+    "seed,\n"
     "                     double value, int random, int integer)\n"
     "{\n"
-    "    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x\n"
+    "    for (unsigned long long i = blockIdx.x * (unsigned long "
+    "long)blockDim.x\n"
     "             + threadIdx.x; i < n;\n"
     "         i += (unsigned long long)gridDim.x * blockDim.x) {\n"
     "        double v = value;\n"
     "        if (random) {\n"
-    "            unsigned long long z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;\n"
+    "            unsigned long long z = seed + (i + 1) * "
+    "0x9e3779b97f4a7c15ULL;\n"
     "            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
     "            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
     "            z = z ^ (z >> 31);\n"
@@ -67,7 +74,8 @@ const char cutune__compare_source[] =
     "    }\n"
     "}\n"
     "#define FILL(NAME, T) extern \"C\" __global__ void NAME(T *o, \\\n"
-    "    unsigned long long n, unsigned long long s, double v, int r, int i) \\\n"
+    "    unsigned long long n, unsigned long long s, double v, int r, int i) "
+    "\\\n"
     "    { fill<T>(o, n, s, v, r, i); }\n"
     "FILL(fill_float, float)\n"
     "FILL(fill_double, double)\n"
@@ -93,12 +101,11 @@ const char cutune__compare_source[] =
     "CMP(cmp_half, half_bits)\n";
 
 const char *const cutune__compare_names[CUTUNE__DT_COUNT] = {
-    "cmp_float", "cmp_double", "cmp_int8",  "cmp_uint8",  "cmp_int16",
-    "cmp_uint16", "cmp_int32", "cmp_uint32", "cmp_int64", "cmp_uint64",
-    "cmp_half"};
-
+    "cmp_float", "cmp_double", "cmp_int8",  "cmp_uint8",
+    "cmp_int16", "cmp_uint16", "cmp_int32", "cmp_uint32",
+    "cmp_int64", "cmp_uint64", "cmp_half"};
 
 const char *const cutune__fill_names[CUTUNE__DT_COUNT] = {
-    "fill_float", "fill_double", "fill_int8",  "fill_uint8",  "fill_int16",
-    "fill_uint16", "fill_int32", "fill_uint32", "fill_int64", "fill_uint64",
-    "fill_half"};
+    "fill_float", "fill_double", "fill_int8",  "fill_uint8",
+    "fill_int16", "fill_uint16", "fill_int32", "fill_uint32",
+    "fill_int64", "fill_uint64", "fill_half"};

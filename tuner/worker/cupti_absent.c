@@ -6,7 +6,8 @@
 
 cutune__cupti *cutune__cupti_open(char *why, size_t why_len)
 {
-    snprintf(why, why_len, "this cutune was built without CUPTI's headers "
+    snprintf(why, why_len,
+             "this cutune was built without CUPTI's headers "
              "(cupti_range_profiler.h), so it cannot read counters");
     return NULL;
 }

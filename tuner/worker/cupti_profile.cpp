@@ -82,8 +82,10 @@ static void *load_library(char *why, size_t why_len)
     if (env && *env) {
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (!h)
-            say(why, why_len, "CUPTI could not be loaded from "
-                "CUTUNE_CUPTI=%s: %s", env, dlerror());
+            say(why, why_len,
+                "CUPTI could not be loaded from "
+                "CUTUNE_CUPTI=%s: %s",
+                env, dlerror());
         return h;
     }
     static const char *const names[] = {
@@ -99,7 +101,8 @@ static void *load_library(char *why, size_t why_len)
         if (h)
             return h;
     }
-    say(why, why_len, "CUPTI (libcupti.so.13) is not installed where "
+    say(why, why_len,
+        "CUPTI (libcupti.so.13) is not installed where "
         "cutune looks (the loader's path, /usr/local/cuda/lib64, "
         "/usr/local/cuda/extras/CUPTI/lib64); set CUTUNE_CUPTI to its path");
     return NULL;
@@ -120,8 +123,10 @@ extern "C" cutune__cupti *cutune__cupti_open(char *why, size_t why_len)
 #define CUPTI_RESOLVE(f)                                                      \
     c->f = (decltype(&::f))dlsym(lib, #f);                                    \
     if (!c->f) {                                                              \
-        say(why, why_len, "the CUPTI found lacks %s (CUDA 13's range "       \
-            "profiler is needed)", #f);                                       \
+        say(why, why_len,                                                     \
+            "the CUPTI found lacks %s (CUDA 13's range "                      \
+            "profiler is needed)",                                            \
+            #f);                                                              \
         dlclose(lib);                                                         \
         free(c);                                                              \
         return NULL;                                                          \
@@ -144,8 +149,7 @@ static int classify(CUptiResult r)
     case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
     case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
         return CUTUNE__COUNTERS_UNSUPPORTED;
-    default:
-        return CUTUNE__COUNTERS_FAILED;
+    default: return CUTUNE__COUNTERS_FAILED;
     }
 }
 
@@ -157,9 +161,11 @@ static int fail(const cutune__cupti *c, CUptiResult r, const char *what,
         text = "unknown CUPTI error";
     int state = classify(r);
     if (state == CUTUNE__COUNTERS_REFUSED)
-        say(why, why_len, "reading GPU performance counters is not "
+        say(why, why_len,
+            "reading GPU performance counters is not "
             "permitted for this user (%s: %s); see "
-            "https://developer.nvidia.com/ERR_NVGPUCTRPERM", what, text);
+            "https://developer.nvidia.com/ERR_NVGPUCTRPERM",
+            what, text);
     else
         say(why, why_len, "%s: %s", what, text);
     return state;
@@ -210,9 +216,9 @@ typedef struct session {
     CUpti_RangeProfiler_Object *range;
     uint8_t *data;
     size_t data_size;
-    int user_range;       /* 0: the range is the kernel (auto range) */
-    const char **names;   /* the metrics the chip has */
-    size_t *index;        /* their positions in the caller's list */
+    int user_range;     /* 0: the range is the kernel (auto range) */
+    const char **names; /* the metrics the chip has */
+    size_t *index;      /* their positions in the caller's list */
     size_t n;
 } session;
 
@@ -247,8 +253,8 @@ static int open_host(session *s, int device, char *why, size_t why_len)
     void *fn = NULL;
     cudaDriverEntryPointQueryResult q;
     if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000,
-                                         cudaEnableDefault, &q) !=
-            cudaSuccess ||
+                                         cudaEnableDefault,
+                                         &q) != cudaSuccess ||
         !fn || ((ctx_get_current_fn)fn)(&s->ctx) != CUDA_SUCCESS || !s->ctx) {
         say(why, why_len, "no CUDA driver context to profile in");
         return CUTUNE__COUNTERS_FAILED;
@@ -264,8 +270,7 @@ static int open_host(session *s, int device, char *why, size_t why_len)
     av.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
     av.ctx = s->ctx;
     if ((r = c->cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS)
-        return fail(c, r, "cuptiProfilerGetCounterAvailability", why,
-                    why_len);
+        return fail(c, r, "cuptiProfilerGetCounterAvailability", why, why_len);
     s->avail = (uint8_t *)malloc(av.counterAvailabilityImageSize + 1);
     if (!s->avail) {
         say(why, why_len, "out of memory");
@@ -273,8 +278,7 @@ static int open_host(session *s, int device, char *why, size_t why_len)
     }
     av.pCounterAvailabilityImage = s->avail;
     if ((r = c->cuptiProfilerGetCounterAvailability(&av)) != CUPTI_SUCCESS)
-        return fail(c, r, "cuptiProfilerGetCounterAvailability", why,
-                    why_len);
+        return fail(c, r, "cuptiProfilerGetCounterAvailability", why, why_len);
     CUpti_Profiler_Host_Initialize_Params hi;
     memset(&hi, 0, sizeof hi);
     hi.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
@@ -329,8 +333,7 @@ static int build_config(session *s, const char *const *names, size_t n,
     cs.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
     cs.pHostObject = s->host;
     if ((r = c->cuptiProfilerHostGetConfigImageSize(&cs)) != CUPTI_SUCCESS)
-        return fail(c, r, "cuptiProfilerHostGetConfigImageSize", why,
-                    why_len);
+        return fail(c, r, "cuptiProfilerHostGetConfigImageSize", why, why_len);
     s->config_size = cs.configImageSize;
     s->config = (uint8_t *)malloc(s->config_size + 1);
     if (!s->config) {
@@ -397,8 +400,8 @@ static int open_range(session *s, char *why, size_t why_len)
     di.pCounterData = s->data;
     if ((r = c->cuptiRangeProfilerCounterDataImageInitialize(&di)) !=
         CUPTI_SUCCESS)
-        return fail(c, r, "cuptiRangeProfilerCounterDataImageInitialize",
-                    why, why_len);
+        return fail(c, r, "cuptiRangeProfilerCounterDataImageInitialize", why,
+                    why_len);
     CUpti_RangeProfiler_SetConfig_Params sc;
     memset(&sc, 0, sizeof sc);
     sc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
@@ -421,8 +424,8 @@ static int open_range(session *s, char *why, size_t why_len)
 
 /* The passes: prepared outside the range, launched inside it, until CUPTI
  * has every pass it needs (capped, should it never say so). */
-static int replay(session *s, const cutune__profile_work *work,
-                  int *passes, int *launch_error, char *why, size_t why_len)
+static int replay(session *s, const cutune__profile_work *work, int *passes,
+                  int *launch_error, char *why, size_t why_len)
 {
     const cutune__cupti *c = s->c;
     CUptiResult r;
@@ -448,8 +451,7 @@ static int replay(session *s, const cutune__profile_work *work,
             pu.pRangeProfilerObject = s->range;
             pu.pRangeName = "cutune";
             if ((r = c->cuptiRangeProfilerPushRange(&pu)) != CUPTI_SUCCESS)
-                return fail(c, r, "cuptiRangeProfilerPushRange", why,
-                            why_len);
+                return fail(c, r, "cuptiRangeProfilerPushRange", why, why_len);
         }
         e = work->launch(work->user);
         if (e == 0)
@@ -561,8 +563,7 @@ extern "C" int cutune__cupti_profile(cutune__cupti *c, int device,
                 CUTUNE__COUNTERS_READ &&
             (state = build_config(&s, names, n, &planned, why, why_len)) ==
                 CUTUNE__COUNTERS_READ &&
-            (state = open_range(&s, why, why_len)) ==
-                CUTUNE__COUNTERS_READ &&
+            (state = open_range(&s, why, why_len)) == CUTUNE__COUNTERS_READ &&
             (state = replay(&s, work, passes, launch_error, why, why_len)) ==
                 CUTUNE__COUNTERS_READ)
             state = evaluate(&s, values, n, why, why_len);

@@ -29,25 +29,31 @@ static int check_sizes(const cutune__wire_arg *args, size_t n,
         if (!pass[i])
             continue;
         if (k == n_params) {
-            snprintf(err, errlen, "KernelSpecification.Arguments[%zu] "
+            snprintf(err, errlen,
+                     "KernelSpecification.Arguments[%zu] "
                      "('%s'): the kernel takes %zu parameters, and none is "
-                     "left for this argument", i, args[i].symbol, n_params);
+                     "left for this argument",
+                     i, args[i].symbol, n_params);
             return -1;
         }
         size_t want = arg_bytes(&args[i]);
         if (param_sizes[k] != want) {
-            snprintf(err, errlen, "KernelSpecification.Arguments[%zu] "
+            snprintf(err, errlen,
+                     "KernelSpecification.Arguments[%zu] "
                      "('%s'): the kernel's parameter %zu takes %zu bytes; "
-                     "the argument is %s of %zu bytes", i, args[i].symbol,
-                     k, param_sizes[k], arg_kind(&args[i]), want);
+                     "the argument is %s of %zu bytes",
+                     i, args[i].symbol, k, param_sizes[k], arg_kind(&args[i]),
+                     want);
             return -1;
         }
         k++;
     }
     if (k < n_params) {
-        snprintf(err, errlen, "KernelSpecification.Arguments: the kernel "
+        snprintf(err, errlen,
+                 "KernelSpecification.Arguments: the kernel "
                  "takes %zu parameters; its parameter %zu (%zu bytes) has no "
-                 "argument", n_params, k, param_sizes[k]);
+                 "argument",
+                 n_params, k, param_sizes[k]);
         return -1;
     }
     return 0;
@@ -70,8 +76,8 @@ int cutune__bind_kernel_args(const cutune__wire_arg *args, size_t n,
         /* Report against the reading closest to the kernel's count. */
         size_t gap_all = n > n_params ? n - n_params : n_params - n;
         size_t without = n - n_symbols;
-        size_t gap_without = without > n_params ? without - n_params
-                                                : n_params - without;
+        size_t gap_without =
+            without > n_params ? without - n_params : n_params - without;
         for (size_t i = 0; i < n; i++)
             pass[i] = !args[i].is_symbol || gap_all < gap_without;
     }
@@ -79,10 +85,12 @@ int cutune__bind_kernel_args(const cutune__wire_arg *args, size_t n,
         return -1;
     for (size_t i = 0; i < n; i++)
         if (args[i].is_symbol && !pass[i] && !has_symbol[i]) {
-            snprintf(err, errlen, "KernelSpecification.Arguments[%zu] "
+            snprintf(err, errlen,
+                     "KernelSpecification.Arguments[%zu] "
                      "('%s'): constant memory, but the module declares no "
                      "__constant__ variable of that name and the kernel "
-                     "takes no parameter for it", i, args[i].symbol);
+                     "takes no parameter for it",
+                     i, args[i].symbol);
             return -1;
         }
     return 0;

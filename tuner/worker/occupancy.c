@@ -23,12 +23,11 @@ cudaError_t cutune__occupancy_max_potential_block_size(int *min_grid_size,
                                     cudaDevAttrMaxThreadsPerMultiProcessor,
                                     device)) != cudaSuccess ||
         (e = cudaDeviceGetAttribute(&max_threads_block,
-                                    cudaDevAttrMaxThreadsPerBlock,
-                                    device)) != cudaSuccess ||
+                                    cudaDevAttrMaxThreadsPerBlock, device)) !=
+            cudaSuccess ||
         (e = cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, device)) !=
             cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&sm_count,
-                                    cudaDevAttrMultiProcessorCount,
+        (e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount,
                                     device)) != cudaSuccess)
         return e;
     struct cudaFuncAttributes attr;

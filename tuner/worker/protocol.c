@@ -16,9 +16,8 @@ int cutune__msg_send(int fd, uint32_t type, const void *a, size_t alen,
 {
     cutune__msg_header h = {CUTUNE__PROTO_MAGIC, CUTUNE__PROTO_VERSION, type,
                             0, (uint64_t)alen + blen};
-    struct iovec iov[3] = {{&h, sizeof h},
-                           {(void *)a, alen},
-                           {(void *)b, blen}};
+    struct iovec iov[3] = {
+        {&h, sizeof h}, {(void *)a, alen}, {(void *)b, blen}};
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
     msg.msg_iov = iov;

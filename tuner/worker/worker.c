@@ -25,9 +25,9 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-#include "cutune/cutune.h"
 #include "compare_kernels.h"
 #include "compile.h"
+#include "cutune/cutune.h"
 #include "protocol.h"
 #include "worker_state.h"
 
@@ -58,8 +58,8 @@ static void format_uuid(const cudaUUID_t *u, char *out, size_t len)
     snprintf(out, len,
              "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
              "%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-             b[10], b[11], b[12], b[13], b[14], b[15]);
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10],
+             b[11], b[12], b[13], b[14], b[15]);
 }
 
 static cudaError_t read_props(int device, cutune__device_props *out)
@@ -138,8 +138,8 @@ static int build_compare(cutune__worker *w, cutune__reply *r,
 {
     cudaError_t e;
     if (given_size > 0) {
-        if ((e = cudaLibraryLoadData(&w->compare_library, given, NULL, NULL,
-                                     0, NULL, NULL, 0)) != cudaSuccess) {
+        if ((e = cudaLibraryLoadData(&w->compare_library, given, NULL, NULL, 0,
+                                     NULL, NULL, 0)) != cudaSuccess) {
             *rejected = 1;
             return cutune__worker_error(r, e,
                                         "loading the comparison kernels sent");
@@ -158,7 +158,8 @@ static int build_compare(cutune__worker *w, cutune__reply *r,
     if (nvrtcCreateProgram(&prog, cutune__compare_source, "cutune_compare.cu",
                            0, NULL, NULL) != NVRTC_SUCCESS) {
         r->cuda_error = cudaErrorUnknown;
-        snprintf(r->message, sizeof r->message, "NVRTC: cannot create the "
+        snprintf(r->message, sizeof r->message,
+                 "NVRTC: cannot create the "
                  "output comparison program");
         return -1;
     }
@@ -174,9 +175,10 @@ static int build_compare(cutune__worker *w, cutune__reply *r,
     nvrtcDestroyProgram(&prog);
     if (!cubin) {
         r->cuda_error = cudaErrorUnknown;
-        snprintf(r->message, sizeof r->message, "NVRTC: cannot compile the "
-                 "output comparison kernels for %s: %s", arch,
-                 nvrtcGetErrorString(nr));
+        snprintf(r->message, sizeof r->message,
+                 "NVRTC: cannot compile the "
+                 "output comparison kernels for %s: %s",
+                 arch, nvrtcGetErrorString(nr));
         return -1;
     }
     e = cudaLibraryLoadData(&w->compare_library, cubin, NULL, NULL, 0, NULL,
@@ -196,11 +198,11 @@ static int compare_kernels(cutune__worker *w, cutune__reply *r)
                                       cutune__compare_names[i])) !=
             cudaSuccess)
             return cutune__worker_error(r, e, "cudaLibraryGetKernel(%s)",
-                               cutune__compare_names[i]);
+                                        cutune__compare_names[i]);
         if ((e = cudaLibraryGetKernel(&w->fill[i], w->compare_library,
                                       cutune__fill_names[i])) != cudaSuccess)
             return cutune__worker_error(r, e, "cudaLibraryGetKernel(%s)",
-                               cutune__fill_names[i]);
+                                        cutune__fill_names[i]);
     }
     if ((e = cudaMalloc((void **)&w->compare_result,
                         3 * sizeof(unsigned long long))) != cudaSuccess)
@@ -263,8 +265,7 @@ static void handle_compile(cutune__worker *w, const char *payload, size_t size)
         size != sizeof *q + q->source_len + 1 + q->name_len + 1 +
                     q->options_len + q->kernel_len + 1) {
         r.nvrtc_failed = 1;
-        snprintf(r.head.message, sizeof r.head.message,
-                 "bad COMPILE request");
+        snprintf(r.head.message, sizeof r.head.message, "bad COMPILE request");
         goto send;
     }
     const char *p = payload + sizeof *q;
@@ -286,8 +287,7 @@ static void handle_compile(cutune__worker *w, const char *payload, size_t size)
     if (!opts || source[q->source_len] || name[q->name_len] ||
         kernel[q->kernel_len]) {
         r.nvrtc_failed = 1;
-        snprintf(r.head.message, sizeof r.head.message,
-                 "bad COMPILE request");
+        snprintf(r.head.message, sizeof r.head.message, "bad COMPILE request");
         goto send;
     }
     job.source = source;
@@ -300,9 +300,8 @@ static void handle_compile(cutune__worker *w, const char *payload, size_t size)
     r.nvrtc_failed = job.nvrtc_failed;
     r.cubin_size = job.ok ? job.cubin_size : 0;
     r.log_size = job.log ? strlen(job.log) + 1 : 0;
-    r.lowered_size = job.ok && job.lowered_name
-                         ? strlen(job.lowered_name) + 1
-                         : 0;
+    r.lowered_size =
+        job.ok && job.lowered_name ? strlen(job.lowered_name) + 1 : 0;
     r.seconds = job.seconds;
 send:;
     /* One block after the reply: the cubin, the log, the lowered name. */
@@ -369,9 +368,7 @@ int cutune__worker_main(int fd)
             for (;;)
                 pause();
         case CUTUNE__MSG_QUIT:
-        default:
-            quit = 1;
-            break;
+        default: quit = 1; break;
         }
         free(payload);
         /* A reply that said fatal ends the worker: its context is gone. */

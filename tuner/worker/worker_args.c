@@ -111,8 +111,8 @@ static int setup_vector(cutune__worker *w, size_t i, const char *data,
                         cutune__reply *r)
 {
     const cutune__wire_arg *a = &w->args[i];
-    size_t bytes = (size_t)a->count *
-                   cutune__dtype_size((cutune__dtype)a->dtype);
+    size_t bytes =
+        (size_t)a->count * cutune__dtype_size((cutune__dtype)a->dtype);
     size_t slack = slack_bytes(bytes);
     cudaError_t e = cudaMalloc(&w->dev[i], bytes + slack);
     if (e != cudaSuccess)
@@ -129,8 +129,10 @@ static int setup_vector(cutune__worker *w, size_t i, const char *data,
     if (a->is_output) {
         if ((e = cudaMalloc(&w->pristine[i], bytes)) != cudaSuccess ||
             (e = cudaMalloc(&w->reference[i], bytes)) != cudaSuccess)
-            return cutune__worker_error(r, e, "cudaMalloc(output copies of "
-                               "argument %zu)", i);
+            return cutune__worker_error(r, e,
+                                        "cudaMalloc(output copies of "
+                                        "argument %zu)",
+                                        i);
         if ((e = cudaMemcpy(w->pristine[i], w->dev[i], bytes,
                             cudaMemcpyDeviceToDevice)) != cudaSuccess)
             return cutune__worker_error(r, e, "copying argument %zu", i);
@@ -149,11 +151,11 @@ static size_t args_payload_size(const cutune__args_request *q, size_t size)
     const cutune__wire_arg *args = (const void *)(q + 1);
     size_t total = sizeof *q + n * sizeof(cutune__wire_arg);
     for (size_t i = 0; i < n; i++) {
-        size_t want = args[i].fill == CUTUNE__FILL_BINARY
-                          ? (size_t)args[i].count *
-                                cutune__dtype_size(
-                                    (cutune__dtype)args[i].dtype)
-                          : 0;
+        size_t want =
+            args[i].fill == CUTUNE__FILL_BINARY
+                ? (size_t)args[i].count *
+                      cutune__dtype_size((cutune__dtype)args[i].dtype)
+                : 0;
         if (args[i].data_size != want || want > size - total)
             return 0;
         total += want;
@@ -183,17 +185,17 @@ static int setup_args(cutune__worker *w, const void *payload, size_t size,
     w->scalars = calloc(n + 1, sizeof *w->scalars);
     w->slots = calloc(n + 1, sizeof *w->slots);
     w->params = calloc(n + 1, sizeof *w->params);
-    if (!w->args || !w->dev || !w->pristine || !w->reference ||
-        !w->scalars || !w->params || !w->slots || !w->ref_atol ||
-        !w->ref_rtol || !w->ref_given) {
+    if (!w->args || !w->dev || !w->pristine || !w->reference || !w->scalars ||
+        !w->params || !w->slots || !w->ref_atol || !w->ref_rtol ||
+        !w->ref_given) {
         r->cuda_error = cudaErrorMemoryAllocation;
         snprintf(r->message, sizeof r->message, "out of host memory");
         return -1;
     }
     memcpy(w->args, (const char *)payload + sizeof *q,
            n * sizeof(cutune__wire_arg));
-    const char *data = (const char *)payload + sizeof *q +
-                       n * sizeof(cutune__wire_arg);
+    const char *data =
+        (const char *)payload + sizeof *q + n * sizeof(cutune__wire_arg);
     for (size_t i = 0; i < n; i++) {
         const cutune__wire_arg *a = &w->args[i];
         if (!a->is_vector) {
@@ -228,10 +230,9 @@ void cutune__worker_handle_args(cutune__worker *w, const void *payload,
 static int image_error(cudaError_t e)
 {
     return e == cudaErrorInvalidKernelImage ||
-           e == cudaErrorNoKernelImageForDevice ||
-           e == cudaErrorInvalidPtx || e == cudaErrorUnsupportedPtxVersion ||
-           e == cudaErrorSharedObjectInitFailed ||
-           e == cudaErrorInvalidSource;
+           e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidPtx ||
+           e == cudaErrorUnsupportedPtxVersion ||
+           e == cudaErrorSharedObjectInitFailed || e == cudaErrorInvalidSource;
 }
 
 /* The loaded kernel's parameter sizes, by asking for each in turn; -1
@@ -242,8 +243,8 @@ static long kernel_param_sizes(cutune__worker *w, size_t **sizes)
     *sizes = malloc(cap * sizeof **sizes);
     while (*sizes && n < 4096) {
         size_t offset, bytes;
-        cudaError_t e = cudaFuncGetParamInfo((const void *)w->kernel, n,
-                                             &offset, &bytes);
+        cudaError_t e =
+            cudaFuncGetParamInfo((const void *)w->kernel, n, &offset, &bytes);
         if (e != cudaSuccess) {
             cudaGetLastError();
             return e == cudaErrorInvalidValue ? (long)n : -1;
@@ -266,23 +267,24 @@ static int fill_symbol(cutune__worker *w, size_t i, cutune__reply *r)
     const cutune__wire_arg *a = &w->args[i];
     void *symbol = NULL;
     size_t symbol_bytes = 0;
-    size_t bytes = (size_t)a->count *
-                   cutune__dtype_size((cutune__dtype)a->dtype);
-    cudaError_t e = cudaLibraryGetGlobal(&symbol, &symbol_bytes, w->library,
-                                         a->symbol);
+    size_t bytes =
+        (size_t)a->count * cutune__dtype_size((cutune__dtype)a->dtype);
+    cudaError_t e =
+        cudaLibraryGetGlobal(&symbol, &symbol_bytes, w->library, a->symbol);
     if (e != cudaSuccess)
         return cutune__worker_error(r, e, "__constant__ variable '%s'",
                                     a->symbol);
     if (symbol_bytes < bytes) {
         r->cuda_error = cudaErrorInvalidValue;
-        snprintf(r->message, sizeof r->message, "KernelSpecification."
+        snprintf(r->message, sizeof r->message,
+                 "KernelSpecification."
                  "Arguments[%zu] ('%s'): the __constant__ variable holds %zu "
-                 "bytes; the argument has %zu", i, a->symbol, symbol_bytes,
-                 bytes);
+                 "bytes; the argument has %zu",
+                 i, a->symbol, symbol_bytes, bytes);
         return -1;
     }
-    if ((e = cudaMemcpy(symbol, w->dev[i], bytes,
-                        cudaMemcpyDeviceToDevice)) != cudaSuccess)
+    if ((e = cudaMemcpy(symbol, w->dev[i], bytes, cudaMemcpyDeviceToDevice)) !=
+        cudaSuccess)
         return cutune__worker_error(r, e, "filling __constant__ '%s'",
                                     a->symbol);
     return 0;
@@ -312,8 +314,8 @@ static int bind_params(cutune__worker *w, cutune__load_reply *r)
     }
     long n_params = kernel_param_sizes(w, &sizes);
     if (n_params >= 0) {
-        if (cutune__bind_kernel_args(w->args, n, sizes, (size_t)n_params,
-                                     has, pass, r->head.message,
+        if (cutune__bind_kernel_args(w->args, n, sizes, (size_t)n_params, has,
+                                     pass, r->head.message,
                                      sizeof r->head.message) != 0) {
             r->head.cuda_error = cudaErrorInvalidValue;
             r->args_mismatch = 1;
@@ -361,8 +363,8 @@ void cutune__worker_handle_load(cutune__worker *w, const void *payload,
     memcpy(name, (const char *)payload + sizeof *q, q->name_len);
     name[q->name_len] = '\0';
     const void *cubin = (const char *)payload + sizeof *q + q->name_len;
-    if ((e = cudaLibraryLoadData(&w->library, cubin, NULL, NULL, 0, NULL,
-                                 NULL, 0)) != cudaSuccess) {
+    if ((e = cudaLibraryLoadData(&w->library, cubin, NULL, NULL, 0, NULL, NULL,
+                                 0)) != cudaSuccess) {
         cutune__worker_error(&r.head, e, "cudaLibraryLoadData");
         r.image_rejected = image_error(e);
         goto send;
@@ -408,13 +410,15 @@ void cutune__worker_handle_reference(cutune__worker *w, const char *payload,
         goto send;
     }
     const cutune__wire_arg *a = &w->args[q->arg];
-    size_t bytes = (size_t)a->count *
-                   cutune__dtype_size((cutune__dtype)a->dtype);
+    size_t bytes =
+        (size_t)a->count * cutune__dtype_size((cutune__dtype)a->dtype);
     if (q->fill == CUTUNE__FILL_BINARY) {
         if (size != sizeof *q + bytes) {
             r.cuda_error = cudaErrorInvalidValue;
-            snprintf(r.message, sizeof r.message, "reference data of %zu "
-                     "bytes for an argument of %zu", size - sizeof *q, bytes);
+            snprintf(r.message, sizeof r.message,
+                     "reference data of %zu "
+                     "bytes for an argument of %zu",
+                     size - sizeof *q, bytes);
             goto send;
         }
         e = cudaMemcpy(w->reference[q->arg], payload + sizeof *q, bytes,

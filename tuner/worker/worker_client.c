@@ -146,7 +146,8 @@ cutune__call_result cutune__worker_call(cutune__worker_client *w,
     *reply = NULL;
     *reply_size = 0;
     if (w->pid == 0) {
-        snprintf(w->message, sizeof w->message, "the GPU worker is not "
+        snprintf(w->message, sizeof w->message,
+                 "the GPU worker is not "
                  "running");
         return CUTUNE__CALL_DIED;
     }
@@ -164,7 +165,8 @@ cutune__call_result cutune__worker_call(cutune__worker_client *w,
         kill_and_reap(w, how, sizeof how);
         snprintf(w->message, sizeof w->message,
                  "no reply from the GPU worker within %.1f s; it was "
-                 "stopped", timeout_s);
+                 "stopped",
+                 timeout_s);
         closed(w);
         return CUTUNE__CALL_TIMEOUT;
     }

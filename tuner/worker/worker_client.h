@@ -9,9 +9,9 @@
 #include "protocol.h"
 
 typedef struct cutune__worker_client {
-    pid_t pid;            /* 0 when not running */
+    pid_t pid; /* 0 when not running */
     int fd;
-    char message[512];    /* why the last call failed */
+    char message[512]; /* why the last call failed */
 } cutune__worker_client;
 
 typedef enum cutune__call_result {

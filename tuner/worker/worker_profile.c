@@ -29,8 +29,8 @@ typedef struct profile_launch {
 static int prepare_pass(void *user)
 {
     profile_launch *pl = user;
-    cudaError_t e = cutune__worker_copy_outputs(pl->w, pl->w->dev,
-                                                pl->w->pristine);
+    cudaError_t e =
+        cutune__worker_copy_outputs(pl->w, pl->w->dev, pl->w->pristine);
     if (e == cudaSuccess)
         e = cudaMemsetAsync(pl->w->flush, 0x5a, pl->w->flush_bytes, 0);
     return (int)e;
@@ -92,8 +92,8 @@ static const char **split_names(const cutune__profile_request *q,
     const char **out = calloc(q->n_metrics + 1, sizeof *out);
     const char *at = names, *end = names + len;
     for (uint32_t i = 0; out && i < q->n_metrics; i++) {
-        const char *nul = at < end ? memchr(at, '\0', (size_t)(end - at))
-                                   : NULL;
+        const char *nul =
+            at < end ? memchr(at, '\0', (size_t)(end - at)) : NULL;
         if (!nul) {
             free(out);
             return NULL;
@@ -128,9 +128,9 @@ static void read_counters(cutune__worker *w, const cutune__profile_request *q,
     if (launch_error)
         cutune__worker_error(&r->head, (cudaError_t)launch_error,
                              "a profiled launch of grid (%u,%u,%u) block "
-                             "(%u,%u,%u)", q->grid[0], q->grid[1],
-                             q->grid[2], q->block[0], q->block[1],
-                             q->block[2]);
+                             "(%u,%u,%u)",
+                             q->grid[0], q->grid[1], q->grid[2], q->block[0],
+                             q->block[1], q->block[2]);
 }
 
 void cutune__worker_handle_profile(cutune__worker *w, const char *payload,
@@ -162,7 +162,8 @@ void cutune__worker_handle_profile(cutune__worker *w, const char *payload,
     if (static_facts(w, q, &r) != 0)
         goto send;
     if (r.active_blocks == 0) {
-        snprintf(r.why, sizeof r.why, "the configuration cannot be "
+        snprintf(r.why, sizeof r.why,
+                 "the configuration cannot be "
                  "resident on an SM, so it was not launched");
         goto send;
     }

@@ -54,10 +54,10 @@ cudaError_t cutune__worker_copy_outputs(cutune__worker *w, void **dst,
         const cutune__wire_arg *a = &w->args[i];
         if (!a->is_vector || !a->is_output)
             continue;
-        size_t bytes = (size_t)a->count *
-                       cutune__dtype_size((cutune__dtype)a->dtype);
-        cudaError_t e = cudaMemcpy(dst[i], src[i], bytes,
-                                   cudaMemcpyDeviceToDevice);
+        size_t bytes =
+            (size_t)a->count * cutune__dtype_size((cutune__dtype)a->dtype);
+        cudaError_t e =
+            cudaMemcpy(dst[i], src[i], bytes, cudaMemcpyDeviceToDevice);
         if (e != cudaSuccess)
             return e;
     }
@@ -75,8 +75,8 @@ static cudaError_t validate(cutune__worker *w, const cutune__run_request *q,
         if (!a->is_vector || !a->is_output ||
             (w->external_reference && !w->ref_given[i]))
             continue;
-        cudaError_t e = cudaMemset(w->compare_result, 0,
-                                   3 * sizeof(unsigned long long));
+        cudaError_t e =
+            cudaMemset(w->compare_result, 0, 3 * sizeof(unsigned long long));
         if (e != cudaSuccess)
             return e;
         unsigned long long n = a->count;
@@ -103,8 +103,10 @@ static cudaError_t validate(cutune__worker *w, const cutune__run_request *q,
         *nonfinite += host[2];
         if (q->check == CUTUNE__CHECK_FINITE) {
             if (host[2] > 0 && r->mismatches == 0)
-                snprintf(detail, dlen, "%llu of %llu elements of output "
-                         "argument %zu are NaN or infinite", host[2], n, i);
+                snprintf(detail, dlen,
+                         "%llu of %llu elements of output "
+                         "argument %zu are NaN or infinite",
+                         host[2], n, i);
             r->mismatches += host[2];
             continue;
         }
@@ -113,7 +115,8 @@ static cudaError_t validate(cutune__worker *w, const cutune__run_request *q,
         if (worst > r->max_error)
             r->max_error = worst;
         if (host[0] > 0 && r->mismatches == 0)
-            snprintf(detail, dlen, "%llu of %llu elements of output argument "
+            snprintf(detail, dlen,
+                     "%llu of %llu elements of output argument "
                      "%zu differ from the reference (largest error %g)",
                      host[0], n, i, worst);
         r->mismatches += host[0];
@@ -170,8 +173,8 @@ static cudaError_t time_launches(cutune__worker *w,
         if (e == cudaSuccess)
             e = cudaEventRecord(warm[1], 0);
         float ms = 0.0f;
-        if (e == cudaSuccess && (e = cudaEventSynchronize(warm[1])) ==
-                                    cudaSuccess &&
+        if (e == cudaSuccess &&
+            (e = cudaEventSynchronize(warm[1])) == cudaSuccess &&
             cudaEventElapsedTime(&ms, warm[0], warm[1]) == cudaSuccess)
             r->gpu_ms += ms;
     }
@@ -190,7 +193,7 @@ static cudaError_t time_launches(cutune__worker *w,
     double total_s = 0.0;
     while (e == cudaSuccess && done < cap) {
         /* Batches keep the GPU fed between host synchronizations. */
-        uint32_t batch = done < q->early_reps   ? q->early_reps - done
+        uint32_t batch = done < q->early_reps ? q->early_reps - done
                          : done < q->min_reps ? q->min_reps - done
                                               : 10;
         if (batch > cap - done)
@@ -255,8 +258,8 @@ static int check_resources(cutune__worker *w, const cutune__run_request *q,
         r->outcome = CUTUNE_OUTCOME_RESOURCES;
         snprintf(r->head.message, sizeof r->head.message,
                  "%llu threads per block exceed the kernel's limit of %d "
-                 "(%d registers per thread)", threads,
-                 attr.maxThreadsPerBlock, attr.numRegs);
+                 "(%d registers per thread)",
+                 threads, attr.maxThreadsPerBlock, attr.numRegs);
         return -1;
     }
     int active = 0;
@@ -286,7 +289,8 @@ static int first_launch(cutune__worker *w, const cutune__run_request *q,
                         cutune__run_reply *r)
 {
     cudaError_t e;
-    if ((e = cutune__worker_copy_outputs(w, w->dev, w->pristine)) != cudaSuccess)
+    if ((e = cutune__worker_copy_outputs(w, w->dev, w->pristine)) !=
+        cudaSuccess)
         return cutune__worker_error(&r->head, e, "resetting the outputs");
     float first_ms = 0.0f;
     if (ensure_events(w, 2) != 0) {
@@ -306,7 +310,8 @@ static int first_launch(cutune__worker *w, const cutune__run_request *q,
         cudaSuccess)
         r->gpu_ms += first_ms;
     if (q->mode == CUTUNE__RUN_REFERENCE) {
-        if ((e = cutune__worker_copy_outputs(w, w->reference, w->dev)) != cudaSuccess)
+        if ((e = cutune__worker_copy_outputs(w, w->reference, w->dev)) !=
+            cudaSuccess)
             return cutune__worker_error(&r->head, e,
                                         "keeping the reference output");
         w->have_reference = 1;

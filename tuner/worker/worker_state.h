@@ -27,17 +27,17 @@ typedef struct cutune__worker {
 
     size_t n_args;
     cutune__wire_arg *args;
-    void **dev;           /* device buffer of each vector argument */
-    void **pristine;      /* outputs: their initial contents */
-    void **reference;     /* outputs: the reference configuration's result */
-    double *ref_atol;     /* outputs: tolerances from T1 ReferenceArguments */
+    void **dev;       /* device buffer of each vector argument */
+    void **pristine;  /* outputs: their initial contents */
+    void **reference; /* outputs: the reference configuration's result */
+    double *ref_atol; /* outputs: tolerances from T1 ReferenceArguments */
     double *ref_rtol;
     unsigned char *ref_given; /* outputs with a T1 reference */
-    int external_reference; /* references come from the T1 file */
-    uint64_t *scalars;    /* storage of scalar arguments */
-    void **slots;         /* per argument: where its parameter value is */
-    void **params;        /* kernel parameter pointers, in order: the
-                             arguments the loaded kernel takes */
+    int external_reference;   /* references come from the T1 file */
+    uint64_t *scalars;        /* storage of scalar arguments */
+    void **slots;             /* per argument: where its parameter value is */
+    void **params;            /* kernel parameter pointers, in order: the
+                                 arguments the loaded kernel takes */
     size_t n_params;
     int have_reference;
 
@@ -58,7 +58,7 @@ typedef struct cutune__worker {
 
     struct cutune__cupti *cupti; /* loaded on the first PROFILE, or NULL */
     int cupti_tried;
-    char cupti_why[512];         /* why it did not load */
+    char cupti_why[512]; /* why it did not load */
 } cutune__worker;
 
 /* Fills `r` with what failed (the printf-style `fmt`) and CUDA's error
