@@ -209,6 +209,41 @@ static void test_grid_div(void)
     cutune_problem_destroy(p);
 }
 
+/* A block CUDA cannot launch is the configuration's result, told apart
+ * from the file's mistakes by the return code, not the message. */
+static void test_geometry_codes(void)
+{
+    write_file("bigblock.json",
+               replaced("range(5, 11)]\", \"Default\": 128},\n"
+                        "   {\"Name\": \"TILE\", \"Type\": \"int\", "
+                        "\"Values\": [1, 2, 3, 4]}],\n"
+                        "  \"Conditions\": [{\"Expression\": "
+                        "\"block_size_x * TILE <= 1024\"",
+                        "range(5, 12)]\", \"Default\": 128},\n"
+                        "   {\"Name\": \"TILE\", \"Type\": \"int\", "
+                        "\"Values\": [1, 2, 3, 4]}],\n"
+                        "  \"Conditions\": [{\"Expression\": "
+                        "\"block_size_x * TILE <= 2048\""));
+    write_file("scale.cu",
+               "extern \"C\" __global__ void scale(double *x) {}\n");
+    char path[512];
+    snprintf(path, sizeof path, "%s/bigblock.json", dir);
+    cutune_problem *p;
+    CHECK_INT(cutune_problem_load(path, NULL, &p), CUTUNE_OK);
+    if (p->space) {
+        uint32_t cfg[2] = {6, 0}; /* block 2048, TILE 1 */
+        size_t idx;
+        unsigned grid[3], block[3];
+        char err[256];
+        CHECK(cutune__space_index_of(p->space, cfg, &idx));
+        CHECK_INT(
+            cutune__problem_geometry(p, idx, grid, block, err, sizeof err),
+            CUTUNE__GEOMETRY_OUT_OF_RANGE);
+        CHECK_CONTAINS(err, "block 2048");
+    }
+    cutune_problem_destroy(p);
+}
+
 /* Loads `json` from a file and expects `status` with every piece of
  * `needles` (separated by '|') in the message. */
 static void expect_error(const char *json, cutune_status status,
@@ -732,6 +767,7 @@ int main(void)
     test_template_prelude();
     test_from_file();
     test_grid_div();
+    test_geometry_codes();
     test_kt_problem_size();
     test_bad_input();
     test_extensions();

@@ -41,9 +41,8 @@ static cutune_status check_geometry(cutune_problem *p)
     for (size_t c = 0; c < n; c += step) {
         unsigned grid[3], block[3];
         char err[512];
-        if (cutune__problem_geometry(p, c, grid, block, err, sizeof err) ==
-                0 ||
-            strncmp(err, "KernelSpecification.", 20) != 0)
+        if (cutune__problem_geometry(p, c, grid, block, err, sizeof err) !=
+            CUTUNE__GEOMETRY_BAD_FIELD)
             continue;
         char cfg[512];
         cutune__t1_config_text(p, cutune__space_config(p->space, c), cfg,
@@ -479,7 +478,8 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
         if (at != size)
             free(at);
         if (rc)
-            return -1;
+            return at ? CUTUNE__GEOMETRY_BAD_FIELD
+                      : CUTUNE__GEOMETRY_OUT_OF_RANGE;
     }
     for (int d = 0; d < 3; d++) {
         long long b, g = 1;
@@ -489,14 +489,14 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                                 sizeof why) != 0) {
             snprintf(err, errlen, "KernelSpecification.LocalSize.%c: %s",
                      dims[d], why);
-            return -1;
+            return CUTUNE__GEOMETRY_BAD_FIELD;
         }
         if (!p->has_grid_div &&
             cutune__t1_eval_int(p, p->global_size[d], cfg, &g, why,
                                 sizeof why) != 0) {
             snprintf(err, errlen, "KernelSpecification.GlobalSize.%c: %s",
                      dims[d], why);
-            return -1;
+            return CUTUNE__GEOMETRY_BAD_FIELD;
         }
         if (p->has_grid_div) {
             /* Kernel Tuner's rule, which BAT applies to T1 files with a
@@ -518,7 +518,7 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                                  "here",
                                  dims[d], k,
                                  cutune__expr_text(p->grid_div[d][k]));
-                        return -1;
+                        return CUTUNE__GEOMETRY_BAD_FIELD;
                     }
                     div *= f;
                 }
@@ -528,7 +528,7 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                          "block %lld in dimension %d is out "
                          "of range",
                          b, d);
-                return -1;
+                return CUTUNE__GEOMETRY_OUT_OF_RANGE;
             }
             g = (g + div - 1) / div;
         } else if (b <= 0 || b > 1024 || g <= 0) {
@@ -536,7 +536,7 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                      "block %lld or global size %lld in "
                      "dimension %d is out of range",
                      b, g, d);
-            return -1;
+            return CUTUNE__GEOMETRY_OUT_OF_RANGE;
         } else if (!p->global_in_blocks) {
             g = (g + b - 1) / b;
         }
@@ -545,7 +545,7 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                      "grid of %lld blocks in dimension %d "
                      "exceeds the CUDA limit",
                      g, d);
-            return -1;
+            return CUTUNE__GEOMETRY_OUT_OF_RANGE;
         }
         block[d] = (unsigned)b;
         grid[d] = (unsigned)g;

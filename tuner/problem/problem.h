@@ -117,7 +117,19 @@ struct cutune_problem {
     unsigned long long max_space_visits; /* 0: the default */
 };
 
-/* Launch geometry of one configuration. Returns 0, or -1 with a message. */
+/* What cutune__problem_geometry returns besides 0: whose mistake it is,
+ * so that no caller has to read it off the message. */
+#define CUTUNE__GEOMETRY_OUT_OF_RANGE                                         \
+    (-1) /* the configuration's: a block                                      \
+            or grid CUDA cannot launch */
+#define CUTUNE__GEOMETRY_BAD_FIELD                                            \
+    (-2) /* the file's: a LocalSize,                                          \
+            GlobalSize, GridDiv or                                            \
+            ProblemSize expression that                                       \
+            cannot be evaluated here */
+
+/* Launch geometry of one configuration. Returns 0, or one of the above
+ * with a message (out of memory: OUT_OF_RANGE). */
 int cutune__problem_geometry(const cutune_problem *p, size_t config,
                              unsigned grid[3], unsigned block[3], char *err,
                              size_t errlen);
