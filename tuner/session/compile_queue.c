@@ -112,7 +112,7 @@ static int make_job(cutune__cq *q, size_t config)
         return 0;
     job_set *js = calloc(1, sizeof *js);
     if (!js || cutune__session_job_set_init(js, q->s, q->s->problem, &config,
-                                            1, q->s->arch) != 0) {
+                                            1, q->s->proto.arch) != 0) {
         free(js);
         return -1;
     }
@@ -252,10 +252,10 @@ void cutune__cq_destroy(cutune__cq *q)
         ;
     pthread_cond_broadcast(&q->work);
     pthread_mutex_unlock(&q->mu);
-    cutune__compile_procs_cancel(q->s->compilers);
+    cutune__compile_procs_cancel(q->s->compile.compilers);
     for (int i = 0; i < q->n_threads; i++)
         pthread_join(q->threads[i], NULL);
-    cutune__compile_procs_resume(q->s->compilers);
+    cutune__compile_procs_resume(q->s->compile.compilers);
     for (size_t i = 0; i < q->order.n; i++)
         if (q->sets[i]) {
             cutune__session_job_set_clear(q->sets[i]);

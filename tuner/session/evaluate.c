@@ -23,7 +23,8 @@
 const cutune__measured *cutune__session_earlier(const cutune_session *s,
                                                 size_t config, const char *cfg)
 {
-    const cutune__measured *m = cutune__measure_log_find(s->measured, cfg);
+    const cutune__measured *m =
+        cutune__measure_log_find(s->record.measured, cfg);
     if (!m || m->outcome == CUTUNE_OUTCOME_RUNTIME ||
         m->outcome == CUTUNE_OUTCOME_TIMEOUT)
         return NULL;
@@ -77,7 +78,7 @@ int cutune__session_take_earlier(eval_record *e, const cutune__measured *m)
 void cutune__session_log_measurement(cutune_session *s, const eval_record *e,
                                      char *cfg)
 {
-    if (!s->measured)
+    if (!s->record.measured)
         return;
     cutune__measured m = {
         .config = cfg,
@@ -103,7 +104,7 @@ void cutune__session_log_measurement(cutune_session *s, const eval_record *e,
     if (cutune__problem_geometry(s->problem, e->pub.config_index, m.grid,
                                  m.block, err, sizeof err) != 0)
         return;
-    cutune__measure_log_append(s->measured, &m);
+    cutune__measure_log_append(s->record.measured, &m);
 }
 
 /* AUTO output checks (output_check.h): once enough configurations have a
@@ -114,15 +115,17 @@ void cutune__session_log_measurement(cutune_session *s, const eval_record *e,
 void cutune__session_settle_check(cutune_session *s, size_t first,
                                   double *batch, size_t n_batch)
 {
-    if (s->check.mode != CUTUNE__CHECK_PROBE)
+    if (s->proto.check.mode != CUTUNE__CHECK_PROBE)
         return;
-    int vary = cutune__outputs_vary(s->check.agreed, s->check.differed);
-    s->check.mode = vary ? CUTUNE__CHECK_FINITE : CUTUNE__CHECK_REFERENCE;
-    size_t *configs = malloc((s->n_evals + 1) * sizeof *configs);
-    unsigned char *differs = malloc(s->n_evals + 1);
+    int vary =
+        cutune__outputs_vary(s->proto.check.agreed, s->proto.check.differed);
+    s->proto.check.mode =
+        vary ? CUTUNE__CHECK_FINITE : CUTUNE__CHECK_REFERENCE;
+    size_t *configs = malloc((s->record.n_evals + 1) * sizeof *configs);
+    unsigned char *differs = malloc(s->record.n_evals + 1);
     size_t n = 0;
-    for (size_t i = 0; i < s->n_evals; i++) {
-        eval_record *e = &s->evals[i];
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        eval_record *e = &s->record.evals[i];
         if (e->differs && vary) {
             e->pub.outcome = CUTUNE_OUTCOME_CORRECT;
             cutune__session_set_message(e, "");
@@ -157,8 +160,8 @@ void cutune__session_settle_check(cutune_session *s, size_t first,
             "are only checked for NaN and infinity (give "
             "ReferenceArguments in the T1 file, or --check reference to "
             "insist on the default's output)",
-            s->problem->origin, s->check.differed,
-            s->check.agreed + s->check.differed,
+            s->problem->origin, s->proto.check.differed,
+            s->proto.check.agreed + s->proto.check.differed,
             named ? "the tunables " : "tunables",
             named ? names : " cutune could not single out");
     }
@@ -191,7 +194,7 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
     int ok = b->prior && skip && b->todo && job_of;
     for (size_t i = 0; ok && i < n; i++) {
         char cfg[512];
-        if (s->opt.reuse_measurements && s->measured &&
+        if (s->opt.reuse_measurements && s->record.measured &&
             cutune__session_describe(s->problem, b->indices[i], cfg,
                                      sizeof cfg))
             b->prior[i] = cutune__session_earlier(s, b->indices[i], cfg);
@@ -206,9 +209,10 @@ static int plan_batch(cutune_session *s, batch *b, void *more_ctx)
             b->indices, n, skip, ahead, CUTUNE__AHEAD_EACH,
             cutune__search_ahead, more_ctx, b->todo, job_of, &named);
         s->tel.compiled_ahead += named;
-        if (!s->cq)
-            s->cq = cutune__cq_create(s);
-        ok = s->cq && cutune__cq_want(s->cq, b->todo, b->n_todo) == 0;
+        if (!s->compile.cq)
+            s->compile.cq = cutune__cq_create(s);
+        ok = s->compile.cq &&
+             cutune__cq_want(s->compile.cq, b->todo, b->n_todo) == 0;
     }
     free(skip);
     free(job_of);
@@ -267,7 +271,7 @@ void cutune__session_measure_proposal(cutune_session *s, cutune__mslot *slot,
     if (s->dev->runs_kernels) {
         double t0 = cutune__now();
         cutune__session_unlock(s);
-        job = cutune__cq_wait(s->cq, b->indices[i]);
+        job = cutune__cq_wait(s->compile.cq, b->indices[i]);
         cutune__session_lock(s);
         s->tel.wait_compile_s += cutune__now() - t0;
     }
@@ -294,8 +298,9 @@ static void report_progress(cutune_session *s, const eval_record *e)
         budget = space;
     double elapsed = cutune__now() - s->prog.started;
     double eta = NAN;
-    if (budget > s->n_evals)
-        eta = elapsed / (double)s->n_evals * (double)(budget - s->n_evals);
+    if (budget > s->record.n_evals)
+        eta = elapsed / (double)s->record.n_evals *
+              (double)(budget - s->record.n_evals);
     else if (budget)
         eta = 0;
     if (s->budget.max_seconds > 0) {
@@ -308,10 +313,17 @@ static void report_progress(cutune_session *s, const eval_record *e)
     if (!values)
         return;
     cutune__problem_config_values(p, e->pub.config_index, values);
-    cutune_progress pr = {s->n_evals, budget,          elapsed,
-                          eta,        s->prog.best_ms, s->prog.baseline_ms,
-                          ms,         e->pub.outcome,  e->reused != 0,
-                          values,     p->n_params};
+    cutune_progress pr = {s->record.n_evals,
+                          budget,
+                          elapsed,
+                          eta,
+                          s->prog.best_ms,
+                          s->prog.baseline_ms,
+                          ms,
+                          e->pub.outcome,
+                          e->reused != 0,
+                          values,
+                          p->n_params};
     s->opt.progress(s->opt.progress_user, &pr);
     free(values);
 }
@@ -325,14 +337,15 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
 {
     char cfg[512];
     cutune__session_describe(s->problem, e->pub.config_index, cfg, sizeof cfg);
-    if (s->check.mode == CUTUNE__CHECK_PROBE && !reused) {
-        s->check.agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
-        s->check.differed += e->differs != 0;
+    if (s->proto.check.mode == CUTUNE__CHECK_PROBE && !reused) {
+        s->proto.check.agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
+        s->proto.check.differed += e->differs != 0;
     }
     objectives[i] =
         e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms : INFINITY;
-    if (s->check.mode == CUTUNE__CHECK_PROBE &&
-        s->check.agreed + s->check.differed >= CUTUNE__CHECK_SAMPLE)
+    if (s->proto.check.mode == CUTUNE__CHECK_PROBE &&
+        s->proto.check.agreed + s->proto.check.differed >=
+            CUTUNE__CHECK_SAMPLE)
         cutune__session_settle_check(s, first_eval, objectives, i + 1);
     /* Early stops and racing compare with what this session measured: a
      * time taken from the log was measured under other conditions
@@ -344,21 +357,22 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
     /* A binary can be let go once its configuration cannot be a finalist
      * (the best only gets faster): a tune of a large space keeps only
      * its contenders' (the final round compiles again what it lacks). */
-    if (s->cq && !reused &&
+    if (s->compile.cq && !reused &&
         !(isfinite(objectives[i]) &&
           objectives[i] <= s->best_ms * (1.0 + FINAL_MARGIN)))
-        cutune__cq_release(s->cq, e->pub.config_index);
+        cutune__cq_release(s->compile.cq, e->pub.config_index);
     const char *from = e->reused ? ", measured before" : "";
     cutune_log_level level =
         s->opt.progress ? CUTUNE_LOG_DEBUG : CUTUNE_LOG_INFO;
     if (e->pub.outcome == CUTUNE_OUTCOME_CORRECT)
-        cutune__session_log(
-            s, level, "[%zu] %s: %.4f ms%s%s", s->n_evals, cfg, e->pub.time_ms,
-            e->pub.stopped_early ? " (dropped early)" : "", from);
+        cutune__session_log(s, level, "[%zu] %s: %.4f ms%s%s",
+                            s->record.n_evals, cfg, e->pub.time_ms,
+                            e->pub.stopped_early ? " (dropped early)" : "",
+                            from);
     else
-        cutune__session_log(s, level, "[%zu] %s: %s%s: %.200s", s->n_evals,
-                            cfg, cutune_outcome_str(e->pub.outcome), from,
-                            e->pub.message);
+        cutune__session_log(
+            s, level, "[%zu] %s: %s%s: %.200s", s->record.n_evals, cfg,
+            cutune_outcome_str(e->pub.outcome), from, e->pub.message);
     report_progress(s, e);
 }
 
@@ -424,7 +438,7 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
     /* The time since the previous batch was the strategy's, and so is the
      * time in `more`; it is shared among the evaluations made. */
     double search_ms = (cutune__now() - s->batch_end) * 1e3;
-    size_t first_eval = s->n_evals;
+    size_t first_eval = s->record.n_evals;
     if (cutune__session_time_is_up(s))
         return 0;
     batch b;
@@ -471,8 +485,9 @@ int cutune__session_evaluate_batch(void *user, const size_t *indices, size_t n,
     /* A slot whose worker could not be brought back ends the tune. */
     if (s->fatal)
         rc = -1;
-    for (size_t i = first_eval; i < s->n_evals; i++)
-        s->evals[i].search_ms = search_ms / (double)(s->n_evals - first_eval);
+    for (size_t i = first_eval; i < s->record.n_evals; i++)
+        s->record.evals[i].search_ms =
+            search_ms / (double)(s->record.n_evals - first_eval);
     finish_batch(s, &b);
     return rc;
 }

@@ -34,7 +34,7 @@ static int async_submit(void *user, size_t config)
         return -1;
     const cutune__measured *prior = NULL;
     char cfg[512];
-    if (s->opt.reuse_measurements && s->measured &&
+    if (s->opt.reuse_measurements && s->record.measured &&
         cutune__session_describe(s->problem, config, cfg, sizeof cfg))
         prior = cutune__session_earlier(s, config, cfg);
     if (!prior && cutune__cq_submit(f->q, config) != 0) {
@@ -74,7 +74,7 @@ static size_t next_in_flight(flight *f)
     for (size_t i = 0; i < f->n; i++)
         if (f->prior[i] &&
             (pick == SIZE_MAX ||
-             measured_before(s->measured, f->prior[i], f->prior[pick])))
+             measured_before(s->record.measured, f->prior[i], f->prior[pick])))
             pick = i;
     if (pick != SIZE_MAX)
         return pick;
@@ -116,7 +116,7 @@ static int take_result(flight *f, size_t i, size_t *config, double *objective,
     f->compiled_s += e->pub.compile_ms / 1e3;
     f->measured_s += (kernel_ms + e->framework_ms) / 1e3;
     f->results++;
-    cutune__session_record_result(s, e, prior != NULL, s->n_evals - 1,
+    cutune__session_record_result(s, e, prior != NULL, s->record.n_evals - 1,
                                   objective, 0);
     *cost = cutune__search_try_seconds(
         e->pub.compile_ms,
@@ -169,7 +169,7 @@ int cutune__session_search_async(cutune_session *s,
         free(f.prior);
         return -3;
     }
-    s->cq = f.q;
+    s->compile.cq = f.q;
     int rc = cutune__search_run_async(type, s->problem->space, so,
                                       &session_async, &f, sr);
     free(f.configs);

@@ -73,7 +73,7 @@ static void take_static(cutune_session *s, cutune__explained *e,
                         const cutune__profile_reply *r,
                         const unsigned block[3])
 {
-    const cutune__device_props *d = &s->device;
+    const cutune__device_props *d = &s->proto.device;
     cutune__static_facts *f = &e->facts;
     f->threads_per_block = (int)(block[0] * block[1] * block[2]);
     f->regs_per_thread = r->num_regs;
@@ -190,8 +190,9 @@ static void describe_header(const cutune_session *s, cutune_explain *x,
 {
     const cutune_problem *p = s->problem;
     snprintf(x->problem, sizeof x->problem, "%s", p->name);
-    snprintf(x->device, sizeof x->device, "%s", s->device.fingerprint.name);
-    snprintf(x->arch, sizeof x->arch, "%s", s->arch);
+    snprintf(x->device, sizeof x->device, "%s",
+             s->proto.device.fingerprint.name);
+    snprintf(x->arch, sizeof x->arch, "%s", s->proto.arch);
     snprintf(x->note, sizeof x->note, "%s", note ? note : "");
     size_t used = 0;
     for (size_t d = 0; d < p->n_problem_size && used < sizeof x->size; d++)
@@ -219,8 +220,8 @@ static cutune_status explain_all(cutune_session *s, cutune_explain *x)
     for (size_t i = 0; i < x->n; i++)
         idx[i] = x->cfg[i].config_index;
     job_set js;
-    if (cutune__session_job_set_init(&js, s, s->problem, idx, x->n, s->arch) !=
-        0)
+    if (cutune__session_job_set_init(&js, s, s->problem, idx, x->n,
+                                     s->proto.arch) != 0)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (cutune__compile_batch(js.jobs, js.n, 0,
                               cutune__session_compilers(s)) != 0) {
@@ -238,8 +239,8 @@ static cutune_status explain_all(cutune_session *s, cutune_explain *x)
         return s->fatal_status;
     for (size_t i = 0; i < x->n; i++) {
         cutune__classify(&x->cfg[i]);
-        if (i < s->n_evals)
-            keep_measurements(&s->evals[i], &x->cfg[i]);
+        if (i < s->record.n_evals)
+            keep_measurements(&s->record.evals[i], &x->cfg[i]);
     }
     cutune__explain_settle(x);
     return CUTUNE_OK;
@@ -265,7 +266,7 @@ cutune_status cutune_session_explain(cutune_session *s,
     cutune__session_open_binaries(s);
     /* Any output is timed, as a tune's first configurations are; one
      * that differs from the default's says so in its outcome. */
-    s->check.mode =
+    s->proto.check.mode =
         problem->n_refs > 0 ? CUTUNE__CHECK_REFERENCE : CUTUNE__CHECK_PROBE;
     cutune_explain *x = calloc(1, sizeof *x);
     if (!x)

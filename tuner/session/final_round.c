@@ -69,21 +69,21 @@ static eval_record **choose_finalists(cutune_session *s, size_t *n_fin,
 {
     *n_fin = *n_todo = 0;
     double fastest = INFINITY;
-    for (size_t i = 0; i < s->n_evals; i++)
-        if (cutune__session_contender(&s->evals[i]) &&
-            s->evals[i].pub.time_ms < fastest)
-            fastest = s->evals[i].pub.time_ms;
+    for (size_t i = 0; i < s->record.n_evals; i++)
+        if (cutune__session_contender(&s->record.evals[i]) &&
+            s->record.evals[i].pub.time_ms < fastest)
+            fastest = s->record.evals[i].pub.time_ms;
     if (!isfinite(fastest))
         return NULL;
-    eval_record **fin = malloc(s->n_evals * sizeof *fin);
+    eval_record **fin = malloc(s->record.n_evals * sizeof *fin);
     if (!fin) {
         *n_fin = 1;
         return NULL;
     }
-    for (size_t i = 0; i < s->n_evals; i++)
-        if (cutune__session_contender(&s->evals[i]) &&
-            s->evals[i].pub.time_ms <= fastest * (1.0 + FINAL_MARGIN))
-            fin[(*n_fin)++] = &s->evals[i];
+    for (size_t i = 0; i < s->record.n_evals; i++)
+        if (cutune__session_contender(&s->record.evals[i]) &&
+            s->record.evals[i].pub.time_ms <= fastest * (1.0 + FINAL_MARGIN))
+            fin[(*n_fin)++] = &s->record.evals[i];
     qsort(fin, *n_fin, sizeof *fin, cutune__session_faster_first);
     if (*n_fin > FINAL_MAX)
         *n_fin = FINAL_MAX;
@@ -203,7 +203,7 @@ cutune_status cutune__session_final_round(cutune_session *s)
     /* A replayed device compiles nothing. */
     if (n_todo && s->dev->runs_kernels &&
         cutune__session_job_set_init(&js, s, s->problem, configs, n_todo,
-                                     s->arch) != 0) {
+                                     s->proto.arch) != 0) {
         free(configs);
         free(fin);
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
@@ -215,10 +215,11 @@ cutune_status cutune__session_final_round(cutune_session *s)
                         n_todo);
     /* A search in flight kept its binaries: only what it lacks (a
      * finalist from the log) is compiled. */
-    for (size_t k = 0; s->cq && k < n_todo && s->dev->runs_kernels; k++)
-        if (cutune__cq_take(s->cq, configs[k], &js.jobs[k]) != 0)
+    for (size_t k = 0; s->compile.cq && k < n_todo && s->dev->runs_kernels;
+         k++)
+        if (cutune__cq_take(s->compile.cq, configs[k], &js.jobs[k]) != 0)
             cutune__compile_with(&js.jobs[k], cutune__session_compilers(s), 0);
-    if (!s->cq && n_todo && s->dev->runs_kernels)
+    if (!s->compile.cq && n_todo && s->dev->runs_kernels)
         cutune__compile_batch(js.jobs, n_todo, s->opt.compile_threads,
                               cutune__session_compilers(s));
     cutune_status st = CUTUNE_OK;

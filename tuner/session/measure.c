@@ -18,15 +18,15 @@
 
 eval_record *cutune__session_add_eval(cutune_session *s, size_t config)
 {
-    if (s->n_evals == s->cap_evals) {
-        size_t cap = s->cap_evals ? 2 * s->cap_evals : 64;
-        eval_record *e = realloc(s->evals, cap * sizeof *e);
+    if (s->record.n_evals == s->record.cap_evals) {
+        size_t cap = s->record.cap_evals ? 2 * s->record.cap_evals : 64;
+        eval_record *e = realloc(s->record.evals, cap * sizeof *e);
         if (!e)
             return NULL;
-        s->evals = e;
-        s->cap_evals = cap;
+        s->record.evals = e;
+        s->record.cap_evals = cap;
     }
-    eval_record *e = &s->evals[s->n_evals++];
+    eval_record *e = &s->record.evals[s->record.n_evals++];
     memset(e, 0, sizeof *e);
     e->pub.config_index = config;
     e->pub.time_ms = NAN;
@@ -164,8 +164,8 @@ static void sample_conditions(cutune_session *s, cutune__mslot *slot,
             gs.other_processes--;
     e->pub.sm_clock_mhz = gs.sm_clock_mhz;
     e->pub.temperature_c = gs.temperature_c;
-    if (gs.other_processes > 0 && !s->warned_other_processes) {
-        s->warned_other_processes = 1;
+    if (gs.other_processes > 0 && !s->record.warned_other_processes) {
+        s->record.warned_other_processes = 1;
         cutune__session_log(s, CUTUNE_LOG_WARN,
                             "%d other process%s using the GPU during "
                             "the tune; timings may be disturbed",
@@ -231,7 +231,7 @@ void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
     cutune__session_fill_run_request(&rq, grid, block, p->shared_memory,
                                      CUTUNE__RUN_MEASURE);
     rq.best_ms = final ? 0.0 : s->best_ms;
-    rq.check = s->check.mode;
+    rq.check = s->proto.check.mode;
     if (final) {
         rq.min_seconds = FINAL_SECONDS;
         rq.max_reps = FINAL_MAX_REPS;

@@ -301,7 +301,7 @@ static cutune_status start_replayed(cutune_session *s, size_t *start)
         (st = cutune__replay_devices_load(s)) ||
         (st = cutune__session_bring_up(s, s->slots, 1)))
         return st;
-    s->device = s->props[s->slots[0].ordinal];
+    s->proto.device = s->props[s->slots[0].ordinal];
     /* No measurement log: its records need the launch geometry, which a
      * problem loaded for its space alone does not have. */
     *start = cutune__problem_default_config(s->problem);
@@ -309,7 +309,8 @@ static cutune_status start_replayed(cutune_session *s, size_t *start)
                         "%s on %zu replayed device%s (%s): %zu "
                         "configurations",
                         s->problem->name, s->n_slots,
-                        s->n_slots == 1 ? "" : "s", s->device.fingerprint.name,
+                        s->n_slots == 1 ? "" : "s",
+                        s->proto.device.fingerprint.name,
                         cutune__space_size(s->problem->space));
     return CUTUNE_OK;
 }

@@ -106,33 +106,33 @@ cutune_status cutune_session_create(const cutune_session_options *options,
 
 void cutune__session_clear_tune(cutune_session *s)
 {
-    cutune__measure_log_close(s->measured);
-    s->measured = NULL;
+    cutune__measure_log_close(s->record.measured);
+    s->record.measured = NULL;
     memset(&s->tel, 0, sizeof s->tel);
-    s->warned_other_processes = 0;
+    s->record.warned_other_processes = 0;
     s->best_ms = 0;
     s->tuned_with = NULL;
-    for (size_t i = 0; i < s->n_evals; i++) {
-        free((char *)s->evals[i].pub.message);
-        free(s->evals[i].runtimes);
-        free(s->evals[i].extra_names);
-        free(s->evals[i].extra_units);
-        free(s->evals[i].extra_values);
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        free((char *)s->record.evals[i].pub.message);
+        free(s->record.evals[i].runtimes);
+        free(s->record.evals[i].extra_names);
+        free(s->record.evals[i].extra_units);
+        free(s->record.evals[i].extra_values);
     }
-    free(s->evals);
-    s->evals = NULL;
-    s->n_evals = s->cap_evals = 0;
-    free(s->ref.cubin);
-    s->ref.cubin = NULL;
-    free(s->ref.lowered);
-    s->ref.lowered = NULL;
-    free(s->compare.cubin);
-    s->compare.cubin = NULL;
-    s->compare.cubin_size = 0;
-    free(s->args.wire);
-    s->args.wire = NULL;
-    free(s->args.payload);
-    s->args.payload = NULL;
+    free(s->record.evals);
+    s->record.evals = NULL;
+    s->record.n_evals = s->record.cap_evals = 0;
+    free(s->proto.ref.cubin);
+    s->proto.ref.cubin = NULL;
+    free(s->proto.ref.lowered);
+    s->proto.ref.lowered = NULL;
+    free(s->proto.compare.cubin);
+    s->proto.compare.cubin = NULL;
+    s->proto.compare.cubin_size = 0;
+    free(s->proto.args.wire);
+    s->proto.args.wire = NULL;
+    free(s->proto.args.payload);
+    s->proto.args.payload = NULL;
     free(s->out.best_values);
     free(s->out.baseline_values);
     free(s->out.pub_evals);
@@ -150,11 +150,11 @@ void cutune_session_destroy(cutune_session *s)
     cutune__session_clear_tune(s);
     cutune__replay_devices_close(s);
     pthread_mutex_destroy(&s->lock);
-    cutune__binary_cache_close(s->binaries);
-    cutune__rejects_free(s->rejected);
+    cutune__binary_cache_close(s->compile.binaries);
+    cutune__rejects_free(s->compile.rejected);
     double t0 = cutune__now();
-    cutune__compile_procs_destroy(s->compilers);
-    if (s->compilers)
+    cutune__compile_procs_destroy(s->compile.compilers);
+    if (s->compile.compilers)
         cutune__session_log(s, CUTUNE_LOG_DEBUG,
                             "%.3f s to stop the compile processes",
                             cutune__now() - t0);
@@ -191,11 +191,11 @@ char *cutune__session_cache_path(const cutune_session *s, const char *leaf)
  * means compiling everything. */
 void cutune__session_open_binaries(cutune_session *s)
 {
-    if (s->binaries || s->opt.no_binary_cache)
+    if (s->compile.binaries || s->opt.no_binary_cache)
         return;
     char *dir = cutune__session_cache_path(s, "binaries");
     if (dir)
-        s->binaries = cutune__binary_cache_open(dir, 0);
+        s->compile.binaries = cutune__binary_cache_open(dir, 0);
     free(dir);
 }
 

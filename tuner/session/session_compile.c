@@ -25,37 +25,38 @@ int cutune__session_pool_threads(const cutune_session *s)
  * when the worker program is there to run them; else compile threads. */
 const cutune__compiler *cutune__session_compilers(cutune_session *s)
 {
-    if (!s->compilers) {
+    if (!s->compile.compilers) {
         int n = cutune__session_pool_threads(s);
         if (n > 1 && access(s->worker_path, X_OK) == 0)
-            s->compilers = cutune__compile_procs_create(s->worker_path, n);
+            s->compile.compilers =
+                cutune__compile_procs_create(s->worker_path, n);
     }
-    return cutune__compile_procs_compiler(s->compilers);
+    return cutune__compile_procs_compiler(s->compile.compilers);
 }
 
-/* The worker's output comparison and fill kernels for s->arch, through
+/* The worker's output comparison and fill kernels for s->proto.arch, through
  * the binary cache: compiling them is most of a worker's start-up
  * otherwise. Without them (NVRTC failing here) the worker compiles its
  * own. */
 void cutune__session_compile_compare(cutune_session *s, int refresh)
 {
-    if (s->compare.cubin || s->compare.from_worker)
+    if (s->proto.compare.cubin || s->proto.compare.from_worker)
         return;
     char arch[48];
-    snprintf(arch, sizeof arch, "--gpu-architecture=%s", s->arch);
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", s->proto.arch);
     char *opts[] = {arch};
     cutune__compile_job job = {.source = cutune__compare_source,
                                .source_name = "cutune_compare.cu",
                                .options = opts,
                                .n_options = 1,
-                               .cache = s->binaries,
+                               .cache = s->compile.binaries,
                                .refresh = refresh};
     if (cutune__compile(&job) == 0 && job.ok) {
-        s->compare.cubin = job.cubin;
-        s->compare.cubin_size = job.cubin_size;
+        s->proto.compare.cubin = job.cubin;
+        s->proto.compare.cubin_size = job.cubin_size;
         job.cubin = NULL;
     } else if (refresh) {
-        s->compare.from_worker = 1;
+        s->proto.compare.from_worker = 1;
     }
     cutune__compile_job_clear(&job);
 }
@@ -111,7 +112,7 @@ int cutune__session_job_set_init(job_set *js, cutune_session *s,
         js->jobs[i].source_name = p->kernel_name;
         js->jobs[i].options = js->opts[i];
         js->jobs[i].n_options = js->nopts[i];
-        js->jobs[i].cache = s->binaries;
+        js->jobs[i].cache = s->compile.binaries;
         js->jobs[i].kernel_name = p->kernel_name;
     }
     return 0;
@@ -121,7 +122,8 @@ cutune_status cutune__session_compile_reference(cutune_session *s,
                                                 size_t config, int refresh)
 {
     size_t n;
-    char **opts = cutune__problem_options(s->problem, config, s->arch, &n);
+    char **opts =
+        cutune__problem_options(s->problem, config, s->proto.arch, &n);
     if (!opts)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     char *src = cutune__problem_source(s->problem, config);
@@ -129,7 +131,7 @@ cutune_status cutune__session_compile_reference(cutune_session *s,
                                .source_name = s->problem->kernel_name,
                                .options = opts,
                                .n_options = n,
-                               .cache = s->binaries,
+                               .cache = s->compile.binaries,
                                .kernel_name = s->problem->kernel_name,
                                .refresh = refresh};
     int rc = cutune__compile(&job);
@@ -143,17 +145,17 @@ cutune_status cutune__session_compile_reference(cutune_session *s,
         st = cutune__session_fail(s, CUTUNE_ERR_PARSE,
                                   "%s: the default configuration does "
                                   "not compile for %s:\n%s",
-                                  s->problem->origin, s->arch, job.log);
+                                  s->problem->origin, s->proto.arch, job.log);
     if (st) {
         cutune__compile_job_clear(&job);
         return st;
     }
-    free(s->ref.cubin);
-    free(s->ref.lowered);
-    s->ref.cubin = job.cubin;
-    s->ref.cubin_size = job.cubin_size;
-    s->ref.lowered = job.lowered_name;
-    s->ref.from_cache = job.from_cache;
+    free(s->proto.ref.cubin);
+    free(s->proto.ref.lowered);
+    s->proto.ref.cubin = job.cubin;
+    s->proto.ref.cubin_size = job.cubin_size;
+    s->proto.ref.lowered = job.lowered_name;
+    s->proto.ref.from_cache = job.from_cache;
     job.cubin = NULL;
     job.lowered_name = NULL;
     cutune__compile_job_clear(&job);
@@ -210,8 +212,8 @@ static cutune_status tally(cutune_session *s, const cutune_problem *problem,
         cutune__session_log(s, CUTUNE_LOG_INFO, "%s: does not compile:\n%s",
                             cfg, job->log ? job->log : "");
     }
-    s->rejected = cutune__rejects_group(problem, configs, logs, *bad);
-    if (!s->rejected && st == CUTUNE_OK)
+    s->compile.rejected = cutune__rejects_group(problem, configs, logs, *bad);
+    if (!s->compile.rejected && st == CUTUNE_OK)
         st = cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     free(configs);
     free(logs);
@@ -229,8 +231,8 @@ cutune_status cutune_session_compile(cutune_session *s,
                                         "cutune_session_compile: no problem "
                                         "or no architecture")
                  : CUTUNE_ERR_INVALID_ARGUMENT;
-    cutune__rejects_free(s->rejected);
-    s->rejected = NULL;
+    cutune__rejects_free(s->compile.rejected);
+    s->compile.rejected = NULL;
     if (problem->space_only)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "%s: loaded for its "
@@ -266,11 +268,11 @@ cutune_status cutune_session_compile(cutune_session *s,
 
 size_t cutune_session_rejected_group_count(const cutune_session *s)
 {
-    return s ? cutune__rejects_count(s->rejected) : 0;
+    return s ? cutune__rejects_count(s->compile.rejected) : 0;
 }
 
 const cutune_rejected_group *
 cutune_session_rejected_group(const cutune_session *s, size_t index)
 {
-    return s ? cutune__rejects_get(s->rejected, index) : NULL;
+    return s ? cutune__rejects_get(s->compile.rejected, index) : NULL;
 }

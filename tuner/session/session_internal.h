@@ -177,37 +177,51 @@ struct cutune_session {
     cutune_device *devices;
     size_t n_devices;
 
-    /* Compilation, kept from one tune to the next. */
-    cutune__binary_cache *binaries;   /* NVRTC results on disk, or NULL */
-    cutune__compile_procs *compilers; /* NVRTC processes, or NULL: threads */
-    cutune__cq *cq;                   /* a search in flight's compiles, kept
-                                         for the final round; NULL: none */
-    cutune__rejects *rejected;        /* cutune_session_compile's NVRTC
-                                         rejections, grouped; NULL: none */
+    /* The compile pipeline, kept from one tune to the next. */
+    struct {
+        cutune__binary_cache *binaries;   /* NVRTC results on disk, or
+                                             NULL */
+        cutune__compile_procs *compilers; /* NVRTC processes, or NULL:
+                                             threads */
+        cutune__cq *cq;                   /* a search in flight's
+                                             compiles, kept for the final
+                                             round; NULL: none */
+        cutune__rejects *rejected;        /* cutune_session_compile's
+                                             NVRTC rejections, grouped;
+                                             NULL: none */
+    } compile;
 
-    /* What a worker is brought up with, kept for the whole tune so that a
-     * worker a candidate killed can be started again. */
-    const cutune_problem *problem; /* of the last tune; its evals index it */
-    cutune__device_props device;
-    char arch[16];
+    /* The problem of the last tune; its evals index it. */
+    const cutune_problem *problem;
+    /* The measuring protocol: what a worker is brought up with, kept for
+     * the whole tune so that a worker a candidate killed can be started
+     * again, and how outputs are checked. */
     struct {
-        char *cubin; /* the default configuration's */
-        size_t cubin_size;
-        char *lowered;
-        int from_cache; /* the binary came from disk */
-    } ref;
-    struct {
-        char *cubin; /* the worker's comparison kernels */
-        size_t cubin_size;
-        int refreshed;   /* compiled again after a rejection */
-        int from_worker; /* the cached ones failed to load
-                            (for the session) */
-    } compare;
-    struct {
-        cutune__wire_arg *wire;
-        char *payload; /* ARGS: wire args, then binary data */
-        size_t payload_size;
-    } args;
+        cutune__device_props device;
+        char arch[16];
+        struct {
+            char *cubin; /* the default configuration's */
+            size_t cubin_size;
+            char *lowered;
+            int from_cache; /* the binary came from disk */
+        } ref;
+        struct {
+            char *cubin; /* the worker's comparison kernels */
+            size_t cubin_size;
+            int refreshed;   /* compiled again after a rejection */
+            int from_worker; /* the cached ones failed to load
+                                (for the session) */
+        } compare;
+        struct {
+            cutune__wire_arg *wire;
+            char *payload; /* ARGS: wire args, then binary data */
+            size_t payload_size;
+        } args;
+        struct {
+            uint32_t mode;           /* cutune__check of the runs now */
+            size_t agreed, differed; /* CHECK_PROBE's sample so far */
+        } check;
+    } proto;
     /* What it measures on, picked once at create (device.h). */
     const cutune__device *dev;
     /* Replayed devices in place of GPUs (replay_devices), or none. */
@@ -231,15 +245,16 @@ struct cutune_session {
     const cutune__strategy_type *tuned_with; /* the last tune's strategy;
                                        NULL: none (explain measures
                                        without one) */
+    /* The evaluation record: every evaluation of the tune, and the
+     * measurement log it is kept in across tunes. */
     struct {
-        uint32_t mode;           /* cutune__check of the runs now */
-        size_t agreed, differed; /* CHECK_PROBE's sample so far */
-    } check;
-    eval_record *evals;
-    size_t n_evals, cap_evals;
+        eval_record *evals;
+        size_t n_evals, cap_evals;
+        cutune__measure_log *measured; /* this context's measurements, or
+                                          NULL */
+        int warned_other_processes;
+    } record;
     double started;
-    cutune__measure_log *measured; /* this context's measurements, or NULL */
-    int warned_other_processes;
     double best_ms;   /* best median measured so far in this
                          session, for early stops, racing and
                          time limits */

@@ -14,9 +14,9 @@
 
 static const eval_record *find_eval(const cutune_session *s, size_t config)
 {
-    for (size_t i = 0; i < s->n_evals; i++)
-        if (s->evals[i].pub.config_index == config)
-            return &s->evals[i];
+    for (size_t i = 0; i < s->record.n_evals; i++)
+        if (s->record.evals[i].pub.config_index == config)
+            return &s->record.evals[i];
     return NULL;
 }
 
@@ -71,27 +71,27 @@ cutune_status cutune__session_publish(cutune_session *s,
 {
     const cutune_problem *p = s->problem;
     cutune_tune_result *r = &s->out.result;
-    r->device = s->device.fingerprint;
+    r->device = s->proto.device.fingerprint;
     r->n_params = p->n_params;
     r->strategy = type->name;
-    r->evaluations = s->n_evals;
+    r->evaluations = s->record.n_evals;
     r->workers = s->n_slots;
     r->restarts = s->tel.restarts;
-    s->out.pub_evals = calloc(s->n_evals + 1, sizeof *s->out.pub_evals);
+    s->out.pub_evals = calloc(s->record.n_evals + 1, sizeof *s->out.pub_evals);
     s->out.best_values = calloc(p->n_params, sizeof *s->out.best_values);
     s->out.baseline_values =
         calloc(p->n_params, sizeof *s->out.baseline_values);
     if (!s->out.pub_evals || !s->out.best_values || !s->out.baseline_values)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < s->n_evals; i++) {
-        s->out.pub_evals[i] = s->evals[i].pub;
-        s->out.pub_evals[i].runs = s->evals[i].runs;
-        s->out.pub_evals[i].final_runs = s->evals[i].final_runs;
-        if (s->evals[i].pub.outcome != CUTUNE_OUTCOME_CORRECT)
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        s->out.pub_evals[i] = s->record.evals[i].pub;
+        s->out.pub_evals[i].runs = s->record.evals[i].runs;
+        s->out.pub_evals[i].final_runs = s->record.evals[i].final_runs;
+        if (s->record.evals[i].pub.outcome != CUTUNE_OUTCOME_CORRECT)
             r->failures++;
     }
     r->evals = s->out.pub_evals;
-    r->n_evals = s->n_evals;
+    r->n_evals = s->record.n_evals;
 
     const eval_record *base = find_eval(s, start);
     cutune__problem_config_values(p, start, s->out.baseline_values);
@@ -105,21 +105,21 @@ cutune_status cutune__session_publish(cutune_session *s,
             s, CUTUNE_ERR_NO_VALID_RESULT,
             "%s: none of the %zu configurations evaluated ran "
             "correctly",
-            p->origin, s->n_evals);
+            p->origin, s->record.n_evals);
     /* The winner is the fastest of the final round's finalists that are
      * still correct (of every result, where none is). Configurations
      * whose intervals overlap its interval are tied; the tie goes to the
      * lowest index, so that noise does not change the winner from one
      * tune to the next. */
     int any_finalist = 0;
-    for (size_t i = 0; i < s->n_evals; i++) {
-        any_finalist |=
-            s->evals[i].finalist && cutune__session_contender(&s->evals[i]);
-        r->finalists += s->evals[i].finalist;
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        any_finalist |= s->record.evals[i].finalist &&
+                        cutune__session_contender(&s->record.evals[i]);
+        r->finalists += s->record.evals[i].finalist;
     }
     const eval_record *fastest = NULL;
-    for (size_t i = 0; i < s->n_evals; i++) {
-        const eval_record *e = &s->evals[i];
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        const eval_record *e = &s->record.evals[i];
         if (cutune__session_contender(e) && (e->finalist || !any_finalist) &&
             (!fastest || cutune__session_faster_first(&e, &fastest) < 0))
             fastest = e;
@@ -129,10 +129,10 @@ cutune_status cutune__session_publish(cutune_session *s,
             s, CUTUNE_ERR_NO_VALID_RESULT,
             "%s: none of the %zu configurations evaluated stayed "
             "correct in the final round",
-            p->origin, s->n_evals);
+            p->origin, s->record.n_evals);
     const eval_record *best = fastest;
-    for (size_t i = 0; i < s->n_evals; i++) {
-        const eval_record *e = &s->evals[i];
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        const eval_record *e = &s->record.evals[i];
         if (e == fastest || !cutune__session_contender(e) ||
             (any_finalist && !e->finalist) ||
             e->ci_lo_ms > fastest->ci_hi_ms || fastest->ci_lo_ms > e->ci_hi_ms)
@@ -163,16 +163,16 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
 {
     if (!s || !path)
         return CUTUNE_ERR_INVALID_ARGUMENT;
-    if (!s->problem || s->n_evals == 0)
+    if (!s->problem || s->record.n_evals == 0)
         return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
                                     "%s: no evaluations to "
                                     "write (tune first)",
                                     path);
-    cutune__t4_record *recs = calloc(s->n_evals, sizeof *recs);
+    cutune__t4_record *recs = calloc(s->record.n_evals, sizeof *recs);
     if (!recs)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < s->n_evals; i++) {
-        const eval_record *e = &s->evals[i];
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        const eval_record *e = &s->record.evals[i];
         recs[i].config_index = e->pub.config_index;
         recs[i].outcome = e->pub.outcome;
         recs[i].runtimes = e->runtimes;
@@ -190,7 +190,7 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
         recs[i].extra_units = e->extra_units;
         recs[i].n_extra = e->n_extra;
     }
-    const cutune_device *dev = &s->device.fingerprint;
+    const cutune_device *dev = &s->proto.device.fingerprint;
     const cutune_problem *p = s->problem;
     cutune__t4_meta meta = {
         .device_name = dev->name,
@@ -210,7 +210,7 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
     };
     char err[1024];
     cutune_status st = cutune__t4_write(path, s->problem, &meta, recs,
-                                        s->n_evals, err, sizeof err);
+                                        s->record.n_evals, err, sizeof err);
     free(recs);
     if (st)
         return cutune__session_fail(s, st, "%s", err);

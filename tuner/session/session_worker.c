@@ -211,11 +211,11 @@ static cutune_status init_device(cutune_session *s, cutune__mslot *slot,
 {
     *again = 0;
     cutune__session_compile_compare(s, 0);
-    cutune__init_request iq = {slot->ordinal, 0, s->compare.cubin_size};
+    cutune__init_request iq = {slot->ordinal, 0, s->proto.compare.cubin_size};
     cutune__init_reply *ir = NULL;
     cutune__call_result cr = cutune__session_call(
-        s, slot, CUTUNE__MSG_INIT, &iq, sizeof iq, s->compare.cubin,
-        s->compare.cubin_size, (void **)&ir, sizeof *ir, 120.0);
+        s, slot, CUTUNE__MSG_INIT, &iq, sizeof iq, s->proto.compare.cubin,
+        s->proto.compare.cubin_size, (void **)&ir, sizeof *ir, 120.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "starting the GPU worker: %s",
@@ -225,7 +225,7 @@ static cutune_status init_device(cutune_session *s, cutune__mslot *slot,
          * damaged entry, a changed driver): compiled again, which replaces
          * the entry. Compiled just now and still rejected: the worker
          * compiles its own, for the rest of the session. */
-        int refresh = !s->compare.refreshed;
+        int refresh = !s->proto.compare.refreshed;
         cutune__session_log(s, CUTUNE_LOG_WARN,
                             "the comparison kernels did not load "
                             "(%s); %s",
@@ -234,14 +234,14 @@ static cutune_status init_device(cutune_session *s, cutune__mslot *slot,
                                     : "compiling them in the worker");
         free(ir);
         cutune__worker_stop(&slot->worker);
-        free(s->compare.cubin);
-        s->compare.cubin = NULL;
-        s->compare.cubin_size = 0;
+        free(s->proto.compare.cubin);
+        s->proto.compare.cubin = NULL;
+        s->proto.compare.cubin_size = 0;
         if (refresh) {
-            s->compare.refreshed = 1;
+            s->proto.compare.refreshed = 1;
             cutune__session_compile_compare(s, 1);
         } else {
-            s->compare.from_worker = 1;
+            s->proto.compare.from_worker = 1;
         }
         *again = 1;
         return CUTUNE_OK;
@@ -267,9 +267,9 @@ static cutune_status load_reference(cutune_session *s, cutune__mslot *slot)
     int cerr = 0, rejected = 0;
     char msg[1024];
     cutune__call_result cr = cutune__session_load_cubin(
-        s, slot, s->ref.cubin, s->ref.cubin_size, s->ref.lowered, &cerr,
-        &rejected, msg, sizeof msg);
-    if (cr == CUTUNE__CALL_OK && rejected && s->ref.from_cache &&
+        s, slot, s->proto.ref.cubin, s->proto.ref.cubin_size,
+        s->proto.ref.lowered, &cerr, &rejected, msg, sizeof msg);
+    if (cr == CUTUNE__CALL_OK && rejected && s->proto.ref.from_cache &&
         slot->worker.pid != 0) {
         /* As for any configuration (reload_fresh): compiled again. */
         cutune__session_log(
@@ -281,9 +281,9 @@ static cutune_status load_reference(cutune_session *s, cutune__mslot *slot)
             s, cutune__problem_default_config(p), 1);
         if (st)
             return st;
-        cr = cutune__session_load_cubin(s, slot, s->ref.cubin,
-                                        s->ref.cubin_size, s->ref.lowered,
-                                        &cerr, &rejected, msg, sizeof msg);
+        cr = cutune__session_load_cubin(
+            s, slot, s->proto.ref.cubin, s->proto.ref.cubin_size,
+            s->proto.ref.lowered, &cerr, &rejected, msg, sizeof msg);
     }
     /* The parameter list does not change with the tunables in practice:
      * a mismatch here is the problem's, named as the T1 field to fix. */
@@ -321,9 +321,9 @@ cutune_status cutune__cuda_bring_up(cutune_session *s, cutune__mslot *slot,
             return st;
     }
     if (slot->index == 0)
-        s->device = slot->device;
+        s->proto.device = slot->device;
     double t_init = cutune__now();
-    snprintf(s->arch, sizeof s->arch, "sm_%d%d",
+    snprintf(s->proto.arch, sizeof s->proto.arch, "sm_%d%d",
              slot->device.fingerprint.cc_major,
              slot->device.fingerprint.cc_minor);
 
@@ -331,8 +331,8 @@ cutune_status cutune__cuda_bring_up(cutune_session *s, cutune__mslot *slot,
     cutune__args_request aq = {(uint32_t)p->n_args};
     cutune__reply *ar = NULL;
     cutune__call_result cr = cutune__session_call(
-        s, slot, CUTUNE__MSG_ARGS, &aq, sizeof aq, s->args.payload,
-        s->args.payload_size, (void **)&ar, sizeof *ar, 300.0);
+        s, slot, CUTUNE__MSG_ARGS, &aq, sizeof aq, s->proto.args.payload,
+        s->proto.args.payload_size, (void **)&ar, sizeof *ar, 300.0);
     if (cr != CUTUNE__CALL_OK)
         return cutune__session_fail(s, CUTUNE_ERR_WORKER,
                                     "setting up kernel arguments: %s",
@@ -356,8 +356,8 @@ cutune_status cutune__cuda_bring_up(cutune_session *s, cutune__mslot *slot,
 cutune_status cutune__session_prepare_args(cutune_session *s)
 {
     const cutune_problem *p = s->problem;
-    s->args.wire = calloc(p->n_args + 1, sizeof *s->args.wire);
-    if (!s->args.wire)
+    s->proto.args.wire = calloc(p->n_args + 1, sizeof *s->proto.args.wire);
+    if (!s->proto.args.wire)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     int any_output = 0;
     for (size_t i = 0; i < p->n_args; i++)
@@ -365,7 +365,7 @@ cutune_status cutune__session_prepare_args(cutune_session *s)
     any_output |= p->n_refs > 0;
     for (size_t i = 0; i < p->n_args; i++) {
         const cutune__arg *a = &p->args[i];
-        cutune__wire_arg *w = &s->args.wire[i];
+        cutune__wire_arg *w = &s->proto.args.wire[i];
         w->is_vector = (uint32_t)a->is_vector;
         w->dtype = (uint32_t)a->dtype;
         w->fill = (uint32_t)a->fill;
@@ -381,19 +381,20 @@ cutune_status cutune__session_prepare_args(cutune_session *s)
         snprintf(w->symbol, sizeof w->symbol, "%s", a->name);
         w->data_size = a->fill == CUTUNE__FILL_BINARY ? a->data_size : 0;
     }
-    s->args.payload_size = p->n_args * sizeof *s->args.wire;
+    s->proto.args.payload_size = p->n_args * sizeof *s->proto.args.wire;
     for (size_t i = 0; i < p->n_args; i++)
-        s->args.payload_size += s->args.wire[i].data_size;
-    s->args.payload = malloc(s->args.payload_size + 1);
-    if (!s->args.payload)
+        s->proto.args.payload_size += s->proto.args.wire[i].data_size;
+    s->proto.args.payload = malloc(s->proto.args.payload_size + 1);
+    if (!s->proto.args.payload)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    memcpy(s->args.payload, s->args.wire, p->n_args * sizeof *s->args.wire);
-    char *at = s->args.payload + p->n_args * sizeof *s->args.wire;
+    memcpy(s->proto.args.payload, s->proto.args.wire,
+           p->n_args * sizeof *s->proto.args.wire);
+    char *at = s->proto.args.payload + p->n_args * sizeof *s->proto.args.wire;
     for (size_t i = 0; i < p->n_args; i++) {
-        if (!s->args.wire[i].data_size)
+        if (!s->proto.args.wire[i].data_size)
             continue;
-        memcpy(at, p->args[i].data, s->args.wire[i].data_size);
-        at += s->args.wire[i].data_size;
+        memcpy(at, p->args[i].data, s->proto.args.wire[i].data_size);
+        at += s->proto.args.wire[i].data_size;
     }
     if (!any_output)
         cutune__session_log(s, CUTUNE_LOG_WARN,
@@ -426,7 +427,7 @@ cutune_status cutune__session_query_occupancy(cutune_session *s,
 
 cutune_status cutune__session_measure_bandwidth(cutune_session *s)
 {
-    long long mem = s->device.fingerprint.memory_bytes;
+    long long mem = s->proto.device.fingerprint.memory_bytes;
     cutune__bandwidth_request q = {
         (uint64_t)(mem / 16 < (1LL << 30) ? mem / 16 : (1LL << 30))};
     cutune__bandwidth_reply *r = NULL;

@@ -23,7 +23,7 @@
 static uint64_t measure_key(const cutune_session *s)
 {
     const cutune_problem *p = s->problem;
-    const cutune_device *d = &s->device.fingerprint;
+    const cutune_device *d = &s->proto.device.fingerprint;
     char head[1024];
     int n = snprintf(head, sizeof head,
                      "cutune measurements v3\n%s\n%s\n%d.%d %d %lld %lld %d "
@@ -38,13 +38,13 @@ static uint64_t measure_key(const cutune_session *s)
     for (size_t i = 0; i < p->n_options; i++)
         h = cutune__fnv1a64_continue(h, p->options[i],
                                      strlen(p->options[i]) + 1);
-    h = cutune__fnv1a64_continue(h, s->arch, strlen(s->arch) + 1);
+    h = cutune__fnv1a64_continue(h, s->proto.arch, strlen(s->proto.arch) + 1);
     for (size_t i = 0; i < p->n_problem_size; i++)
         h = cutune__fnv1a64_continue(h, &p->problem_size[i],
                                      sizeof p->problem_size[i]);
     /* Wire arguments are calloc'ed, so their padding is zeros. */
-    h = cutune__fnv1a64_continue(h, s->args.wire,
-                                 p->n_args * sizeof *s->args.wire);
+    h = cutune__fnv1a64_continue(h, s->proto.args.wire,
+                                 p->n_args * sizeof *s->proto.args.wire);
     for (size_t i = 0; i < p->n_args; i++)
         if (p->args[i].data)
             h = cutune__fnv1a64_continue(h, p->args[i].data,
@@ -75,17 +75,18 @@ static void open_measure_log(cutune_session *s)
     if (!path)
         return;
     char err[512];
-    s->measured = cutune__measure_log_open(path, s->opt.reuse_measurements,
-                                           err, sizeof err);
-    if (!s->measured)
+    s->record.measured = cutune__measure_log_open(
+        path, s->opt.reuse_measurements, err, sizeof err);
+    if (!s->record.measured)
         cutune__session_log(s, CUTUNE_LOG_WARN,
                             "measurements are not logged: %s", err);
     else if (s->opt.reuse_measurements)
         cutune__session_log(s, CUTUNE_LOG_INFO,
                             "%zu earlier measurements in %s (%zu "
                             "torn or unreadable lines skipped)",
-                            cutune__measure_log_count(s->measured), path,
-                            cutune__measure_log_skipped(s->measured));
+                            cutune__measure_log_count(s->record.measured),
+                            path,
+                            cutune__measure_log_skipped(s->record.measured));
     free(path);
 }
 
@@ -140,7 +141,8 @@ cutune_status cutune__session_choose_devices(cutune_session *s)
         (st = cutune__session_check_slots(s)))
         return st;
     const cutune_device *d = &s->props[s->slots[0].ordinal].fingerprint;
-    snprintf(s->arch, sizeof s->arch, "sm_%d%d", d->cc_major, d->cc_minor);
+    snprintf(s->proto.arch, sizeof s->proto.arch, "sm_%d%d", d->cc_major,
+             d->cc_minor);
     return CUTUNE_OK;
 }
 
@@ -168,8 +170,8 @@ cutune_status cutune__session_open_device(cutune_session *s, double *t_devices,
 static cutune_status start_tune(cutune_session *s, size_t *start)
 {
     const cutune_problem *problem = s->problem;
-    s->check.agreed = s->check.differed = 0;
-    s->check.mode =
+    s->proto.check.agreed = s->proto.check.differed = 0;
+    s->proto.check.mode =
         s->opt.output_check == CUTUNE_CHECK_REFERENCE || problem->n_refs > 0
             ? CUTUNE__CHECK_REFERENCE
         : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
@@ -209,8 +211,9 @@ cutune_status cutune__cuda_start(cutune_session *s, size_t *start)
     cutune__session_log(s, CUTUNE_LOG_INFO,
                         "%s on %s (%s): %zu configurations; the "
                         "occupancy API suggests %d threads per block",
-                        problem->name, s->device.fingerprint.name, s->arch,
-                        cutune__space_size(problem->space), occ_block);
+                        problem->name, s->proto.device.fingerprint.name,
+                        s->proto.arch, cutune__space_size(problem->space),
+                        occ_block);
     if (s->n_slots > 1)
         cutune__session_log(s, CUTUNE_LOG_INFO,
                             "%zu GPU workers share the search; the final "
@@ -247,21 +250,21 @@ static cutune_status search(cutune_session *s,
         rc = cutune__search_run(type, s->problem->space, &so,
                                 cutune__session_evaluate_batch, s, sr);
     double t_final = cutune__now();
-    if (s->cq)
-        cutune__cq_stats(s->cq, &s->tel.order);
+    if (s->compile.cq)
+        cutune__cq_stats(s->compile.cq, &s->tel.order);
     if (rc == -1)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     if (s->fatal)
         return s->fatal_status;
     /* A search shorter than the sample settles on what it measured. */
     int settled_late =
-        s->check.mode == CUTUNE__CHECK_PROBE &&
-        cutune__outputs_vary(s->check.agreed, s->check.differed);
+        s->proto.check.mode == CUTUNE__CHECK_PROBE &&
+        cutune__outputs_vary(s->proto.check.agreed, s->proto.check.differed);
     cutune__session_settle_check(s, 0, NULL, 0);
     st = sr->best != SIZE_MAX || settled_late ? cutune__session_final_round(s)
                                               : CUTUNE_OK;
-    cutune__cq_destroy(s->cq);
-    s->cq = NULL;
+    cutune__cq_destroy(s->compile.cq);
+    s->compile.cq = NULL;
     if (st)
         return st;
     if (s->tel.recompiled > 1)
@@ -292,8 +295,8 @@ static cutune_status search(cutune_session *s,
 static void end_tune(cutune_session *s)
 {
     double t0 = cutune__now();
-    cutune__cq_destroy(s->cq);
-    s->cq = NULL;
+    cutune__cq_destroy(s->compile.cq);
+    s->compile.cq = NULL;
     cutune__session_log(s, CUTUNE_LOG_DEBUG, "%.3f s to end the compiles",
                         cutune__now() - t0);
     double t_stop = cutune__now();
