@@ -38,6 +38,29 @@ cutune_status cutune__errf(char *err, size_t errlen, cutune_status st,
     return st;
 }
 
+cutune_status cutune__vfail(char **errmsg, cutune_status st,
+                            const char *prefix, const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    char *msg = n > 0 ? malloc((size_t)n + 1) : NULL;
+    if (msg)
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
+    /* A message built from an empty log would say nothing. */
+    const char *text = msg ? msg : n == 0 ? cutune_status_str(st) : NULL;
+    char *whole = !text    ? NULL
+                  : prefix ? cutune__strdup_printf("%s: %s", prefix, text)
+                           : cutune__strdup_printf("%s", text);
+    free(msg);
+    if (whole) {
+        free(*errmsg);
+        *errmsg = whole;
+    }
+    return st;
+}
+
 double cutune__now(void)
 {
     struct timespec ts;

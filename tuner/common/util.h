@@ -4,6 +4,7 @@
 #ifndef CUTUNE_TUNER_UTIL_H
 #define CUTUNE_TUNER_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,15 @@ char *cutune__strdup_printf(const char *fmt, ...)
 cutune_status cutune__errf(char *err, size_t errlen, cutune_status st,
                            const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The one way the tuner's handles (session, problem, simulation, report)
+ * take a failure: the message formatted into a new *errmsg, which it
+ * replaces (kept when memory ran out), led by "prefix: " when prefix is
+ * not NULL, and the status's own text when the message would be empty;
+ * returns `st`. Functions without a handle use cutune__errf above. */
+cutune_status cutune__vfail(char **errmsg, cutune_status st,
+                            const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* Seconds on the monotonic clock. */
 double cutune__now(void);

@@ -21,13 +21,10 @@
 cutune_status cutune__t1_fail(cutune_problem *p, cutune_status st,
                               const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    st = cutune__vfail(&p->errmsg, st, p->origin, fmt, ap);
     va_end(ap);
-    free(p->errmsg);
-    p->errmsg = cutune__strdup_printf("%s: %s", p->origin, buf);
     return st;
 }
 

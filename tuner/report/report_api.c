@@ -35,12 +35,8 @@ cutune_status cutune__report_fail(cutune_report *r, cutune_status st,
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = vformat(fmt, ap);
+    st = cutune__vfail(&r->errmsg, st, NULL, fmt, ap);
     va_end(ap);
-    if (msg) {
-        free(r->errmsg);
-        r->errmsg = msg;
-    }
     return st;
 }
 

@@ -17,16 +17,10 @@
 cutune_status cutune__session_fail(cutune_session *s, cutune_status st,
                                    const char *fmt, ...)
 {
-    char buf[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    st = cutune__vfail(&s->errmsg, st, NULL, fmt, ap);
     va_end(ap);
-    /* A message built from an empty log would say nothing. */
-    if (!buf[0])
-        snprintf(buf, sizeof buf, "%s", cutune_status_str(st));
-    free(s->errmsg);
-    s->errmsg = strdup(buf);
     return st;
 }
 

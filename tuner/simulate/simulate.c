@@ -18,6 +18,7 @@
 #include "strategy/budget.h"
 #include "strategy/strategy.h"
 #include "t4.h"
+#include "util.h"
 
 struct cutune_simulation {
     char *errmsg;
@@ -41,15 +42,10 @@ __attribute__((format(printf, 3, 4)))
 static cutune_status
 fail(cutune_simulation *sim, cutune_status st, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    st = cutune__vfail(&sim->errmsg, st, NULL, fmt, ap);
     va_end(ap);
-    free(sim->errmsg);
-    sim->errmsg = malloc(strlen(buf) + 1);
-    if (sim->errmsg)
-        strcpy(sim->errmsg, buf);
     return st;
 }
 
