@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan_run.h"
+#include "util.h"
 
 #define PLAN_MAX_DIMS   8
 #define PLAN_MAX_DEVICE 1024
@@ -16,14 +17,16 @@
  * it takes gigabytes. */
 #define PLAN_MAX_TASKS 100000
 
-static void fail(cutune_plan *plan, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void fail(cutune_plan *plan, const char *fmt, ...)
+void cutune__plan_error(cutune_plan *plan, const char *fmt, ...)
 {
+    if (!fmt) {
+        free(plan->errmsg);
+        plan->errmsg = NULL;
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(plan->errmsg, sizeof plan->errmsg, fmt, ap);
+    cutune__vfail(&plan->errmsg, CUTUNE_ERR_INVALID_ARGUMENT, NULL, fmt, ap);
     va_end(ap);
 }
 
@@ -53,10 +56,11 @@ static char *resolve_problem(const char *problem, const char *base_dir)
 static int read_sizes(cutune_plan *plan, size_t i, json_t *sizes)
 {
     if (!json_is_array(sizes) || json_array_size(sizes) == 0) {
-        fail(plan,
-             "item %zu: \"sizes\" is not a non-empty list of sizes "
-             "such as [[1024], [4096]]",
-             i);
+        cutune__plan_error(
+            plan,
+            "item %zu: \"sizes\" is not a non-empty list of sizes "
+            "such as [[1024], [4096]]",
+            i);
         return 0;
     }
     for (size_t s = 0; s < json_array_size(sizes); s++) {
@@ -68,10 +72,11 @@ static int read_sizes(cutune_plan *plan, size_t i, json_t *sizes)
             ok = json_is_integer(v) && json_integer_value(v) > 0;
         }
         if (!ok) {
-            fail(plan,
-                 "item %zu: \"sizes\"[%zu] is not a list of 1 to %d "
-                 "positive integers",
-                 i, s, PLAN_MAX_DIMS);
+            cutune__plan_error(
+                plan,
+                "item %zu: \"sizes\"[%zu] is not a list of 1 to %d "
+                "positive integers",
+                i, s, PLAN_MAX_DIMS);
             return 0;
         }
     }
@@ -84,29 +89,32 @@ static int read_devices(cutune_plan *plan, size_t i, json_t *devices,
     size_t n = json_array_size(devices);
     if (!json_is_array(devices) || n == 0 ||
         n > sizeof item->devices / sizeof *item->devices) {
-        fail(plan,
-             "item %zu: \"devices\" is not a list of 1 to 64 device "
-             "ordinals",
-             i);
+        cutune__plan_error(
+            plan,
+            "item %zu: \"devices\" is not a list of 1 to 64 device "
+            "ordinals",
+            i);
         return 0;
     }
     for (size_t d = 0; d < n; d++) {
         json_t *v = json_array_get(devices, d);
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) > PLAN_MAX_DEVICE) {
-            fail(plan,
-                 "item %zu: \"devices\"[%zu] is not a device ordinal "
-                 "(0 to %d)",
-                 i, d, PLAN_MAX_DEVICE);
+            cutune__plan_error(
+                plan,
+                "item %zu: \"devices\"[%zu] is not a device ordinal "
+                "(0 to %d)",
+                i, d, PLAN_MAX_DEVICE);
             return 0;
         }
         item->devices[d] = (int)json_integer_value(v);
         for (size_t k = 0; k < d; k++)
             if (item->devices[k] == item->devices[d]) {
-                fail(plan,
-                     "item %zu: \"devices\"[%zu] repeats device %d "
-                     "(each device once; a task per device)",
-                     i, d, item->devices[d]);
+                cutune__plan_error(
+                    plan,
+                    "item %zu: \"devices\"[%zu] repeats device %d "
+                    "(each device once; a task per device)",
+                    i, d, item->devices[d]);
                 return 0;
             }
     }
@@ -121,26 +129,28 @@ static int read_item(cutune_plan *plan, size_t i, json_t *obj,
     const char *key;
     json_t *value;
     if (!json_is_object(obj)) {
-        fail(plan, "item %zu: not an object with \"problem\"", i);
+        cutune__plan_error(plan, "item %zu: not an object with \"problem\"",
+                           i);
         return 0;
     }
     json_object_foreach(obj, key, value)
     {
         if (strcmp(key, "problem") && strcmp(key, "sizes") &&
             strcmp(key, "devices")) {
-            fail(plan,
-                 "item %zu: unknown field \"%s\" (an item has "
-                 "\"problem\", \"sizes\" and \"devices\")",
-                 i, key);
+            cutune__plan_error(plan,
+                               "item %zu: unknown field \"%s\" (an item has "
+                               "\"problem\", \"sizes\" and \"devices\")",
+                               i, key);
             return 0;
         }
     }
     json_t *problem = json_object_get(obj, "problem");
     if (!json_is_string(problem) || !json_string_value(problem)[0]) {
-        fail(plan,
-             "item %zu: \"problem\" is missing or not a template "
-             "name or T1 path",
-             i);
+        cutune__plan_error(
+            plan,
+            "item %zu: \"problem\" is missing or not a template "
+            "name or T1 path",
+            i);
         return 0;
     }
     item->problem = json_string_value(problem);
@@ -213,15 +223,17 @@ static cutune_status parse_root(cutune_plan *plan, json_t *root,
     json_object_foreach(root, key, value)
     {
         if (strcmp(key, "items") != 0) {
-            fail(plan, "unknown field \"%s\" (a plan has \"items\")", key);
+            cutune__plan_error(
+                plan, "unknown field \"%s\" (a plan has \"items\")", key);
             return CUTUNE_ERR_PARSE;
         }
     }
     json_t *items =
         json_is_object(root) ? json_object_get(root, "items") : root;
     if (!json_is_array(items) || json_array_size(items) == 0) {
-        fail(plan, "a plan is an object whose \"items\" is a non-empty "
-                   "list");
+        cutune__plan_error(
+            plan, "a plan is an object whose \"items\" is a non-empty "
+                  "list");
         return CUTUNE_ERR_PARSE;
     }
     size_t n = json_array_size(items);
@@ -236,15 +248,16 @@ static cutune_status parse_root(cutune_plan *plan, json_t *root,
             st = CUTUNE_ERR_PARSE;
         else if ((n_tasks += item_size_count(&read[i]) * read[i].n_devices) >
                  PLAN_MAX_TASKS) {
-            fail(plan,
-                 "item %zu: the plan has more than %d tasks (items x "
-                 "sizes x devices); split it",
-                 i, PLAN_MAX_TASKS);
+            cutune__plan_error(
+                plan,
+                "item %zu: the plan has more than %d tasks (items x "
+                "sizes x devices); split it",
+                i, PLAN_MAX_TASKS);
             st = CUTUNE_ERR_LIMIT;
         }
     }
     if (st == CUTUNE_OK && !make_tasks(plan, read, n, base_dir)) {
-        fail(plan, "out of memory");
+        cutune__plan_error(plan, "out of memory");
         st = CUTUNE_ERR_NO_MEMORY;
     }
     free(read);
@@ -263,18 +276,18 @@ cutune_status cutune_plan_parse(const char *json_text, const char *base_dir,
     for (size_t d = 0; d < n_default; d++)
         if (!default_devices || default_devices[d] < 0 ||
             default_devices[d] > PLAN_MAX_DEVICE || n_default > 64) {
-            fail(plan, "default devices: not device ordinals");
+            cutune__plan_error(plan, "default devices: not device ordinals");
             return CUTUNE_ERR_INVALID_ARGUMENT;
         }
     if (!json_text) {
-        fail(plan, "no plan text");
+        cutune__plan_error(plan, "no plan text");
         return CUTUNE_ERR_INVALID_ARGUMENT;
     }
     json_error_t err;
     /* A key given twice: which one the author meant is unknown. */
     json_t *root = json_loads(json_text, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
-        fail(plan, "line %d: %s", err.line, err.text);
+        cutune__plan_error(plan, "line %d: %s", err.line, err.text);
         return CUTUNE_ERR_PARSE;
     }
     cutune_status st =
@@ -324,13 +337,14 @@ cutune_status cutune_plan_load(const char *path, const int *default_devices,
         cutune_plan_destroy(*out);
         *out = calloc(1, sizeof **out);
         if (*out)
-            fail(*out, "%s: cannot read the plan (or it is over 16 MiB)",
-                 path);
+            cutune__plan_error(
+                *out, "%s: cannot read the plan (or it is over 16 MiB)", path);
         st = *out ? CUTUNE_ERR_IO : CUTUNE_ERR_NO_MEMORY;
     } else if (st != CUTUNE_OK && *out) {
-        char msg[sizeof(*out)->errmsg];
-        snprintf(msg, sizeof msg, "%s", (*out)->errmsg);
-        fail(*out, "%s: %s", path, msg);
+        char *msg = (*out)->errmsg;
+        (*out)->errmsg = NULL;
+        cutune__plan_error(*out, "%s: %s", path, msg ? msg : "");
+        free(msg);
     }
     free(dir);
     free(text);
@@ -349,12 +363,13 @@ void cutune_plan_destroy(cutune_plan *plan)
     free(plan->items);
     free(plan->tasks);
     free(plan->sizes);
+    free(plan->errmsg);
     free(plan);
 }
 
 const char *cutune_plan_errmsg(const cutune_plan *plan)
 {
-    return plan ? plan->errmsg : "out of memory";
+    return !plan ? "out of memory" : plan->errmsg ? plan->errmsg : "";
 }
 
 size_t cutune_plan_item_count(const cutune_plan *plan)

@@ -279,7 +279,7 @@ static int hello(tuning_rank *r, int *rc)
         r->dismissed = 1;
     else if (*rc == MPI_SUCCESS && !ok)
         /* Rank 0 names the ranks; one message is enough. */
-        r->plan->errmsg[0] = '\0';
+        cutune__plan_error(r->plan, NULL);
     return ok;
 }
 
@@ -340,7 +340,7 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
      * FUNNELED is all that is needed. */
     if (!initialized && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED,
                                         &threads) != MPI_SUCCESS) {
-        snprintf(plan->errmsg, sizeof plan->errmsg, "MPI_Init failed");
+        cutune__plan_error(plan, "MPI_Init failed");
         return CUTUNE_ERR_IO;
     }
     if (initialized)
@@ -362,8 +362,7 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
         st = cutune__plan_mpi_rank0(plan, backend, options, ranks,
                                     threads >= MPI_THREAD_FUNNELED, report);
     } else if (tuning_rank_run(&r, &st) != MPI_SUCCESS) {
-        snprintf(plan->errmsg, sizeof plan->errmsg,
-                 "MPI: rank %d lost touch with rank 0", rank);
+        cutune__plan_error(plan, "MPI: rank %d lost touch with rank 0", rank);
         st = CUTUNE_ERR_IO;
     }
     if (rank != 0)

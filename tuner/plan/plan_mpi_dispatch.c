@@ -435,15 +435,16 @@ static cutune_status agree(dispatcher *d, int *rc)
              (unsigned long long)cutune__plan_hash(d->plan));
     int n = differing(d, own, which, sizeof which);
     if (*rc == MPI_SUCCESS && n > 0) {
-        snprintf(d->plan->errmsg, sizeof d->plan->errmsg,
-                 "MPI: rank%s %s read another plan than rank 0 (other "
-                 "tasks than its %zu); give every rank the same plan file, "
-                 "and the T1 files it names at the same paths; nothing was "
-                 "tuned",
-                 n == 1 ? "" : "s", which, d->plan->n_tasks);
+        cutune__plan_error(
+            d->plan,
+            "MPI: rank%s %s read another plan than rank 0 (other "
+            "tasks than its %zu); give every rank the same plan file, "
+            "and the T1 files it names at the same paths; nothing was "
+            "tuned",
+            n == 1 ? "" : "s", which, d->plan->n_tasks);
         /* Said now: once told, the other ranks end, and mpirun may end
          * this rank with them before its caller prints the message. */
-        logf_(d, CUTUNE_LOG_ERROR, "%s", d->plan->errmsg);
+        logf_(d, CUTUNE_LOG_ERROR, "%s", cutune_plan_errmsg(d->plan));
     }
     for (int k = 1; k < d->n_ranks && *rc == MPI_SUCCESS; k++)
         if (d->ranks[k].state == RANK_TALKING)
@@ -469,9 +470,9 @@ static cutune_status open_cache(dispatcher *d)
 {
     cutune_status st = cutune_cache_open(d->options->cache_dir, &d->cache);
     if (st != CUTUNE_OK) {
-        snprintf(d->plan->errmsg, sizeof d->plan->errmsg, "tuning cache: %s",
-                 d->cache ? cutune_cache_errmsg(d->cache)
-                          : cutune_status_str(st));
+        cutune__plan_error(d->plan, "tuning cache: %s",
+                           d->cache ? cutune_cache_errmsg(d->cache)
+                                    : cutune_status_str(st));
         /* The other ranks still ask: stop them, then report. */
         d->plan->n_tasks = 0;
     } else {
@@ -503,8 +504,9 @@ static cutune_status run(dispatcher *d, int tune_here,
     }
     report->ranks_lost = d->lost;
     if (st == CUTUNE_OK && rc != MPI_SUCCESS) {
-        snprintf(d->plan->errmsg, sizeof d->plan->errmsg,
-                 "MPI: rank 0 lost touch with the other ranks (error %d)", rc);
+        cutune__plan_error(
+            d->plan, "MPI: rank 0 lost touch with the other ranks (error %d)",
+            rc);
         st = CUTUNE_ERR_IO;
     }
     return st;
@@ -529,7 +531,7 @@ cutune_status cutune__plan_mpi_rank0(cutune_plan *plan,
     if (!d.ranks || !d.requeued) {
         free(d.ranks);
         free(d.requeued);
-        snprintf(plan->errmsg, sizeof plan->errmsg, "out of memory");
+        cutune__plan_error(plan, "out of memory");
         return CUTUNE_ERR_NO_MEMORY;
     }
     for (int k = 0; k < ranks; k++) {

@@ -195,8 +195,9 @@ cutune_status cutune_plan_run(cutune_plan *plan,
     if (st == CUTUNE_OK)
         st = cutune_cache_check_writable(cache);
     if (st != CUTUNE_OK) {
-        snprintf(plan->errmsg, sizeof plan->errmsg, "tuning cache: %s",
-                 cache ? cutune_cache_errmsg(cache) : cutune_status_str(st));
+        cutune__plan_error(plan, "tuning cache: %s",
+                           cache ? cutune_cache_errmsg(cache)
+                                 : cutune_status_str(st));
         cutune_cache_close(cache);
         return st;
     }
@@ -250,9 +251,9 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
     (void)options;
     (void)report;
     if (plan)
-        snprintf(plan->errmsg, sizeof plan->errmsg,
-                 "this cutune was built without MPI (CMake found none, or "
-                 "CUTUNE_MPI=OFF)");
+        cutune__plan_error(
+            plan, "this cutune was built without MPI (CMake found none, or "
+                  "CUTUNE_MPI=OFF)");
     return CUTUNE_ERR_UNSUPPORTED;
 }
 #endif

@@ -8,13 +8,18 @@
 #include "cutune/plan.h"
 
 struct cutune_plan {
-    char errmsg[512];
+    char *errmsg; /* NULL: none (cutune__plan_error) */
     cutune_plan_task *tasks;
     size_t n_tasks;
     size_t n_items;
     char **items;     /* the resolved problem of each item */
     long long *sizes; /* every task's size, back to back */
 };
+
+/* The plan's message, set as every tuner handle's is (cutune__vfail);
+ * with a NULL fmt, cleared. */
+void cutune__plan_error(cutune_plan *plan, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Sets task->state FAILED with `status` and a copy of `message`. */
 void cutune__plan_fail(cutune_plan_task *task, cutune_status status,
