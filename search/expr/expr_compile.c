@@ -46,12 +46,12 @@ static void *grow_array(void *v, size_t n, size_t *cap, size_t elsize)
     return nv;
 }
 
-/* Appends an instruction; returns its position, or SIZE_MAX. */
+/* Appends an instruction; returns its position, or CUTUNE__NONE. */
 static size_t f_emit(fcomp *f, int op, unsigned dst, unsigned a, unsigned b)
 {
     finsn *code = grow_array(f->code, f->n_code, &f->cap_code, sizeof *code);
     if (!code)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     f->code = code;
     finsn *in = &code[f->n_code];
     in->op = (uint8_t)op;
@@ -196,20 +196,20 @@ static int f_truth_to(fcomp *f, const fval *v, unsigned dst)
         fval c;
         if (f_const_int(f, cutune__value_truthy(v->obj), &c))
             return -1;
-        return f_emit(f, F_MOV, dst, c.slot, 0) == SIZE_MAX ? -1 : 0;
+        return f_emit(f, F_MOV, dst, c.slot, 0) == CUTUNE__NONE ? -1 : 0;
     }
     if (v->type == TY_FLOAT)
-        return f_emit(f, F_TRUTH_F, dst, v->slot, 0) == SIZE_MAX ? -1 : 0;
+        return f_emit(f, F_TRUTH_F, dst, v->slot, 0) == CUTUNE__NONE ? -1 : 0;
     if (v->slot == dst)
         return 0;
-    return f_emit(f, F_MOV, dst, v->slot, 0) == SIZE_MAX ? -1 : 0;
+    return f_emit(f, F_MOV, dst, v->slot, 0) == CUTUNE__NONE ? -1 : 0;
 }
 
 static int f_move_to(fcomp *f, const fval *v, unsigned dst)
 {
     if (v->slot == dst)
         return 0;
-    return f_emit(f, F_MOV, dst, v->slot, 0) == SIZE_MAX ? -1 : 0;
+    return f_emit(f, F_MOV, dst, v->slot, 0) == CUTUNE__NONE ? -1 : 0;
 }
 
 /* Sets the jump target of instruction `at` to the next instruction. */
@@ -248,7 +248,7 @@ static int f_bool_chain(fcomp *f, const node *n, int truth, unsigned tmp,
         if (i + 1 < np) {
             int op = type == TY_FLOAT ? (n->kind == N_AND ? F_JZ_F : F_JNZ_F)
                                       : (n->kind == N_AND ? F_JZ_I : F_JNZ_I);
-            if ((exits[i] = f_emit(f, op, 0, tmp, 0)) == SIZE_MAX)
+            if ((exits[i] = f_emit(f, op, 0, tmp, 0)) == CUTUNE__NONE)
                 goto out;
         }
     }
@@ -275,7 +275,7 @@ static int f_cond(fcomp *f, const node *n, int truth, unsigned tmp, fval *out)
     }
     size_t to_else =
         f_emit(f, c.type == TY_FLOAT ? F_JZ_F : F_JZ_I, 0, c.slot, 0);
-    if (to_else == SIZE_MAX || f_node(f, n->u.kid[0], truth, tmp, &a))
+    if (to_else == CUTUNE__NONE || f_node(f, n->u.kid[0], truth, tmp, &a))
         return -1;
     int type = a.type;
     if (truth) {
@@ -286,7 +286,7 @@ static int f_cond(fcomp *f, const node *n, int truth, unsigned tmp, fval *out)
         return -1;
     }
     size_t to_end = f_emit(f, F_JMP, 0, 0, 0);
-    if (to_end == SIZE_MAX)
+    if (to_end == CUTUNE__NONE)
         return -1;
     f_patch(f, to_else);
     if (f_node(f, n->u.kid[2], truth, tmp, &b))
@@ -309,7 +309,7 @@ static int f_to_float(fcomp *f, fval *v, unsigned dst)
 {
     if (v->type == TY_FLOAT)
         return 0;
-    if (f_emit(f, F_I2F, dst, v->slot, 0) == SIZE_MAX)
+    if (f_emit(f, F_I2F, dst, v->slot, 0) == CUTUNE__NONE)
         return -1;
     v->slot = dst;
     v->type = TY_FLOAT;
@@ -364,7 +364,7 @@ static int f_arith(fcomp *f, const node *n, unsigned tmp, fval *out)
             default: return -1;
             }
         }
-        if (f_emit(f, op, tmp, l.slot, r.slot) == SIZE_MAX)
+        if (f_emit(f, op, tmp, l.slot, r.slot) == CUTUNE__NONE)
             return -1;
         l.slot = tmp;
         l.type = type;
@@ -424,7 +424,7 @@ static int f_compare(fcomp *f, int op, unsigned dst, const fval *l,
         if (t < 0)
             return -1;
         at = f_emit(f, l->type == TY_FLOAT ? F_IN_F : F_IN_I, dst, l->slot, 0);
-        if (at == SIZE_MAX)
+        if (at == CUTUNE__NONE)
             return -1;
         f->code[at].arg = (uint32_t)t;
         f->code[at].cmp = op == OP_NOTIN;
@@ -437,14 +437,15 @@ static int f_compare(fcomp *f, int op, unsigned dst, const fval *l,
         static const int ii[] = {
             [OP_EQ] = F_EQ_II, [OP_NE] = F_NE_II, [OP_LT] = F_LT_II,
             [OP_LE] = F_LE_II, [OP_GT] = F_GT_II, [OP_GE] = F_GE_II};
-        return f_emit(f, ii[op], dst, l->slot, r->slot) == SIZE_MAX ? -1 : 0;
+        return f_emit(f, ii[op], dst, l->slot, r->slot) == CUTUNE__NONE ? -1
+                                                                        : 0;
     }
     at = f_emit(f,
                 li   ? F_CMP_IF
                 : ri ? F_CMP_FI
                      : F_CMP_FF,
                 dst, l->slot, r->slot);
-    if (at == SIZE_MAX)
+    if (at == CUTUNE__NONE)
         return -1;
     f->code[at].cmp = (uint8_t)op;
     return 0;
@@ -469,10 +470,10 @@ static int f_cmp(fcomp *f, const node *n, unsigned tmp, fval *out)
             goto out;
         if (i + 1 == nc)
             break;
-        if ((exits[n_exits++] = f_emit(f, F_JZ_I, 0, tmp, 0)) == SIZE_MAX)
+        if ((exits[n_exits++] = f_emit(f, F_JZ_I, 0, tmp, 0)) == CUTUNE__NONE)
             goto out;
         if (r.type != TY_OBJ && r.slot == tmp + 2) {
-            if (f_emit(f, F_MOV, tmp + 1, tmp + 2, 0) == SIZE_MAX)
+            if (f_emit(f, F_MOV, tmp + 1, tmp + 2, 0) == CUTUNE__NONE)
                 goto out;
             r.slot = tmp + 1;
         }
@@ -501,7 +502,7 @@ static int f_minmax(fcomp *f, const node *n, unsigned tmp, fval *out)
     int op = flt ? (is_max ? F_MAX_F : F_MIN_F) : (is_max ? F_MAX_I : F_MIN_I);
     for (size_t i = 1; i < n->u.seq.n; i++) {
         if (f_node(f, n->u.seq.v[i], 0, tmp + 1, &v) || v.type != first.type ||
-            f_emit(f, op, tmp, tmp, v.slot) == SIZE_MAX)
+            f_emit(f, op, tmp, tmp, v.slot) == CUTUNE__NONE)
             return -1;
     }
     out->slot = tmp;
@@ -550,7 +551,7 @@ static int f_node(fcomp *f, const node *n, int truth, unsigned tmp, fval *out)
             return 0;
         }
         if (f_emit(f, v.type == TY_FLOAT ? F_NEG_F : F_NEG_I, tmp, v.slot,
-                   0) == SIZE_MAX)
+                   0) == CUTUNE__NONE)
             return -1;
         out->slot = tmp;
         out->type = v.type == TY_FLOAT ? TY_FLOAT : TY_INT;
@@ -559,7 +560,7 @@ static int f_node(fcomp *f, const node *n, int truth, unsigned tmp, fval *out)
     case N_NOT:
         if (f_node(f, n->u.kid[0], 1, tmp, &v) || v.type == TY_OBJ ||
             f_emit(f, v.type == TY_FLOAT ? F_NOT_F : F_NOT_I, tmp, v.slot,
-                   0) == SIZE_MAX)
+                   0) == CUTUNE__NONE)
             return -1;
         out->slot = tmp;
         out->type = TY_BOOL;

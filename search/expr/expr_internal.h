@@ -15,6 +15,7 @@
 #define CUTUNE_SEARCH_EXPR_INTERNAL_H
 
 #include "expr.h"
+#include "none.h"
 
 #include <math.h>
 #include <stdalign.h>

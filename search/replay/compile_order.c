@@ -3,6 +3,7 @@
  * by a scan rather than kept in a heap that demotions would reorder. */
 #include "compile_order.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,9 @@ void cutune__order_free(cutune__compile_order *o)
 
 static int enqueue(cutune__compile_order *o, size_t key)
 {
+    /* Only a job never queued, or dropped, joins the queue, so the queue
+     * holds each key at most once. */
+    assert(key < o->n && o->state[key] == CUTUNE__JOB_NONE);
     if (o->n_queued == o->cap_queued) {
         size_t cap = o->cap_queued ? 2 * o->cap_queued : 64;
         size_t *q = realloc(o->queued, cap * sizeof *q);
@@ -43,6 +47,7 @@ static int enqueue(cutune__compile_order *o, size_t key)
     }
     o->queued[o->n_queued++] = key;
     o->state[key] = CUTUNE__JOB_QUEUED;
+    assert(o->n_queued <= o->n);
     return 0;
 }
 
@@ -64,6 +69,7 @@ int cutune__order_want(cutune__compile_order *o, const size_t *keys, size_t n)
     size_t kept = 0;
     for (size_t i = 0; i < o->n_queued; i++) {
         size_t key = o->queued[i];
+        assert(o->state[key] == CUTUNE__JOB_QUEUED);
         o->spec[key] = 1;
         if (o->gen[key] + CUTUNE__ORDER_GENERATIONS <= o->generation) {
             o->state[key] = CUTUNE__JOB_NONE;
@@ -117,12 +123,13 @@ int cutune__order_urge(cutune__compile_order *o, size_t key)
 size_t cutune__order_pop(cutune__compile_order *o)
 {
     if (o->n_queued == 0)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     size_t at = 0;
     for (size_t i = 1; i < o->n_queued; i++)
         if (before(o, o->queued[i], o->queued[at]))
             at = i;
     size_t key = o->queued[at];
+    assert(o->state[key] == CUTUNE__JOB_QUEUED);
     o->queued[at] = o->queued[--o->n_queued];
     o->state[key] = CUTUNE__JOB_RUNNING;
     o->stats.started++;

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "expr/none.h"
+
 /* Batches a speculative job stays queued for before it is dropped. */
 #define CUTUNE__ORDER_GENERATIONS 4
 
@@ -78,7 +80,7 @@ int cutune__order_add(cutune__compile_order *o, size_t key);
  * Returns 0, or -1 when memory ran out. */
 int cutune__order_urge(cutune__compile_order *o, size_t key);
 
-/* The key to compile next, now RUNNING; SIZE_MAX when none is queued. */
+/* The key to compile next, now RUNNING; CUTUNE__NONE when none is queued. */
 size_t cutune__order_pop(cutune__compile_order *o);
 
 /* A running key has finished compiling. */

@@ -7,7 +7,7 @@
 
 #include "replay.h"
 
-/* The copy of the record and its optimum; SIZE_MAX when none. */
+/* The copy of the record and its optimum; CUTUNE__NONE when none. */
 static size_t copy_record(const cutune__space *s, const double *objective,
                           double *out, double *optimum)
 {
@@ -23,15 +23,15 @@ size_t cutune__plant_edge(const cutune__space *s, const double *objective,
     double opt;
     size_t best = copy_record(s, objective, out, &opt);
     size_t np = cutune__space_param_count(s);
-    if (best == SIZE_MAX || np == 0)
-        return SIZE_MAX;
+    if (best == CUTUNE__NONE || np == 0)
+        return CUTUNE__NONE;
     uint32_t *c = malloc(np * sizeof *c);
     if (!c)
-        return SIZE_MAX;
-    size_t at = SIZE_MAX;
+        return CUTUNE__NONE;
+    size_t at = CUTUNE__NONE;
     /* Largest block first; the smallest where the largest is the
      * optimum already. */
-    for (int largest = 1; largest >= 0 && at == SIZE_MAX; largest--) {
+    for (int largest = 1; largest >= 0 && at == CUTUNE__NONE; largest--) {
         int any = 0;
         memcpy(c, cutune__space_config(s, best), np * sizeof *c);
         for (size_t p = 0; p < np; p++)
@@ -41,12 +41,12 @@ size_t cutune__plant_edge(const cutune__space *s, const double *objective,
                                : 0;
                 any = 1;
             }
-        size_t idx = any ? cutune__space_nearest(s, c) : SIZE_MAX;
-        if (idx != SIZE_MAX && idx != best)
+        size_t idx = any ? cutune__space_nearest(s, c) : CUTUNE__NONE;
+        if (idx != CUTUNE__NONE && idx != best)
             at = idx;
     }
     free(c);
-    if (at != SIZE_MAX)
+    if (at != CUTUNE__NONE)
         out[at] = opt / PLANT_EDGE_GAIN;
     return at;
 }
@@ -74,9 +74,9 @@ size_t cutune__plant_basin(const cutune__space *s, const double *objective,
     double opt;
     size_t n = cutune__space_size(s);
     size_t best = copy_record(s, objective, out, &opt);
-    if (best == SIZE_MAX)
-        return SIZE_MAX;
-    size_t centre = SIZE_MAX;
+    if (best == CUTUNE__NONE)
+        return CUTUNE__NONE;
+    size_t centre = CUTUNE__NONE;
     double far = -1;
     for (size_t i = 0; i < n; i++) {
         double d = distance(s, i, best, 1000.0);
@@ -89,7 +89,8 @@ size_t cutune__plant_basin(const cutune__space *s, const double *objective,
     for (size_t p = 0; p < cutune__space_param_count(s); p++)
         max_nbr += cutune__space_value_count(s, p);
     size_t *nbr = malloc((max_nbr ? max_nbr : 1) * sizeof *nbr);
-    size_t basin[4] = {centre, SIZE_MAX, SIZE_MAX, SIZE_MAX}, n_basin = 1;
+    size_t basin[4] = {centre, CUTUNE__NONE, CUTUNE__NONE, CUTUNE__NONE},
+           n_basin = 1;
     if (!nbr || centre == best)
         goto out;
     size_t m = cutune__space_neighbours(s, centre, CUTUNE__NEIGHBOUR_ADJACENT,
@@ -115,5 +116,5 @@ size_t cutune__plant_basin(const cutune__space *s, const double *objective,
     return centre;
 out:
     free(nbr);
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }

@@ -26,7 +26,7 @@
  *    had such a valley; a basin without one is found by luck only.
  *
  * Both write the derived record to `out` (n entries, may not alias) and
- * return the planted optimum's index, or SIZE_MAX when the record has no
+ * return the planted optimum's index, or CUTUNE__NONE when the record has no
  * correct configuration or the space no such place (no block dimension
  * for an edge). Thread-safe; `objective` is only read.
  */

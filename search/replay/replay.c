@@ -15,10 +15,10 @@ const double cutune__replay_ratios[CUTUNE__REPLAY_N_RATIOS] = {0.95, 0.98,
 double cutune__replay_optimum(const double *objective, size_t n, size_t *index)
 {
     double best = INFINITY;
-    size_t at = SIZE_MAX;
+    size_t at = CUTUNE__NONE;
     for (size_t i = 0; i < n; i++) {
         if (isfinite(objective[i]) &&
-            (at == SIZE_MAX || objective[i] < best)) {
+            (at == CUTUNE__NONE || objective[i] < best)) {
             best = objective[i];
             at = i;
         }
@@ -114,15 +114,15 @@ static double clock_final(const replay_ctx *rc)
         return 0;
     double prev = -INFINITY;
     while (taken < CUTUNE__FINAL_MAX) {
-        size_t pick = SIZE_MAX;
+        size_t pick = CUTUNE__NONE;
         for (size_t i = 0; i < rc->evaluations; i++) {
             double o = rc->objective[rc->evaluated[i]];
             if (isfinite(o) && o > prev &&
                 o <= fastest * (1.0 + CUTUNE__FINAL_MARGIN) &&
-                (pick == SIZE_MAX || o < rc->objective[pick]))
+                (pick == CUTUNE__NONE || o < rc->objective[pick]))
                 pick = rc->evaluated[i];
         }
-        if (pick == SIZE_MAX)
+        if (pick == CUTUNE__NONE)
             break;
         prev = rc->objective[pick];
         const double *m = rc->clock->measure_s;
@@ -165,7 +165,7 @@ static double take(replay_ctx *rc, size_t idx, double t)
     if (rc->clock)
         clock_result(rc, idx, t);
     for (size_t w = 0; w < CUTUNE__REPLAY_N_WITHIN; w++)
-        if (r->evals_within[w] == SIZE_MAX && isfinite(rc->best) &&
+        if (r->evals_within[w] == CUTUNE__NONE && isfinite(rc->best) &&
             rc->best <= (1.0 + cutune__replay_within[w]) * rc->optimum)
             r->evals_within[w] = rc->evaluations;
     return o;
@@ -208,7 +208,7 @@ static int replay_result(void *user, size_t *index, double *objective,
     if (time_is_up(rc))
         return 1;
     double t = cutune__clock_next(rc->clock, index);
-    if (*index == SIZE_MAX)
+    if (*index == CUTUNE__NONE)
         return -1;
     *cost = rc->try_cost && isfinite(rc->try_cost[*index])
                 ? rc->try_cost[*index]
@@ -242,7 +242,7 @@ int cutune__replay_run(const cutune__strategy_type *type,
         result = &local;
     memset(result, 0, sizeof *result);
     for (size_t w = 0; w < CUTUNE__REPLAY_N_WITHIN; w++)
-        result->evals_within[w] = SIZE_MAX;
+        result->evals_within[w] = CUTUNE__NONE;
     memset(&rc, 0, sizeof rc);
     rc.objective = objective;
     rc.cost = cost;
@@ -254,7 +254,7 @@ int cutune__replay_run(const cutune__strategy_type *type,
     rc.best_after = best_after;
     rc.best_after_len = best_after_len;
     memset(&so, 0, sizeof so);
-    so.start = SIZE_MAX;
+    so.start = CUTUNE__NONE;
     if (options) {
         so.max_evals = options->max_evals;
         so.batch = options->batch;

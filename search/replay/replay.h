@@ -41,7 +41,7 @@
 #define CUTUNE__CLOCK_SETUP_S 0.8
 
 /* The clock's setup_s for a space whose reference is configuration `ref`
- * (SIZE_MAX or beyond n: none): the fixed part and the reference's
+ * (CUTUNE__NONE or beyond n: none): the fixed part and the reference's
  * recorded compile and measurement. */
 static inline double cutune__replay_setup_s(const double *compile_s,
                                             const double *measure_s, size_t n,
@@ -64,7 +64,7 @@ typedef struct cutune__replay_options {
     double max_seconds; /* simulated time from `cost`; 0: unlimited */
     size_t batch;       /* 0: 1 */
     uint64_t seed;
-    size_t start;       /* SIZE_MAX: none */
+    size_t start;       /* CUTUNE__NONE: none */
     const void *params; /* the strategy's settings; NULL: its own */
     /* What each configuration costs to try (cutune__search_cost), told to
      * the strategy; NULL: `cost`. `cost` is what the clock spends. */
@@ -89,7 +89,8 @@ typedef struct cutune__replay_result {
     size_t unrecorded; /* evaluations of configurations not recorded */
     double seconds;    /* simulated time spent (0 without `cost`) */
     /* Evaluations after which the best found first came within
-     * cutune__replay_within[i] of the optimum; SIZE_MAX when it never did. */
+     * cutune__replay_within[i] of the optimum; CUTUNE__NONE when it never did.
+     */
     size_t evals_within[CUTUNE__REPLAY_N_WITHIN];
     /* With the clock (options.threads > 0), else 0: */
     double wall_s;         /* setup, search and final round */
@@ -105,7 +106,7 @@ typedef struct cutune__replay_result {
 } cutune__replay_result;
 
 /* The smallest finite objective and its index (the lowest among equals);
- * INFINITY and SIZE_MAX when none is finite. */
+ * INFINITY and CUTUNE__NONE when none is finite. */
 double cutune__replay_optimum(const double *objective, size_t n,
                               size_t *index);
 

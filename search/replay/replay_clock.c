@@ -69,7 +69,7 @@ static int first_free(const cutune__clock *c)
 static int start_next(cutune__clock *c)
 {
     size_t key = cutune__order_pop(&c->order);
-    if (key == SIZE_MAX)
+    if (key == CUTUNE__NONE)
         return 0;
     int t = first_free(c);
     c->done_at[key] = c->free_at[t] + at(c->compile_s, key);
@@ -141,14 +141,14 @@ int cutune__clock_submit(cutune__clock *c, size_t key)
 }
 
 /* The in-flight proposal whose compile ends first, of those started;
- * SIZE_MAX (position) when none has started. */
+ * CUTUNE__NONE (position) when none has started. */
 static size_t first_compiled(const cutune__clock *c)
 {
-    size_t at_pos = SIZE_MAX;
+    size_t at_pos = CUTUNE__NONE;
     for (size_t i = 0; i < c->n_flight; i++) {
         double t = c->done_at[c->flight[i]];
         if (!isnan(t) &&
-            (at_pos == SIZE_MAX || t < c->done_at[c->flight[at_pos]]))
+            (at_pos == CUTUNE__NONE || t < c->done_at[c->flight[at_pos]]))
             at_pos = i;
     }
     return at_pos;
@@ -156,20 +156,20 @@ static size_t first_compiled(const cutune__clock *c)
 
 double cutune__clock_next(cutune__clock *c, size_t *key)
 {
-    *key = SIZE_MAX;
+    *key = CUTUNE__NONE;
     if (c->n_flight == 0)
         return c->now;
     advance(c, c->now);
     /* A job not started yet may still end first: threads go on starting
      * jobs until the first compiled one ends before the next start. */
     size_t pos = first_compiled(c);
-    while (pos == SIZE_MAX ||
+    while (pos == CUTUNE__NONE ||
            c->done_at[c->flight[pos]] > c->free_at[first_free(c)]) {
         if (!start_next(c))
             break;
         pos = first_compiled(c);
     }
-    if (pos == SIZE_MAX)
+    if (pos == CUTUNE__NONE)
         return c->now;
     *key = c->flight[pos];
     c->flight[pos] = c->flight[--c->n_flight];

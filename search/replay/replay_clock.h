@@ -51,7 +51,7 @@ int cutune__clock_submit(cutune__clock *c, size_t key);
 /* The proposal in flight the GPU measures next, the first whose compile
  * is done, measured: its key into *key; returns the time its result is
  * in (the clock's new now). Nothing in flight: the clock's now, *key
- * SIZE_MAX. */
+ * CUTUNE__NONE. */
 double cutune__clock_next(cutune__clock *c, size_t *key);
 
 /* The window an async strategy keeps in flight now

@@ -21,6 +21,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "expr/expr.h"
+#include "expr/none.h"
 
 typedef struct cutune__param {
     const char *name;
@@ -37,7 +38,7 @@ typedef struct cutune__constant {
 typedef struct cutune__space cutune__space;
 
 typedef struct cutune__space_error {
-    size_t condition; /* index of the failing condition, or SIZE_MAX */
+    size_t condition; /* index of the failing condition, or CUTUNE__NONE */
     cutune__expr_error expr;
     char message[320];
 } cutune__space_error;
@@ -75,12 +76,12 @@ const cutune__value *cutune__space_value(const cutune__space *s, size_t p,
 int cutune__space_is_block_param(const cutune__space *s, size_t p);
 /* The block edge of configuration `from`: every block dimension at its
  * largest value (largest != 0) or its smallest, the rest as they are, or
- * the valid configuration nearest to that. SIZE_MAX when `from` is there
+ * the valid configuration nearest to that. CUTUNE__NONE when `from` is there
  * already or the space has no block dimension. `config` is scratch of
  * cutune__space_param_count() entries. */
 size_t cutune__space_block_edge(const cutune__space *s, size_t from,
                                 int largest, uint32_t *config);
-/* Index of the parameter called `name`, or SIZE_MAX. */
+/* Index of the parameter called `name`, or CUTUNE__NONE. */
 size_t cutune__space_find_param(const cutune__space *s, const char *name);
 
 double cutune__space_cartesian_size(const cutune__space *s);
@@ -110,7 +111,7 @@ size_t cutune__space_random(const cutune__space *s, gsl_rng *rng);
 
 /* The valid configuration nearest to `config` (which need not be valid):
  * fewest parameters differing, then smallest total index distance; ties go
- * to the lowest index. SIZE_MAX when the space is empty. */
+ * to the lowest index. CUTUNE__NONE when the space is empty. */
 size_t cutune__space_nearest(const cutune__space *s, const uint32_t *config);
 
 #endif

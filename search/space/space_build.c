@@ -17,7 +17,7 @@ void cutune__space_set_error(cutune__space_error *err, size_t condition,
     err->condition = condition;
     if (expr)
         err->expr = *expr;
-    if (condition != SIZE_MAX) {
+    if (condition != CUTUNE__NONE) {
         int w = snprintf(err->message, sizeof err->message,
                          "condition %zu: ", condition);
         used = w > 0 ? (size_t)w : 0;
@@ -75,13 +75,13 @@ static int copy_params(cutune__space *s, const cutune__param *params,
     for (size_t p = 0; p < n_params; p++) {
         if (!params[p].name || (params[p].n_values && !params[p].values)) {
             cutune__space_set_error(
-                err, SIZE_MAX, NULL,
+                err, CUTUNE__NONE, NULL,
                 "parameter %zu has no name or no values array", p);
             return -1;
         }
         /* Value indices are stored as uint32_t. */
         if (params[p].n_values > UINT32_MAX) {
-            cutune__space_set_error(err, SIZE_MAX, NULL,
+            cutune__space_set_error(err, CUTUNE__NONE, NULL,
                                     "parameter %s has too many values",
                                     params[p].name);
             return -1;
@@ -89,7 +89,7 @@ static int copy_params(cutune__space *s, const cutune__param *params,
         for (size_t q = 0; q < p; q++) {
             /* A repeated name would make conditions ambiguous. */
             if (strcmp(params[q].name, params[p].name) == 0) {
-                cutune__space_set_error(err, SIZE_MAX, NULL,
+                cutune__space_set_error(err, CUTUNE__NONE, NULL,
                                         "parameter %s is defined twice",
                                         params[p].name);
                 return -1;
@@ -111,7 +111,7 @@ static int copy_params(cutune__space *s, const cutune__param *params,
     }
     return 0;
 oom:
-    cutune__space_set_error(err, SIZE_MAX, NULL,
+    cutune__space_set_error(err, CUTUNE__NONE, NULL,
                             "out of memory copying parameters");
     return -1;
 }
@@ -150,27 +150,27 @@ cutune__space *cutune__space_create_limited(
     b.max_visits = max_visits;
     if (err) {
         memset(err, 0, sizeof *err);
-        err->condition = SIZE_MAX;
+        err->condition = CUTUNE__NONE;
     }
     if ((n_params && !params) || (n_conditions && !conditions)) {
-        cutune__space_set_error(err, SIZE_MAX, NULL, "invalid arguments");
+        cutune__space_set_error(err, CUTUNE__NONE, NULL, "invalid arguments");
         return NULL;
     }
     b.s = calloc(1, sizeof *b.s);
     if (!b.s) {
-        cutune__space_set_error(err, SIZE_MAX, NULL, "out of memory");
+        cutune__space_set_error(err, CUTUNE__NONE, NULL, "out of memory");
         return NULL;
     }
     b.order = calloc(n_params ? n_params : 1, sizeof *b.order);
     b.depth_of = calloc(n_params ? n_params : 1, sizeof *b.depth_of);
     if (!b.order || !b.depth_of) {
-        cutune__space_set_error(err, SIZE_MAX, NULL, "out of memory");
+        cutune__space_set_error(err, CUTUNE__NONE, NULL, "out of memory");
         goto fail;
     }
     if (copy_params(b.s, params, n_params, err))
         goto fail;
     if (cutune__space_prepare_params(&b) || cutune__space_prepare_keys(&b)) {
-        cutune__space_set_error(err, SIZE_MAX, NULL, "out of memory");
+        cutune__space_set_error(err, CUTUNE__NONE, NULL, "out of memory");
         goto fail;
     }
     if (cutune__space_prepare_conditions(&b, conditions, n_conditions,
@@ -197,7 +197,7 @@ cutune__space *cutune__space_create_limited(
             b.order[p] = b.depth_of[p] = p;
         if (err) {
             memset(err, 0, sizeof *err);
-            err->condition = SIZE_MAX;
+            err->condition = CUTUNE__NONE;
         }
         if (cutune__space_assign_levels(&b))
             goto oom;
@@ -218,7 +218,7 @@ built:
     }
     return b.s;
 oom:
-    cutune__space_set_error(err, SIZE_MAX, NULL, "out of memory");
+    cutune__space_set_error(err, CUTUNE__NONE, NULL, "out of memory");
 fail:
     free_builder(&b);
     cutune__space_free(b.s);

@@ -73,7 +73,7 @@ static int compile_condition(builder *b, prepared_condition *pc)
         goto out;
     for (size_t i = 0; i < nn; i++) {
         size_t p = pc->param_of[i];
-        if (p == SIZE_MAX) {
+        if (p == CUTUNE__NONE) {
             consts[i] = &pc->vars[i];
             continue;
         }
@@ -99,7 +99,7 @@ static int compile_condition(builder *b, prepared_condition *pc)
         goto out;
     cutune__expr_prog_init_slots(pc->prog, pc->slots);
     for (size_t i = 0, k = 0; i < nn; i++) {
-        if (pc->param_of[i] == SIZE_MAX)
+        if (pc->param_of[i] == CUTUNE__NONE)
             continue;
         pc->bound[2 * k] = (uint32_t)i;
         pc->bound[2 * k + 1] = (uint32_t)pc->param_of[i];
@@ -120,7 +120,7 @@ static int prepare_memo(builder *b, prepared_condition *pc)
     size_t combos = 1, n = 0;
     for (size_t i = 0; i < pc->n_names; i++) {
         size_t p = pc->param_of[i];
-        if (p == SIZE_MAX)
+        if (p == CUTUNE__NONE)
             continue;
         if (s->n_values[p] == 0 || s->n_values[p] > MEMO_MAX / combos)
             return 0;
@@ -136,7 +136,7 @@ static int prepare_memo(builder *b, prepared_condition *pc)
     uint32_t mult = 1;
     for (size_t i = 0; i < pc->n_names; i++) {
         size_t p = pc->param_of[i];
-        if (p == SIZE_MAX)
+        if (p == CUTUNE__NONE)
             continue;
         pc->memo_index[2 * pc->n_memo] = (uint32_t)p;
         pc->memo_index[2 * pc->n_memo + 1] = mult;
@@ -180,7 +180,7 @@ int cutune__space_prepare_conditions(builder *b,
             const char *name = cutune__expr_name(e, i);
             size_t p = cutune__space_find_param(s, name);
             pc->param_of[i] = p;
-            if (p != SIZE_MAX)
+            if (p != CUTUNE__NONE)
                 continue;
             size_t k = 0;
             while (k < n_constants && !(constants[k].name &&
@@ -207,7 +207,7 @@ int cutune__space_prepare_conditions(builder *b,
     }
     return 0;
 oom:
-    cutune__space_set_error(err, SIZE_MAX, NULL,
+    cutune__space_set_error(err, CUTUNE__NONE, NULL,
                             "out of memory preparing conditions");
     return -1;
 }
@@ -234,7 +234,7 @@ int cutune__space_assign_levels(builder *b)
         size_t level = 0;
         for (size_t i = 0; i < pc->n_names; i++) {
             size_t p = pc->param_of[i];
-            if (p != SIZE_MAX && b->depth_of[p] + 1 > level)
+            if (p != CUTUNE__NONE && b->depth_of[p] + 1 > level)
                 level = b->depth_of[p] + 1;
         }
         level_of[c] = level;

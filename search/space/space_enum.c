@@ -26,7 +26,7 @@ static int evaluate_condition(const builder *b, prepared_condition *pc,
     cutune__expr_error ee;
     for (size_t i = 0; i < pc->n_names; i++) {
         size_t p = pc->param_of[i];
-        if (p != SIZE_MAX)
+        if (p != CUTUNE__NONE)
             pc->vars[i] = s->values[p][cfg[p]];
     }
     memset(&ee, 0, sizeof ee);
@@ -109,7 +109,7 @@ int cutune__space_record(builder *b, const uint32_t *cfg,
     s->n_valid++;
     return 0;
 oom:
-    cutune__space_set_error(err, SIZE_MAX, NULL,
+    cutune__space_set_error(err, CUTUNE__NONE, NULL,
                             "out of memory: too many valid configurations");
     return -1;
 }
@@ -152,7 +152,7 @@ int cutune__space_enumerate(builder *b, cutune__space_error *err)
         return cutune__space_record(b, NULL, err);
     uint32_t *cfg = calloc(np, sizeof *cfg);
     if (!cfg) {
-        cutune__space_set_error(err, SIZE_MAX, NULL, "out of memory");
+        cutune__space_set_error(err, CUTUNE__NONE, NULL, "out of memory");
         return -1;
     }
     size_t d = 0;
@@ -163,7 +163,7 @@ int cutune__space_enumerate(builder *b, cutune__space_error *err)
         if (b->max_visits && ++b->visits > b->max_visits) {
             b->stopped = 1;
             cutune__space_set_error(
-                err, SIZE_MAX, NULL,
+                err, CUTUNE__NONE, NULL,
                 "building the space stopped after %llu "
                 "partial configurations (%zu valid so far, of a cartesian "
                 "product of %.3g): the conditions reject too much too late; "

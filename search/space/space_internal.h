@@ -43,7 +43,7 @@ typedef struct prepared_condition {
     size_t index; /* position in the caller's array */
     size_t n_names;
     cutune__value *vars;     /* n_names */
-    size_t *param_of;        /* n_names; SIZE_MAX for a constant */
+    size_t *param_of;        /* n_names; CUTUNE__NONE for a constant */
     cutune__expr_prog *prog; /* NULL: the tree evaluator only */
     cutune__slot *slots;
     uint32_t *bound; /* n_bound pairs: slot, parameter */

@@ -15,7 +15,7 @@ static double pass_rate(const builder *b, prepared_condition *pc, size_t seed,
     for (int k = 0; k < SAMPLES; k++) {
         for (size_t i = 0; i < pc->n_names; i++) {
             size_t p = pc->param_of[i];
-            if (p == SIZE_MAX)
+            if (p == CUTUNE__NONE)
                 continue;
             state = state * 6364136223846793005ULL + 1442695040888963407ULL;
             cfg[p] = (uint32_t)((state >> 33) % s->n_values[p]);
@@ -47,7 +47,7 @@ typedef struct order_model {
     double *log_size; /* k: log of its value count */
     size_t nc;        /* conditions naming any of them */
     double *log_rate; /* nc */
-    size_t **members; /* nc lists of positions, each ended by SIZE_MAX */
+    size_t **members; /* nc lists of positions, each ended by CUTUNE__NONE */
 } order_model;
 
 /* Exact: writes the best permutation of positions to `out`. */
@@ -68,7 +68,7 @@ static int order_exact(const order_model *m, size_t *out)
         goto out;
     size_t members = 0;
     for (size_t c = 0; c < nc; c++)
-        for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++) {
+        for (const size_t *q = m->members[c]; *q != CUTUNE__NONE; q++) {
             mask[c] |= (uint32_t)1 << *q;
             by_pos_start[*q + 1]++;
             members++;
@@ -80,7 +80,7 @@ static int order_exact(const order_model *m, size_t *out)
     {
         size_t fill[MAX_EXACT] = {0};
         for (size_t c = 0; c < nc; c++)
-            for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+            for (const size_t *q = m->members[c]; *q != CUTUNE__NONE; q++)
                 by_pos[by_pos_start[*q] + fill[*q]++] = c;
     }
     double size[MAX_EXACT];
@@ -162,7 +162,7 @@ static int order_greedy(const order_model *m, size_t *out)
         return -1;
     }
     for (size_t c = 0; c < nc; c++)
-        for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+        for (const size_t *q = m->members[c]; *q != CUTUNE__NONE; q++)
             left[c]++;
     for (size_t d = 0; d < k; d++) {
         for (size_t q = 0; q < k; q++)
@@ -170,18 +170,18 @@ static int order_greedy(const order_model *m, size_t *out)
         for (size_t c = 0; c < nc; c++) {
             if (left[c] != 1)
                 continue;
-            for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+            for (const size_t *q = m->members[c]; *q != CUTUNE__NONE; q++)
                 if (!bound[*q])
                     gain[*q] += m->log_rate[c];
         }
-        size_t pick = SIZE_MAX;
+        size_t pick = CUTUNE__NONE;
         for (size_t q = 0; q < k; q++)
-            if (!bound[q] && (pick == SIZE_MAX || gain[q] < gain[pick]))
+            if (!bound[q] && (pick == CUTUNE__NONE || gain[q] < gain[pick]))
                 pick = q;
         out[d] = pick;
         bound[pick] = 1;
         for (size_t c = 0; c < nc; c++)
-            for (const size_t *q = m->members[c]; *q != SIZE_MAX; q++)
+            for (const size_t *q = m->members[c]; *q != CUTUNE__NONE; q++)
                 if (*q == pick)
                     left[c]--;
     }
@@ -208,7 +208,7 @@ static double order_cost(const order_model *m, const size_t *perm)
         log_count += m->log_size[q];
         for (size_t c = 0; c < nc; c++) {
             int names_q = 0, all = 1;
-            for (const size_t *r = m->members[c]; *r != SIZE_MAX; r++) {
+            for (const size_t *r = m->members[c]; *r != CUTUNE__NONE; r++) {
                 names_q |= *r == q;
                 all &= bound[*r];
             }
@@ -249,10 +249,10 @@ void cutune__space_choose_order(builder *b)
         goto out;
     for (size_t c = 0; c < nc; c++)
         for (size_t i = 0; i < b->conds[c].n_names; i++)
-            if (b->conds[c].param_of[i] != SIZE_MAX)
+            if (b->conds[c].param_of[i] != CUTUNE__NONE)
                 named[b->conds[c].param_of[i]] = 1;
     for (size_t p = 0; p < np; p++) {
-        pos[p] = SIZE_MAX;
+        pos[p] = CUTUNE__NONE;
         if (s->n_values[p] > 1 && named[p]) {
             pos[p] = m.k;
             m.param[m.k] = p;
@@ -265,10 +265,10 @@ void cutune__space_choose_order(builder *b)
         if (!list)
             goto out;
         for (size_t i = 0; i < pc->n_names; i++)
-            if (pc->param_of[i] != SIZE_MAX &&
-                pos[pc->param_of[i]] != SIZE_MAX)
+            if (pc->param_of[i] != CUTUNE__NONE &&
+                pos[pc->param_of[i]] != CUTUNE__NONE)
                 list[n++] = pos[pc->param_of[i]];
-        list[n] = SIZE_MAX;
+        list[n] = CUTUNE__NONE;
         if (n == 0) {
             free(list); /* decided by one-value parameters alone */
             continue;

@@ -1,6 +1,7 @@
 /* Lookups on a built search space: its parameters and values, a
  * configuration by index and back, neighbours, random and nearest
  * configurations. */
+#include <assert.h>
 #include <string.h>
 
 #include "space_internal.h"
@@ -33,7 +34,7 @@ size_t cutune__space_block_edge(const cutune__space *s, size_t from,
             any |= config[p] != end;
             config[p] = end;
         }
-    return any ? cutune__space_nearest(s, config) : SIZE_MAX;
+    return any ? cutune__space_nearest(s, config) : CUTUNE__NONE;
 }
 
 size_t cutune__space_value_count(const cutune__space *s, size_t p)
@@ -52,12 +53,12 @@ const cutune__value *cutune__space_value(const cutune__space *s, size_t p,
 size_t cutune__space_find_param(const cutune__space *s, const char *name)
 {
     if (!name)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     for (size_t p = 0; p < s->n_params; p++) {
         if (strcmp(s->names[p], name) == 0)
             return p;
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 double cutune__space_cartesian_size(const cutune__space *s)
@@ -78,11 +79,12 @@ const uint32_t *cutune__space_config(const cutune__space *s, size_t index)
 }
 
 /* Lexicographic comparison of stored configuration k with `base` in which
- * parameter `p` is replaced by `v` (p == SIZE_MAX: no replacement), so that
- * neighbours are looked up without building them in a buffer. */
+ * parameter `p` is replaced by `v` (p == CUTUNE__NONE: no replacement), so
+ * that neighbours are looked up without building them in a buffer. */
 static int compare_with(const cutune__space *s, size_t k, const uint32_t *base,
                         size_t p, uint32_t v)
 {
+    assert(k < s->n_valid);
     const uint32_t *c = s->configs + k * s->n_params;
     for (size_t q = 0; q < s->n_params; q++) {
         uint32_t want = q == p ? v : base[q];
@@ -117,7 +119,7 @@ int cutune__space_index_of(const cutune__space *s, const uint32_t *config,
     size_t found;
     if (!config && s->n_params)
         return 0;
-    if (!find_with(s, config, SIZE_MAX, 0, &found))
+    if (!find_with(s, config, CUTUNE__NONE, 0, &found))
         return 0;
     if (index)
         *index = found;
@@ -156,7 +158,7 @@ size_t cutune__space_random(const cutune__space *s, gsl_rng *rng)
 {
     size_t n = s->n_valid;
     if (n == 0)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     unsigned long range = gsl_rng_max(rng) - gsl_rng_min(rng);
     if ((unsigned long)(n - 1) <= range)
         return (size_t)gsl_rng_uniform_int(rng, (unsigned long)n);
@@ -194,6 +196,7 @@ typedef struct nearest_search {
 static size_t upper_bound(const cutune__space *s, size_t lo, size_t hi,
                           size_t p, uint32_t v)
 {
+    assert(lo <= hi && hi <= s->n_valid && p < s->n_params);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s->configs[mid * s->n_params + p] <= v)
@@ -207,6 +210,7 @@ static size_t upper_bound(const cutune__space *s, size_t lo, size_t hi,
 static size_t lower_bound(const cutune__space *s, size_t lo, size_t hi,
                           size_t p, uint32_t v)
 {
+    assert(lo <= hi && hi <= s->n_valid && p < s->n_params);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s->configs[mid * s->n_params + p] < v)
@@ -226,7 +230,9 @@ static void nearest_visit(nearest_search *ns, size_t lo, size_t hi, size_t p,
                           nearest_cost cost)
 {
     const cutune__space *s = ns->s;
-    if (ns->best != SIZE_MAX) {
+    /* Only non-empty ranges are visited, so a leaf is a configuration. */
+    assert(lo < hi && hi <= s->n_valid && p <= s->n_params);
+    if (ns->best != CUTUNE__NONE) {
         int c = cost_cmp(cost, ns->best_cost);
         if (c > 0 || (c == 0 && lo > ns->best))
             return;
@@ -262,11 +268,12 @@ size_t cutune__space_nearest(const cutune__space *s, const uint32_t *config)
     nearest_search ns;
     nearest_cost zero = {0, 0};
     if (s->n_valid == 0 || (!config && s->n_params))
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     ns.s = s;
     ns.target = config;
-    ns.best = SIZE_MAX;
+    ns.best = CUTUNE__NONE;
     ns.best_cost = zero;
     nearest_visit(&ns, 0, s->n_valid, 0, zero);
+    assert(ns.best < s->n_valid);
     return ns.best;
 }

@@ -33,7 +33,7 @@
 typedef struct annealing_state {
     cutune__strategy_base base; /* h, space, rng, start, n_params */
     size_t schedule;
-    size_t current; /* SIZE_MAX before the first result */
+    size_t current; /* CUTUNE__NONE before the first result */
     double current_obj;
     size_t *nbr;
     size_t nbr_cap;
@@ -63,14 +63,14 @@ static int annealing_init(void *state, const cutune__strategy_ctx *ctx)
     if (cutune__strategy_base_init(&st->base, ctx))
         return -1;
     st->schedule = ctx->budget < n ? ctx->budget : n;
-    if (st->schedule > DEFAULT_SCHEDULE && ctx->budget == SIZE_MAX)
+    if (st->schedule > DEFAULT_SCHEDULE && ctx->budget == CUTUNE__UNLIMITED)
         st->schedule = DEFAULT_SCHEDULE;
     if (st->schedule < 2)
         st->schedule = 2;
     for (size_t p = 0; p < st->base.n_params; p++)
         st->nbr_cap += cutune__space_value_count(s, p) - 1;
-    st->current = SIZE_MAX;
-    st->round_best = SIZE_MAX;
+    st->current = CUTUNE__NONE;
+    st->round_best = CUTUNE__NONE;
     st->nbr = malloc((st->nbr_cap ? st->nbr_cap : 1) * sizeof *st->nbr);
     st->config = malloc((st->base.n_params ? st->base.n_params : 1) *
                         sizeof *st->config);
@@ -98,7 +98,7 @@ static double slowdown(double a, double b)
     return (a - b) / (fabs(b) > 1e-300 ? fabs(b) : 1e-300);
 }
 
-/* An untaken neighbour of the current configuration, or SIZE_MAX. */
+/* An untaken neighbour of the current configuration, or CUTUNE__NONE. */
 static size_t pick_neighbour(annealing_state *st)
 {
     cutune__neighbour_kind first = gsl_rng_uniform(st->base.rng) < FAR_MOVE
@@ -121,21 +121,22 @@ static size_t pick_neighbour(annealing_state *st)
         if (k > 0)
             return st->nbr[cutune__random_below(st->base.rng, k)];
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 /* Where to go when the current neighbourhood is used up. */
 static size_t restart(annealing_state *st)
 {
-    size_t idx = SIZE_MAX;
-    if (st->base.h.best != SIZE_MAX && gsl_rng_uniform(st->base.rng) < 0.5) {
+    size_t idx = CUTUNE__NONE;
+    if (st->base.h.best != CUTUNE__NONE &&
+        gsl_rng_uniform(st->base.rng) < 0.5) {
         memcpy(st->config,
                cutune__space_config(st->base.space, st->base.h.best),
                st->base.n_params * sizeof *st->config);
         idx = cutune__history_untaken_near(&st->base.h, st->base.space,
                                            st->config, st->base.rng, 8);
     }
-    if (idx == SIZE_MAX)
+    if (idx == CUTUNE__NONE)
         idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
     return idx;
 }
@@ -168,25 +169,26 @@ static size_t annealing_next(void *state, size_t *out, size_t cap)
             out[k++] = st->pending[i];
         return k;
     }
-    if (st->base.start != SIZE_MAX) {
+    if (st->base.start != CUTUNE__NONE) {
         if (push(st, st->base.start))
             return 0;
         out[k++] = st->base.start;
-        st->base.start = SIZE_MAX;
+        st->base.start = CUTUNE__NONE;
         return k;
     }
-    st->round_best = SIZE_MAX;
+    st->round_best = CUTUNE__NONE;
     st->round_best_obj = INFINITY;
     while (k < cap) {
-        size_t idx = st->current == SIZE_MAX ? SIZE_MAX : pick_neighbour(st);
-        if (idx == SIZE_MAX && k > 0)
+        size_t idx =
+            st->current == CUTUNE__NONE ? CUTUNE__NONE : pick_neighbour(st);
+        if (idx == CUTUNE__NONE && k > 0)
             break;
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             idx = restart(st);
-        if (idx == SIZE_MAX || push(st, idx))
+        if (idx == CUTUNE__NONE || push(st, idx))
             break;
         out[k++] = idx;
-        if (st->current == SIZE_MAX)
+        if (st->current == CUTUNE__NONE)
             break;
     }
     return k;
@@ -203,7 +205,7 @@ static void annealing_report(void *state, size_t index, double objective)
         return;
     st->pending[i] = st->pending[--st->n_pending];
     objective = st->base.h.objective[index];
-    if (st->round_best == SIZE_MAX || objective < st->round_best_obj) {
+    if (st->round_best == CUTUNE__NONE || objective < st->round_best_obj) {
         st->round_best = index;
         st->round_best_obj = objective;
     }
@@ -212,7 +214,7 @@ static void annealing_report(void *state, size_t index, double objective)
     /* The round is complete: Metropolis on its best. */
     if (!isfinite(st->round_best_obj))
         return;
-    if (st->current == SIZE_MAX || !isfinite(st->current_obj) ||
+    if (st->current == CUTUNE__NONE || !isfinite(st->current_obj) ||
         st->round_best_obj <= st->current_obj ||
         gsl_rng_uniform(st->base.rng) <
             exp(-slowdown(st->round_best_obj, st->current_obj) /

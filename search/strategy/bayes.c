@@ -314,8 +314,8 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
         !st->dot || !st->acq || !st->kvec || !st->local || !st->cost_off ||
         !st->cost_sum || !st->cost_count)
         goto fail;
-    st->against_clock = ctx->budget == SIZE_MAX;
-    st->cost_index = SIZE_MAX;
+    st->against_clock = ctx->budget == CUTUNE__UNLIMITED;
+    st->cost_index = CUTUNE__NONE;
     st->next_refit = st->prm.initial;
     return 0;
 fail:
@@ -555,7 +555,7 @@ static void bayes_report(void *state, size_t index, double objective)
 {
     bayes_state *st = state;
     int costed = st->cost_index == index;
-    st->cost_index = SIZE_MAX;
+    st->cost_index = CUTUNE__NONE;
     if (index >= st->base.h.n || st->base.h.done[index])
         return;
     if (costed)
@@ -630,12 +630,12 @@ static double per_cost(const bayes_state *st, double ei, size_t index)
 }
 
 /* One proposal by expected improvement; `picked` of this batch so far
- * damp their neighbourhoods. SIZE_MAX when no candidate is left. */
+ * damp their neighbourhoods. CUTUNE__NONE when no candidate is left. */
 static size_t propose_ei(bayes_state *st, const size_t *picked,
                          size_t n_picked)
 {
     double fbest = best_y(st);
-    size_t arg = SIZE_MAX;
+    size_t arg = CUTUNE__NONE;
     double top = -1;
     for (size_t t = 0; t < st->prm.candidates; t++) {
         size_t c = (size_t)gsl_rng_uniform_int(st->base.rng,
@@ -658,7 +658,7 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
             arg = idx;
         }
     }
-    if (!st->pool_is_space && st->base.h.best != SIZE_MAX) {
+    if (!st->pool_is_space && st->base.h.best != CUTUNE__NONE) {
         size_t m = cutune__space_neighbours(st->base.space, st->base.h.best,
                                             CUTUNE__NEIGHBOUR_ANY, st->local,
                                             st->local_cap);
@@ -684,15 +684,15 @@ static size_t propose_ei(bayes_state *st, const size_t *picked,
 /* Around the best, once the model is full. */
 static size_t propose_near_best(bayes_state *st)
 {
-    size_t idx = SIZE_MAX;
-    if (st->base.h.best != SIZE_MAX) {
+    size_t idx = CUTUNE__NONE;
+    if (st->base.h.best != CUTUNE__NONE) {
         memcpy(st->config,
                cutune__space_config(st->base.space, st->base.h.best),
                st->base.n_params * sizeof *st->config);
         idx = cutune__history_untaken_near(&st->base.h, st->base.space,
                                            st->config, st->base.rng, 8);
     }
-    if (idx == SIZE_MAX)
+    if (idx == CUTUNE__NONE)
         idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
     return idx;
 }
@@ -703,10 +703,10 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
     size_t k = 0;
     if (st->base.h.n_taken >= st->base.h.n)
         return 0;
-    if (st->base.start != SIZE_MAX) {
+    if (st->base.start != CUTUNE__NONE) {
         out[k++] = st->base.start;
         cutune__history_take(&st->base.h, st->base.start);
-        st->base.start = SIZE_MAX;
+        st->base.start = CUTUNE__NONE;
     }
     /* The initial design, and random configurations for as long as too
      * little has run to build a model on. */
@@ -715,7 +715,7 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
         while (k < cap && (k == 0 || st->base.h.n_taken < st->prm.initial)) {
             size_t idx =
                 cutune__history_random_untaken(&st->base.h, st->base.rng);
-            if (idx == SIZE_MAX)
+            if (idx == CUTUNE__NONE)
                 break;
             cutune__history_take(&st->base.h, idx);
             out[k++] = idx;
@@ -731,9 +731,9 @@ static size_t bayes_next(void *state, size_t *out, size_t cap)
     while (k < cap) {
         size_t idx = !model || st->n_obs >= st->cap ? propose_near_best(st)
                                                     : propose_ei(st, out, k);
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             break;
         cutune__history_take(&st->base.h, idx);
         out[k++] = idx;

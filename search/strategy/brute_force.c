@@ -5,7 +5,7 @@
 
 typedef struct brute_force_state {
     size_t n;
-    size_t start; /* SIZE_MAX when none or already proposed */
+    size_t start; /* CUTUNE__NONE when none or already proposed */
     size_t skip;  /* the start, passed over when the sweep reaches it */
     size_t cursor;
 } brute_force_state;
@@ -14,7 +14,7 @@ static int brute_force_init(void *state, const cutune__strategy_ctx *ctx)
 {
     brute_force_state *st = state;
     st->n = cutune__space_size(ctx->space);
-    st->start = ctx->start < st->n ? ctx->start : SIZE_MAX;
+    st->start = ctx->start < st->n ? ctx->start : CUTUNE__NONE;
     st->skip = st->start;
     st->cursor = 0;
     return 0;
@@ -24,9 +24,9 @@ static size_t brute_force_next(void *state, size_t *out, size_t cap)
 {
     brute_force_state *st = state;
     size_t k = 0;
-    if (st->start != SIZE_MAX && k < cap) {
+    if (st->start != CUTUNE__NONE && k < cap) {
         out[k++] = st->start;
-        st->start = SIZE_MAX;
+        st->start = CUTUNE__NONE;
     }
     while (k < cap && st->cursor < st->n) {
         size_t idx = st->cursor++;

@@ -210,13 +210,13 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->rng = ctx->rng;
     st->n = cutune__space_size(s);
     st->n_params = cutune__space_param_count(s);
-    st->start = ctx->start < st->n ? ctx->start : SIZE_MAX;
+    st->start = ctx->start < st->n ? ctx->start : CUTUNE__NONE;
     st->prm = ctx->params ? *(const cutune__default_params *)ctx->params
                           : cutune__default_params_std;
     st->sample_left = st->prm.initial_sample;
-    st->best = SIZE_MAX;
-    st->first_random = SIZE_MAX;
-    st->climb = SIZE_MAX;
+    st->best = CUTUNE__NONE;
+    st->first_random = CUTUNE__NONE;
+    st->climb = CUTUNE__NONE;
     st->salt = ((uint64_t)gsl_rng_get(ctx->rng) << 32) ^ gsl_rng_get(ctx->rng);
     if (cutune__history_init(&st->h, st->n))
         return -1;
@@ -232,7 +232,7 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
         goto fail;
     for (size_t p = 0; p < st->n_params; p++) {
         size_t nv = cutune__space_value_count(s, p);
-        st->stats_off[p] = SIZE_MAX;
+        st->stats_off[p] = CUTUNE__NONE;
         if (nv < 2)
             continue;
         st->varying[st->n_varying++] = p;
@@ -275,7 +275,7 @@ fail:
 /* Whether the best configuration's probe is due. */
 static int probe_due(const cutune__default_state *st)
 {
-    if (st->list_next < st->list_count || st->best == SIZE_MAX ||
+    if (st->list_next < st->list_count || st->best == CUTUNE__NONE ||
         st->probed[st->best])
         return 0;
     if (st->prm.probe_cut == 2 && st->probe_cut)
@@ -291,7 +291,7 @@ static int probe_due(const cutune__default_state *st)
 /* The climb is over: the wait for the next starts now. */
 static void end_climb(cutune__default_state *st)
 {
-    st->climb = SIZE_MAX;
+    st->climb = CUTUNE__NONE;
     st->climb_end = st->h.n_done;
 }
 
@@ -299,7 +299,8 @@ static void end_climb(cutune__default_state *st)
  * length spent). */
 static void end_spent_climb(cutune__default_state *st)
 {
-    if (st->climb != SIZE_MAX && cutune__default_climb_step(st) == SIZE_MAX)
+    if (st->climb != CUTUNE__NONE &&
+        cutune__default_climb_step(st) == CUTUNE__NONE)
         end_climb(st);
 }
 
@@ -308,8 +309,9 @@ static void end_spent_climb(cutune__default_state *st)
  * evaluations since it last changed or the last climb ended. */
 static int restart_due(const cutune__default_state *st)
 {
-    if (st->climb != SIZE_MAX || st->best == SIZE_MAX || st->sample_left > 0 ||
-        st->list_next < st->list_count || st->batch_pos < st->probe_batch)
+    if (st->climb != CUTUNE__NONE || st->best == CUTUNE__NONE ||
+        st->sample_left > 0 || st->list_next < st->list_count ||
+        st->batch_pos < st->probe_batch)
         return 0;
     size_t since =
         st->last_better > st->climb_end ? st->last_better : st->climb_end;
@@ -318,18 +320,18 @@ static int restart_due(const cutune__default_state *st)
 }
 
 /* Where the next climb starts: the first at the edge seen from the best,
- * the others at random. SIZE_MAX when nothing is left. */
+ * the others at random. CUTUNE__NONE when nothing is left. */
 static size_t restart_point(cutune__default_state *st)
 {
-    size_t idx = SIZE_MAX;
+    size_t idx = CUTUNE__NONE;
     st->climb_frozen = 0;
     if (st->restarts == 0)
         idx = cutune__default_edge_of(st, st->best, 1);
     else if (st->prm.niche_climbs && st->restarts % 2 == 1) {
         idx = cutune__default_niche_start(st);
-        st->climb_frozen = idx != SIZE_MAX;
+        st->climb_frozen = idx != CUTUNE__NONE;
     }
-    return idx != SIZE_MAX ? idx : cutune__default_far_draw(st);
+    return idx != CUTUNE__NONE ? idx : cutune__default_far_draw(st);
 }
 
 /* Proposes the start of a climb, alone (its steps depend on its result):
@@ -337,7 +339,7 @@ static size_t restart_point(cutune__default_state *st)
 static size_t start_climb(cutune__default_state *st, size_t *out)
 {
     size_t idx = restart_point(st);
-    if (idx == SIZE_MAX)
+    if (idx == CUTUNE__NONE)
         return 0;
     st->climb = idx;
     st->climb_evals = 0;
@@ -363,16 +365,16 @@ static size_t default_next(void *state, size_t *out, size_t cap)
         st->batch_len = st->batch_pos = st->probe_batch = 0;
         while (k < cap && st->sample_left > 0) {
             size_t idx = st->start;
-            st->start = SIZE_MAX;
+            st->start = CUTUNE__NONE;
             /* The second is the edge seen from the first. */
-            if (idx == SIZE_MAX &&
+            if (idx == CUTUNE__NONE &&
                 st->sample_left + 1 == st->prm.initial_sample)
                 idx = cutune__default_edge_of(st, st->sample_first, 1);
-            if (idx == SIZE_MAX)
+            if (idx == CUTUNE__NONE)
                 idx = cutune__history_random_untaken(&st->h, st->rng);
             if (st->sample_left == st->prm.initial_sample)
                 st->sample_first = idx;
-            if (idx == SIZE_MAX)
+            if (idx == CUTUNE__NONE)
                 break;
             cutune__history_take(&st->h, idx);
             out[k++] = idx;
@@ -404,7 +406,7 @@ static size_t default_next(void *state, size_t *out, size_t cap)
      * default_enough) never cuts a probe short; only a new best found by
      * the probe itself does (probe_cut). */
     st->batch_len = st->batch_pos = 0;
-    st->first_random = SIZE_MAX;
+    st->first_random = CUTUNE__NONE;
     st->probe_batch = k;
     if (k > 0)
         return k;
@@ -426,23 +428,23 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     size_t limit = cap < st->batch_cap ? cap : st->batch_cap;
     if (limit == 0)
         limit = 1;
-    st->first_random = SIZE_MAX;
+    st->first_random = CUTUNE__NONE;
     /* A climb's batch holds its steps only: when it ends, the next
      * batch decides what comes after it. */
-    int climbing = st->climb != SIZE_MAX;
+    int climbing = st->climb != CUTUNE__NONE;
     while (k < limit) {
         size_t idx = climbing ? cutune__default_climb_step(st)
                               : cutune__default_expand(st);
-        if (idx == SIZE_MAX && climbing)
+        if (idx == CUTUNE__NONE && climbing)
             break;
-        if (idx == SIZE_MAX) {
-            if (st->first_random == SIZE_MAX) {
+        if (idx == CUTUNE__NONE) {
+            if (st->first_random == CUTUNE__NONE) {
                 st->first_random = k;
                 st->draws_before = st->draws;
             }
             idx = cutune__default_random_draw(st);
         }
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             break;
         cutune__history_take(&st->h, idx);
         if (k < st->batch_cap)
@@ -473,7 +475,7 @@ static size_t default_ahead(void *state, size_t index, size_t *out, size_t cap)
     size_t m =
         cutune__default_neighbours(st, index, CUTUNE__NEIGHBOUR_ADJACENT);
     /* In a niche's climb, its next steps keep the niche. */
-    int frozen = st->climb != SIZE_MAX && st->climb_frozen;
+    int frozen = st->climb != CUTUNE__NONE && st->climb_frozen;
     for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
         int known;
@@ -513,14 +515,14 @@ static int still_next(cutune__default_state *st, size_t pos)
     for (size_t i = pos; i < st->batch_len; i++)
         cutune__history_release(&st->h, st->batch[i]);
     cutune__default_unhold(st);
-    int climbing = st->climb != SIZE_MAX;
+    int climbing = st->climb != CUTUNE__NONE;
     size_t now =
         climbing ? cutune__default_climb_step(st) : cutune__default_expand(st);
     for (size_t i = pos; i < st->batch_len; i++)
         cutune__history_take(&st->h, st->batch[i]);
     /* A climb that has nothing more to propose is over: what comes next
      * is decided afresh. */
-    return now == st->batch[pos] || (now == SIZE_MAX && !climbing);
+    return now == st->batch[pos] || (now == CUTUNE__NONE && !climbing);
 }
 
 static void default_report(void *state, size_t index, double objective)
@@ -546,7 +548,7 @@ static void default_report(void *state, size_t index, double objective)
     }
     if (st->climb == index && !isfinite(o)) {
         end_climb(st);
-    } else if (st->climb != SIZE_MAX && st->climb != index &&
+    } else if (st->climb != CUTUNE__NONE && st->climb != index &&
                st->climb_batch) {
         st->climb_evals++;
         if (isfinite(o) &&
@@ -555,10 +557,11 @@ static void default_report(void *state, size_t index, double objective)
     }
     if (isfinite(o)) {
         cutune__default_heap_push(st, index);
-        if (st->best == SIZE_MAX ||
+        if (st->best == CUTUNE__NONE ||
             cutune__default_faster(o, st->h.objective[st->best])) {
-            double gain =
-                st->best == SIZE_MAX ? 0 : st->h.objective[st->best] / o - 1;
+            double gain = st->best == CUTUNE__NONE
+                              ? 0
+                              : st->h.objective[st->best] / o - 1;
             st->best = index;
             st->last_better = st->h.n_done;
             /* A probe that found a best faster by cut_gain or more
@@ -610,11 +613,11 @@ static void default_withdraw(void *state, size_t index)
             st->batch_len--;
             /* A random draw handed back is undrawn, with every later one
              * (what is handed back is the end of a batch). */
-            if (st->first_random != SIZE_MAX && i >= st->first_random) {
+            if (st->first_random != CUTUNE__NONE && i >= st->first_random) {
                 uint64_t d = st->draws_before + (i - st->first_random);
                 if (d < st->draws)
                     st->draws = d;
-            } else if (st->first_random != SIZE_MAX) {
+            } else if (st->first_random != CUTUNE__NONE) {
                 st->first_random--;
             }
             break;

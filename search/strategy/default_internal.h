@@ -51,7 +51,7 @@ typedef struct cutune__default_state {
     size_t n_varying;
     size_t any_size; /* neighbours of a configuration, at most */
 
-    /* Move statistics: for parameter p with stats_off[p] != SIZE_MAX,
+    /* Move statistics: for parameter p with stats_off[p] != CUTUNE__NONE,
      * entry stats_off[p] + a * nv + v sums the log ratios of going from
      * value a to value v. */
     size_t *stats_off;
@@ -92,7 +92,7 @@ typedef struct cutune__default_state {
 
     /* Restarts: a climb from a new start, so that the budget is spread
      * over basins instead of staying around the first fast one. */
-    size_t climb;       /* the node climbed from; SIZE_MAX: none */
+    size_t climb;       /* the node climbed from; CUTUNE__NONE: none */
     size_t climb_evals; /* evaluations of the current climb */
     size_t climb_end;   /* evaluations when the last climb ended */
     size_t restarts;    /* climbs started */

@@ -29,7 +29,7 @@ size_t cutune__default_differing_param(const cutune__default_state *st,
         if (ca[p] != cb[p])
             return p;
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 size_t cutune__default_neighbours(cutune__default_state *st, size_t index,
@@ -54,7 +54,7 @@ void cutune__default_learn(cutune__default_state *st, size_t index)
         if (!st->h.done[j] || !isfinite(st->h.objective[j]))
             continue;
         size_t p = cutune__default_differing_param(st, index, j);
-        if (p == SIZE_MAX || st->stats_off[p] == SIZE_MAX)
+        if (p == CUTUNE__NONE || st->stats_off[p] == CUTUNE__NONE)
             continue;
         size_t nv = cutune__space_value_count(st->space, p);
         size_t a = cutune__space_config(st->space, j)[p], v = ci[p];
@@ -76,7 +76,7 @@ double cutune__default_predicted(const cutune__default_state *st, size_t from,
 {
     size_t p = cutune__default_differing_param(st, from, to);
     *known = 0;
-    if (p == SIZE_MAX || st->stats_off[p] == SIZE_MAX)
+    if (p == CUTUNE__NONE || st->stats_off[p] == CUTUNE__NONE)
         return 0;
     size_t nv = cutune__space_value_count(st->space, p);
     size_t e = st->stats_off[p] +
@@ -176,19 +176,19 @@ size_t cutune__default_random_draw(cutune__default_state *st)
 {
     size_t left = st->n - st->h.n_taken;
     if (left == 0)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     uint64_t r = cutune__default_mix(st->draws++ ^ ~st->salt);
     return cutune__history_untaken_at(&st->h, (size_t)(r % left));
 }
 
 /* The untaken one-step neighbour of c, best predicted (ties in
- * tie_order); SIZE_MAX when none. *pending is set when a neighbour is
+ * tie_order); CUTUNE__NONE when none. *pending is set when a neighbour is
  * proposed but has no result yet. */
 static size_t best_neighbour(cutune__default_state *st, size_t c,
                              cutune__neighbour_kind kind, int frozen,
                              int *pending)
 {
-    size_t best = SIZE_MAX;
+    size_t best = CUTUNE__NONE;
     size_t m = cutune__default_neighbours(st, c, kind);
     double best_score = 0;
     uint64_t best_order = 0;
@@ -205,7 +205,7 @@ static size_t best_neighbour(cutune__default_state *st, size_t c,
         }
         double score = cutune__default_predicted(st, c, j, 1, &known);
         uint64_t order = cutune__default_tie_order(st, j);
-        if (best == SIZE_MAX || score < best_score ||
+        if (best == CUTUNE__NONE || score < best_score ||
             (score == best_score && order < best_order)) {
             best = j;
             best_score = score;
@@ -239,26 +239,26 @@ double cutune__default_spread(const cutune__default_state *st)
  * as on one where they differ threefold (convolution): a bonus in plain
  * log runtime outweighs every difference of the first and spreads its
  * expansions evenly over its niches. Closed nodes met on the way leave
- * the heap (to `held` while a neighbour is only proposed). SIZE_MAX when
+ * the heap (to `held` while a neighbour is only proposed). CUTUNE__NONE when
  * no node is open. */
 static size_t niche_expand(cutune__default_state *st)
 {
     size_t n_niches = (size_t)1 << st->n_switch;
     size_t *node = st->niche_node, *prop = st->niche_prop;
     for (size_t c = 0; c < n_niches; c++)
-        node[c] = prop[c] = SIZE_MAX;
+        node[c] = prop[c] = CUTUNE__NONE;
     size_t kept = 0, len = st->heap_len;
     for (size_t i = 0; i < len; i++) {
         size_t x = st->heap[i];
         size_t c = cutune__default_niche_of(st, x);
-        if (node[c] != SIZE_MAX && !node_before(st, x, node[c])) {
+        if (node[c] != CUTUNE__NONE && !node_before(st, x, node[c])) {
             st->heap[kept++] = x;
             continue;
         }
         int pending;
         size_t b =
             best_neighbour(st, x, CUTUNE__NEIGHBOUR_ADJACENT, 0, &pending);
-        if (b == SIZE_MAX) {
+        if (b == CUTUNE__NONE) {
             if (pending)
                 st->held[st->held_len++] = x;
             continue;
@@ -272,30 +272,30 @@ static size_t niche_expand(cutune__default_state *st)
         for (size_t i = kept / 2; i-- > 0;)
             sift_down(st, i);
     }
-    double best_o = st->best != SIZE_MAX ? st->h.objective[st->best] : 0;
+    double best_o = st->best != CUTUNE__NONE ? st->h.objective[st->best] : 0;
     double log_n = log(st->h.n_done > 2 ? (double)st->h.n_done : 2.0);
     double bonus = st->prm.niche_ucb * cutune__default_spread(st);
-    size_t pick = SIZE_MAX;
+    size_t pick = CUTUNE__NONE;
     double pick_score = 0;
     for (size_t c = 0; c < n_niches; c++) {
-        if (node[c] == SIZE_MAX)
+        if (node[c] == CUTUNE__NONE)
             continue;
         double seen = st->niche_n[c] > 0 ? (double)st->niche_n[c] : 1.0;
         double score =
             cutune__default_slowdown(st->h.objective[node[c]], best_o) -
             bonus * sqrt(log_n / seen);
-        if (pick == SIZE_MAX || score < pick_score) {
+        if (pick == CUTUNE__NONE || score < pick_score) {
             pick = c;
             pick_score = score;
         }
     }
-    return pick == SIZE_MAX ? SIZE_MAX : prop[pick];
+    return pick == CUTUNE__NONE ? CUTUNE__NONE : prop[pick];
 }
 
 /* The untaken one-step neighbour, best predicted (ties in tie_order), of
  * the fastest open node (with niches, of the niche niche_expand
  * chooses); nodes found closed on the way leave the heap (to
- * `held` while a neighbour is only proposed). SIZE_MAX when no node is
+ * `held` while a neighbour is only proposed). CUTUNE__NONE when no node is
  * open. */
 size_t cutune__default_expand(cutune__default_state *st)
 {
@@ -306,24 +306,24 @@ size_t cutune__default_expand(cutune__default_state *st)
         int pending;
         size_t best =
             best_neighbour(st, c, CUTUNE__NEIGHBOUR_ADJACENT, 0, &pending);
-        if (best != SIZE_MAX)
+        if (best != CUTUNE__NONE)
             return best;
         heap_pop(st);
         if (pending)
             st->held[st->held_len++] = c;
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 /* The next step of the climb: the best predicted untaken neighbour of
- * the climb's node, while the climb has budget left. SIZE_MAX when the
+ * the climb's node, while the climb has budget left. CUTUNE__NONE when the
  * climb is over (a local minimum: every neighbour taken). */
 size_t cutune__default_climb_step(cutune__default_state *st)
 {
     int pending;
-    if (st->climb == SIZE_MAX ||
+    if (st->climb == CUTUNE__NONE ||
         (double)st->climb_evals >= st->prm.climb_max * (double)st->any_size)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     return best_neighbour(st, st->climb,
                           st->prm.climb_any ? CUTUNE__NEIGHBOUR_ANY
                                             : CUTUNE__NEIGHBOUR_ADJACENT,

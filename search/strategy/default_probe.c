@@ -16,7 +16,7 @@
 static double move_effect(const cutune__default_state *st, size_t p,
                           uint32_t a, uint32_t v)
 {
-    if (st->stats_off[p] == SIZE_MAX || a == v)
+    if (st->stats_off[p] == CUTUNE__NONE || a == v)
         return 0;
     size_t nv = cutune__space_value_count(st->space, p);
     size_t e = st->stats_off[p] + a * nv + v;
@@ -37,13 +37,13 @@ static int64_t int_value(const cutune__default_state *st, size_t p, uint32_t v)
  * half a neighbourhood of them. */
 static void add_shapes(cutune__default_state *st, size_t b, size_t n_any)
 {
-    size_t px = SIZE_MAX, py = SIZE_MAX, n_shapes = 0;
+    size_t px = CUTUNE__NONE, py = CUTUNE__NONE, n_shapes = 0;
     for (size_t p = 0; p < st->n_params; p++)
-        if (st->edge_param[p] && px == SIZE_MAX)
+        if (st->edge_param[p] && px == CUTUNE__NONE)
             px = p;
-        else if (st->edge_param[p] && py == SIZE_MAX)
+        else if (st->edge_param[p] && py == CUTUNE__NONE)
             py = p;
-    if (py == SIZE_MAX)
+    if (py == CUTUNE__NONE)
         return;
     const uint32_t *cb = cutune__space_config(st->space, b);
     int64_t threads = int_value(st, px, cb[px]) * int_value(st, py, cb[py]);
@@ -107,7 +107,7 @@ static void put_edges_first(cutune__default_state *st, size_t b)
     size_t edge[2], n_edges = 0;
     for (int largest = 1; largest >= 0; largest--) {
         size_t e = cutune__default_edge_of(st, b, largest);
-        if (e != SIZE_MAX && (n_edges == 0 || edge[0] != e))
+        if (e != CUTUNE__NONE && (n_edges == 0 || edge[0] != e))
             edge[n_edges++] = e;
     }
     memmove(st->list + n_edges, st->list, st->list_count * sizeof *st->list);
@@ -178,7 +178,7 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
             size_t pc =
                 cutune__default_differing_param(st, b, singles[c].index);
             size_t idx;
-            if (pa == pc || pa == SIZE_MAX || pc == SIZE_MAX)
+            if (pa == pc || pa == CUTUNE__NONE || pc == CUTUNE__NONE)
                 continue;
             memcpy(st->config, cb, st->n_params * sizeof *st->config);
             st->config[pa] =
@@ -203,15 +203,15 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
 
 /* The edge of the space that one-step moves reach last, seen from
  * `from`: its configuration with every block dimension at its largest
- * value, or the valid configuration nearest to that. SIZE_MAX when that is
+ * value, or the valid configuration nearest to that. CUTUNE__NONE when that is
  * `from` itself or already taken. */
 size_t cutune__default_edge_of(cutune__default_state *st, size_t from,
                                int largest)
 {
     size_t idx =
         cutune__space_block_edge(st->space, from, largest, st->config);
-    if (idx == SIZE_MAX || cutune__history_is_taken(&st->h, idx))
-        return SIZE_MAX;
+    if (idx == CUTUNE__NONE || cutune__history_is_taken(&st->h, idx))
+        return CUTUNE__NONE;
     return idx;
 }
 
@@ -237,10 +237,10 @@ static double spread(const cutune__default_state *st, size_t a, size_t b)
  * as the space is dense there; a basin in a corner the first ones missed
  * waits for luck. The draws are a stream fixed per run (a hash of the
  * salt, the restart and the candidate), so asking again changes nothing.
- * SIZE_MAX when nothing is left. */
+ * CUTUNE__NONE when nothing is left. */
 size_t cutune__default_far_draw(cutune__default_state *st)
 {
-    size_t left = st->n - st->h.n_taken, best = SIZE_MAX;
+    size_t left = st->n - st->h.n_taken, best = CUTUNE__NONE;
     double best_d = -1;
     size_t pool = st->prm.restart_pool ? st->prm.restart_pool : 1;
     for (size_t k = 0; k < pool && left > 0; k++) {
@@ -276,13 +276,13 @@ size_t cutune__default_niche_of(const cutune__default_state *st, size_t c)
  * the best's configuration with that niche's switch values, or the valid
  * configuration nearest to it where that has them. The probe of the best
  * tries its switches one at a time and its pairs of best moves two; a
- * niche that differs in more is what nothing else reaches. SIZE_MAX when
+ * niche that differs in more is what nothing else reaches. CUTUNE__NONE when
  * none is left. */
 size_t cutune__default_niche_start(cutune__default_state *st)
 {
     size_t n_niches = (size_t)1 << st->n_switch;
-    if (st->n_switch == 0 || st->best == SIZE_MAX)
-        return SIZE_MAX;
+    if (st->n_switch == 0 || st->best == CUTUNE__NONE)
+        return CUTUNE__NONE;
     size_t own = cutune__default_niche_of(st, st->best);
     st->niche_done[own] = 1;
     for (size_t dist = st->n_switch; dist > 0; dist--)
@@ -297,8 +297,9 @@ size_t cutune__default_niche_start(cutune__default_state *st)
             for (size_t i = 0; i < st->n_switch; i++)
                 st->config[st->switches[i]] = (uint32_t)((code >> i) & 1);
             size_t idx = cutune__space_nearest(st->space, st->config);
-            if (idx != SIZE_MAX && cutune__default_niche_of(st, idx) == code)
+            if (idx != CUTUNE__NONE &&
+                cutune__default_niche_of(st, idx) == code)
                 return idx;
         }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }

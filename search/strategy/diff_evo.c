@@ -29,7 +29,7 @@ typedef struct diff_evo_state {
     size_t n_members;
     size_t target; /* next target, round robin */
     size_t pending[POPULATION];
-    size_t pending_target[POPULATION]; /* SIZE_MAX: joins the population */
+    size_t pending_target[POPULATION]; /* CUTUNE__NONE: joins the population */
     size_t n_pending;
     double *vec;
     uint32_t *trial;
@@ -68,7 +68,7 @@ static size_t best_member(const diff_evo_state *st)
     return b;
 }
 
-/* A trial for member t, or SIZE_MAX when none could be placed. */
+/* A trial for member t, or CUTUNE__NONE when none could be placed. */
 static size_t make_trial(diff_evo_state *st, size_t t)
 {
     const cutune__space *s = st->base.space;
@@ -117,28 +117,29 @@ static size_t diff_evo_next(void *state, size_t *out, size_t cap)
     if (cap > POPULATION)
         cap = POPULATION;
     while (k < cap) {
-        size_t idx, target = SIZE_MAX;
-        if (st->base.start != SIZE_MAX) {
+        size_t idx, target = CUTUNE__NONE;
+        if (st->base.start != CUTUNE__NONE) {
             idx = st->base.start;
-            st->base.start = SIZE_MAX;
+            st->base.start = CUTUNE__NONE;
         } else if (st->n_members + st->n_pending < POPULATION) {
             idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         } else {
             target = st->target;
             st->target = (st->target + 1) % st->n_members;
             idx = make_trial(st, target);
-            if (idx == SIZE_MAX)
+            if (idx == CUTUNE__NONE)
                 idx =
                     cutune__history_random_untaken(&st->base.h, st->base.rng);
         }
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             break;
         cutune__history_take(&st->base.h, idx);
         st->pending[st->n_pending] = idx;
         st->pending_target[st->n_pending++] = target;
         out[k++] = idx;
         /* The population must be complete before trials are built. */
-        if (target == SIZE_MAX && st->n_members + st->n_pending >= POPULATION)
+        if (target == CUTUNE__NONE &&
+            st->n_members + st->n_pending >= POPULATION)
             break;
     }
     return k;
@@ -158,7 +159,7 @@ static void diff_evo_report(void *state, size_t index, double objective)
     st->n_pending--;
     st->pending[i] = st->pending[st->n_pending];
     st->pending_target[i] = st->pending_target[st->n_pending];
-    if (target == SIZE_MAX) {
+    if (target == CUTUNE__NONE) {
         st->members[st->n_members] = index;
         st->member_obj[st->n_members++] = objective;
     } else if (objective <= st->member_obj[target]) {

@@ -195,7 +195,7 @@ static size_t new_node(forest_state *st)
         size_t cap = st->cap_nodes ? 2 * st->cap_nodes : 1024;
         fnode *p = realloc(st->nodes, cap * sizeof *p);
         if (!p)
-            return SIZE_MAX;
+            return CUTUNE__NONE;
         st->nodes = p;
         st->cap_nodes = cap;
     }
@@ -244,13 +244,13 @@ static uint32_t best_threshold(forest_state *st, const size_t *sample,
     return thr;
 }
 
-/* Grows the subtree over sample[0..m); its node, or SIZE_MAX when memory
+/* Grows the subtree over sample[0..m); its node, or CUTUNE__NONE when memory
  * ran out. */
 static size_t grow(forest_state *st, size_t *sample, size_t m, int depth)
 {
     size_t me = new_node(st);
-    if (me == SIZE_MAX)
-        return SIZE_MAX;
+    if (me == CUTUNE__NONE)
+        return CUTUNE__NONE;
     double sum = 0;
     for (size_t i = 0; i < m; i++)
         sum += st->y[sample[i]];
@@ -258,7 +258,7 @@ static size_t grow(forest_state *st, size_t *sample, size_t m, int depth)
     if (m < 2 * FOREST_MIN_LEAF || depth >= FOREST_DEPTH)
         return me;
     /* A random half of the parameters (at least one) compete. */
-    size_t try_n = (st->n_var + 1) / 2, bf = SIZE_MAX;
+    size_t try_n = (st->n_var + 1) / 2, bf = CUTUNE__NONE;
     for (size_t i = 0; i < st->n_var; i++)
         st->perm[i] = i;
     double best = 0;
@@ -276,7 +276,7 @@ static size_t grow(forest_state *st, size_t *sample, size_t m, int depth)
             bt = t;
         }
     }
-    if (bf == SIZE_MAX)
+    if (bf == CUTUNE__NONE)
         return me;
     size_t a = 0, z = m;
     while (a < z) {
@@ -289,10 +289,10 @@ static size_t grow(forest_state *st, size_t *sample, size_t m, int depth)
         }
     }
     size_t l = grow(st, sample, a, depth + 1);
-    size_t r =
-        l == SIZE_MAX ? SIZE_MAX : grow(st, sample + a, m - a, depth + 1);
-    if (r == SIZE_MAX)
-        return SIZE_MAX;
+    size_t r = l == CUTUNE__NONE ? CUTUNE__NONE
+                                 : grow(st, sample + a, m - a, depth + 1);
+    if (r == CUTUNE__NONE)
+        return CUTUNE__NONE;
     st->nodes[me].param = (int32_t)bf;
     st->nodes[me].below = bt;
     st->nodes[me].left = (uint32_t)l;
@@ -309,7 +309,7 @@ static int fit(forest_state *st)
         for (size_t i = 0; i < m; i++)
             st->pick[i] = cutune__random_below(st->b.rng, st->n_obs);
         st->root[t] = grow(st, st->pick, m, 0);
-        if (st->root[t] == SIZE_MAX)
+        if (st->root[t] == CUTUNE__NONE)
             return -1;
     }
     return 0;
@@ -349,7 +349,7 @@ static void gather(forest_state *st)
         return;
     }
     size_t best = st->b.h.best;
-    if (best != SIZE_MAX) {
+    if (best != CUTUNE__NONE) {
         size_t m = cutune__space_neighbours(st->b.space, best,
                                             CUTUNE__NEIGHBOUR_ADJACENT,
                                             st->nbr, st->nbr_cap);
@@ -362,7 +362,7 @@ static void gather(forest_state *st)
     size_t want = st->n_cand + FOREST_POOL;
     while (st->n_cand < want) {
         size_t c = cutune__history_random_untaken(&st->b.h, st->b.rng);
-        if (c == SIZE_MAX)
+        if (c == CUTUNE__NONE)
             break;
         cutune__history_take(&st->b.h, c);
         st->cand[st->n_cand++] = c;
@@ -394,15 +394,15 @@ static size_t model_next(forest_state *st, size_t *out, size_t cap)
         st->score[i] = expected_improvement(st, st->cand[i], best_y);
     size_t k = 0;
     while (k < cap) {
-        size_t bi = SIZE_MAX;
+        size_t bi = CUTUNE__NONE;
         for (size_t i = 0; i < st->n_cand; i++) {
             if (st->score[i] < 0)
                 continue; /* taken, or too close to one taken */
-            if (bi == SIZE_MAX || st->score[i] > st->score[bi] ||
+            if (bi == CUTUNE__NONE || st->score[i] > st->score[bi] ||
                 (st->score[i] == st->score[bi] && st->cand[i] < st->cand[bi]))
                 bi = i;
         }
-        if (bi == SIZE_MAX)
+        if (bi == CUTUNE__NONE)
             break;
         size_t c = st->cand[bi];
         out[k++] = c;
@@ -419,7 +419,7 @@ static size_t random_next(forest_state *st, size_t *out, size_t cap)
     size_t k = 0;
     while (k < cap) {
         size_t c = cutune__history_random_untaken(&st->b.h, st->b.rng);
-        if (c == SIZE_MAX)
+        if (c == CUTUNE__NONE)
             break;
         cutune__history_take(&st->b.h, c);
         out[k++] = c;
@@ -433,7 +433,7 @@ static size_t random_next(forest_state *st, size_t *out, size_t cap)
 static size_t design_next(forest_state *st, size_t *out, size_t cap)
 {
     size_t k = 0;
-    if (st->proposed == 0 && st->b.start != SIZE_MAX) {
+    if (st->proposed == 0 && st->b.start != CUTUNE__NONE) {
         out[k++] = st->b.start;
         cutune__history_take(&st->b.h, st->b.start);
     }
@@ -442,7 +442,7 @@ static size_t design_next(forest_state *st, size_t *out, size_t cap)
     if (st->proposed + k == 1 && k < cap) {
         size_t first = k ? out[0] : st->first;
         size_t e = cutune__space_block_edge(st->b.space, first, 1, st->config);
-        if (e != SIZE_MAX && !cutune__history_is_taken(&st->b.h, e)) {
+        if (e != CUTUNE__NONE && !cutune__history_is_taken(&st->b.h, e)) {
             cutune__history_take(&st->b.h, e);
             out[k++] = e;
         }

@@ -104,7 +104,7 @@ static size_t breed(genetic_state *st)
     }
     size_t idx = cutune__history_untaken_near(&st->base.h, s, st->child,
                                               st->base.rng, 8);
-    if (idx == SIZE_MAX)
+    if (idx == CUTUNE__NONE)
         idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
     return idx;
 }
@@ -134,15 +134,15 @@ static size_t genetic_next(void *state, size_t *out, size_t cap)
         select_next(st);
     while (k < cap && st->n_made < st->pop_size) {
         size_t idx;
-        if (st->base.start != SIZE_MAX) {
+        if (st->base.start != CUTUNE__NONE) {
             idx = st->base.start;
-            st->base.start = SIZE_MAX;
+            st->base.start = CUTUNE__NONE;
         } else if (st->initial) {
             idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
         } else {
             idx = breed(st);
         }
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             break;
         cutune__history_take(&st->base.h, idx);
         st->pending[st->n_pending++] = idx;

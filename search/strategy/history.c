@@ -1,6 +1,7 @@
 /* Proposal bookkeeping shared by the strategies; see history.h. */
 #include "history.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@ int cutune__history_init(cutune__history *h, size_t n)
 {
     memset(h, 0, sizeof *h);
     h->n = n;
-    h->best = SIZE_MAX;
+    h->best = CUTUNE__NONE;
     h->best_objective = INFINITY;
     h->taken = calloc(n ? n : 1, 1);
     h->done = calloc(n ? n : 1, 1);
@@ -43,6 +44,7 @@ void cutune__history_take(cutune__history *h, size_t index)
         return;
     h->taken[index] = 1;
     h->n_taken++;
+    assert(h->n_taken <= h->n);
     for (size_t i = index + 1; i <= h->n; i += i & (~i + 1))
         h->tree[i]--;
 }
@@ -51,6 +53,7 @@ void cutune__history_release(cutune__history *h, size_t index)
 {
     if (index >= h->n || !h->taken[index] || h->done[index])
         return;
+    assert(h->n_taken > 0);
     h->taken[index] = 0;
     h->n_taken--;
     for (size_t i = index + 1; i <= h->n; i += i & (~i + 1))
@@ -68,9 +71,11 @@ void cutune__history_report(cutune__history *h, size_t index, double objective)
         h->done[index] = 1;
         h->n_done++;
     }
+    /* Reported implies taken, so the done ones are among the taken. */
+    assert(h->taken[index] && h->n_done <= h->n_taken);
     h->objective[index] = objective;
     if (isfinite(objective) &&
-        (h->best == SIZE_MAX || objective < h->best_objective ||
+        (h->best == CUTUNE__NONE || objective < h->best_objective ||
          (objective == h->best_objective && index < h->best))) {
         h->best = index;
         h->best_objective = objective;
@@ -92,7 +97,7 @@ size_t cutune__history_random_untaken(const cutune__history *h, gsl_rng *rng)
 {
     size_t left = h->n - h->n_taken;
     if (left == 0)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     return cutune__history_untaken_at(h, cutune__random_below(rng, left));
 }
 
@@ -100,7 +105,7 @@ size_t cutune__history_untaken_at(const cutune__history *h, size_t k)
 {
     size_t pos = 0, step = 1;
     if (k >= h->n - h->n_taken)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     while (step <= h->n / 2)
         step <<= 1;
     for (; step; step >>= 1) {
@@ -109,6 +114,7 @@ size_t cutune__history_untaken_at(const cutune__history *h, size_t k)
             k -= h->tree[pos];
         }
     }
+    assert(pos < h->n && !h->taken[pos]);
     return pos;
 }
 
@@ -134,10 +140,10 @@ size_t cutune__history_untaken_near(const cutune__history *h,
             }
         }
         size_t idx = cutune__space_nearest(space, config);
-        if (idx == SIZE_MAX)
-            return SIZE_MAX;
+        if (idx == CUTUNE__NONE)
+            return CUTUNE__NONE;
         if (!cutune__history_is_taken(h, idx))
             return idx;
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }

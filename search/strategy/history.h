@@ -22,7 +22,7 @@ typedef struct cutune__history {
     size_t *tree;         /* Fenwick tree over untaken, n + 1 entries */
     size_t n_taken;
     size_t n_done;
-    size_t best; /* SIZE_MAX until a finite objective arrives */
+    size_t best; /* CUTUNE__NONE until a finite objective arrives */
     double best_objective;
 } cutune__history;
 
@@ -45,17 +45,17 @@ static inline int cutune__history_is_taken(const cutune__history *h,
     return index < h->n && h->taken[index];
 }
 
-/* A uniformly random untaken configuration, or SIZE_MAX when none is left.
+/* A uniformly random untaken configuration, or CUTUNE__NONE when none is left.
  * It is not marked taken. */
 size_t cutune__history_random_untaken(const cutune__history *h, gsl_rng *rng);
 /* The k-th untaken configuration in index order (k < n - n_taken), or
- * SIZE_MAX. Not marked taken. */
+ * CUTUNE__NONE. Not marked taken. */
 size_t cutune__history_untaken_at(const cutune__history *h, size_t k);
 
 /* The valid configuration nearest to `config` when it is untaken; else
  * one random parameter of `config` at a time is moved to a random value
  * (config is changed) and the nearest valid configuration tried again, up
- * to `tries` times. SIZE_MAX when every try landed on a taken one. */
+ * to `tries` times. CUTUNE__NONE when every try landed on a taken one. */
 size_t cutune__history_untaken_near(const cutune__history *h,
                                     const cutune__space *space,
                                     uint32_t *config, gsl_rng *rng, int tries);

@@ -37,7 +37,7 @@ typedef struct local_state {
      * uniformly random unseen configuration costs O(log n) at any fill. */
     size_t *unseen_tree;
     size_t n_seen;
-    size_t best; /* SIZE_MAX until something finite is seen */
+    size_t best; /* CUTUNE__NONE until something finite is seen */
     double best_objective;
 
     int started;
@@ -78,8 +78,8 @@ static int local_init(void *state, const cutune__strategy_ctx *ctx)
     st->rng = ctx->rng;
     st->n = cutune__space_size(s);
     st->n_params = cutune__space_param_count(s);
-    st->start = ctx->start < st->n ? ctx->start : SIZE_MAX;
-    st->best = SIZE_MAX;
+    st->start = ctx->start < st->n ? ctx->start : CUTUNE__NONE;
+    st->best = CUTUNE__NONE;
     st->best_objective = INFINITY;
     st->kind = CUTUNE__NEIGHBOUR_ADJACENT;
     st->perturb_next = 1;
@@ -152,13 +152,13 @@ static size_t random_unseen(local_state *st)
 }
 
 /* A configuration near the best: two or three parameters changed at
- * random, snapped to the nearest valid one. SIZE_MAX when no attempt
+ * random, snapped to the nearest valid one. CUTUNE__NONE when no attempt
  * landed on an unseen configuration. */
 static size_t perturb_best(local_state *st)
 {
     const cutune__space *s = st->space;
-    if (st->best == SIZE_MAX || st->n_varying == 0)
-        return SIZE_MAX;
+    if (st->best == CUTUNE__NONE || st->n_varying == 0)
+        return CUTUNE__NONE;
     for (int t = 0; t < PERTURB_TRIES; t++) {
         size_t m = 2 + random_below(st->rng, 2);
         if (m > st->n_varying)
@@ -177,35 +177,35 @@ static size_t perturb_best(local_state *st)
             st->scratch[p] = (uint32_t)v;
         }
         size_t idx = cutune__space_nearest(s, st->scratch);
-        if (idx != SIZE_MAX && !st->seen[idx])
+        if (idx != CUTUNE__NONE && !st->seen[idx])
             return idx;
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 static size_t restart_point(local_state *st)
 {
-    size_t idx = SIZE_MAX;
+    size_t idx = CUTUNE__NONE;
     if (st->perturb_next)
         idx = perturb_best(st);
     st->perturb_next = !st->perturb_next;
-    if (idx == SIZE_MAX)
+    if (idx == CUTUNE__NONE)
         idx = random_unseen(st);
     return idx;
 }
 
 /* The best evaluated neighbour strictly better than current (ties to the
- * lowest index), or SIZE_MAX. Strictness rules out cycling on plateaus. */
+ * lowest index), or CUTUNE__NONE. Strictness rules out cycling on plateaus. */
 static size_t best_improving(const local_state *st)
 {
-    size_t b = SIZE_MAX;
+    size_t b = CUTUNE__NONE;
     double bobj = st->objective[st->current];
     for (size_t i = 0; i < st->nbr_count; i++) {
         size_t idx = st->nbr[i];
         if (!st->seen[idx])
             continue;
         double o = st->objective[idx];
-        if (o < bobj || (b != SIZE_MAX && o == bobj && idx < b)) {
+        if (o < bobj || (b != CUTUNE__NONE && o == bobj && idx < b)) {
             b = idx;
             bobj = o;
         }
@@ -241,7 +241,7 @@ static size_t local_next(void *state, size_t *out, size_t cap)
         return 0;
     if (!st->started) {
         st->started = 1;
-        move_to(st, st->start != SIZE_MAX ? st->start : random_unseen(st));
+        move_to(st, st->start != CUTUNE__NONE ? st->start : random_unseen(st));
         out[0] = st->current;
         return 1;
     }
@@ -257,7 +257,7 @@ static size_t local_next(void *state, size_t *out, size_t cap)
         if (!st->nbr_valid)
             load_neighbours(st);
         size_t better = best_improving(st);
-        if (better != SIZE_MAX) {
+        if (better != CUTUNE__NONE) {
             move_to(st, better);
             continue;
         }
@@ -294,7 +294,7 @@ static void local_report(void *state, size_t index, double objective)
     }
     st->objective[index] = objective;
     if (isfinite(objective) &&
-        (st->best == SIZE_MAX || objective < st->best_objective ||
+        (st->best == CUTUNE__NONE || objective < st->best_objective ||
          (objective == st->best_objective && index < st->best))) {
         st->best = index;
         st->best_objective = objective;
@@ -310,7 +310,7 @@ static int local_enough(void *state)
 {
     const local_state *st = state;
     return st->started && st->current < st->n && st->seen[st->current] &&
-           st->nbr_valid && best_improving(st) != SIZE_MAX;
+           st->nbr_valid && best_improving(st) != CUTUNE__NONE;
 }
 
 const cutune__strategy_type cutune__strategy_local_type = {

@@ -17,7 +17,7 @@ static int random_init(void *state, const cutune__strategy_ctx *ctx)
     if (cutune__history_init(&st->h, n))
         return -1;
     st->rng = ctx->rng;
-    st->start = ctx->start < n ? ctx->start : SIZE_MAX;
+    st->start = ctx->start < n ? ctx->start : CUTUNE__NONE;
     return 0;
 }
 
@@ -25,14 +25,14 @@ static size_t random_next(void *state, size_t *out, size_t cap)
 {
     random_state *st = state;
     size_t k = 0;
-    if (st->start != SIZE_MAX) {
+    if (st->start != CUTUNE__NONE) {
         out[k++] = st->start;
         cutune__history_take(&st->h, st->start);
-        st->start = SIZE_MAX;
+        st->start = CUTUNE__NONE;
     }
     while (k < cap) {
         size_t idx = cutune__history_random_untaken(&st->h, st->rng);
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             break;
         cutune__history_take(&st->h, idx);
         out[k++] = idx;

@@ -66,7 +66,7 @@ static size_t nearest_block(const cutune__space *s, size_t def, size_t bx,
     static const char *const yz[] = {"block_size_y", "block_size_z"};
     for (int k = 0; k < 2; k++) {
         size_t p = cutune__space_find_param(s, yz[k]);
-        long long v = p == SIZE_MAX ? 0 : int_of(s, p, cfg[p]);
+        long long v = p == CUTUNE__NONE ? 0 : int_of(s, p, cfg[p]);
         if (v > 0)
             others *= v;
     }
@@ -81,7 +81,7 @@ static size_t nearest_block(const cutune__space *s, size_t def, size_t bx,
     }
     size_t idx = cutune__space_nearest(s, cfg);
     free(cfg);
-    return idx == SIZE_MAX ? def : idx;
+    return idx == CUTUNE__NONE ? def : idx;
 }
 
 size_t cutune__seed_start(const cutune__space *s, size_t def, int block_size,
@@ -89,14 +89,14 @@ size_t cutune__seed_start(const cutune__space *s, size_t def, int block_size,
                           cutune__seed_source *source)
 {
     cutune__seed_source src = CUTUNE__SEED_NONE;
-    size_t idx = SIZE_MAX;
+    size_t idx = CUTUNE__NONE;
     if (s && def < cutune__space_size(s)) {
         src = CUTUNE__SEED_DEFAULT;
         idx = def;
         if (block_size > 0) {
             size_t bx = cutune__space_find_param(s, "block_size_x");
-            idx = bx == SIZE_MAX ? scan(s, def, block_size, threads, ctx)
-                                 : nearest_block(s, def, bx, block_size);
+            idx = bx == CUTUNE__NONE ? scan(s, def, block_size, threads, ctx)
+                                     : nearest_block(s, def, bx, block_size);
             src = CUTUNE__SEED_OCCUPANCY;
         }
     }

@@ -14,7 +14,7 @@
  * CUTUNE__SEED_SCAN_LIMIT configurations. Without a suggestion (a
  * recorded file carries none; the API could not answer) the start is the
  * default configuration itself. Always a valid configuration of the space
- * (the nearest valid one), or SIZE_MAX when the space has none or no
+ * (the nearest valid one), or CUTUNE__NONE when the space has none or no
  * default is known.
  */
 #ifndef CUTUNE_SEARCH_SEED_H
@@ -35,7 +35,7 @@ typedef enum cutune__seed_source {
 /* Threads per block of configuration `index`, or 0 when unknown. */
 typedef double (*cutune__threads_fn)(void *ctx, size_t index);
 
-/* The start for space `s` with default configuration `def` (SIZE_MAX:
+/* The start for space `s` with default configuration `def` (CUTUNE__NONE:
  * none) and the occupancy API's suggestion `block_size` (<= 0: none).
  * `threads` (may be NULL) serves spaces without block_size_x. Writes
  * where the start came from to *source when not NULL. Thread-safe. */

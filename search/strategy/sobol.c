@@ -78,16 +78,16 @@ fail:
     return -1;
 }
 
-/* The next untaken configuration of the sequence, or SIZE_MAX after
+/* The next untaken configuration of the sequence, or CUTUNE__NONE after
  * MISS_LIMIT misses. */
 static size_t next_point(sobol_state *st)
 {
     const cutune__space *s = st->base.space;
     if (!st->q)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     for (int miss = 0; miss < MISS_LIMIT; miss++) {
         if (gsl_qrng_get(st->q, st->point))
-            return SIZE_MAX;
+            return CUTUNE__NONE;
         for (size_t i = 0; i < st->n_varying; i++) {
             size_t p = st->varying[i];
             size_t nv = cutune__space_value_count(s, p);
@@ -98,26 +98,26 @@ static size_t next_point(sobol_state *st)
             st->config[p] = (uint32_t)(v < nv ? v : nv - 1);
         }
         size_t idx = cutune__space_nearest(s, st->config);
-        if (idx != SIZE_MAX && !cutune__history_is_taken(&st->base.h, idx))
+        if (idx != CUTUNE__NONE && !cutune__history_is_taken(&st->base.h, idx))
             return idx;
     }
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 static size_t sobol_next(void *state, size_t *out, size_t cap)
 {
     sobol_state *st = state;
     size_t k = 0;
-    if (st->base.start != SIZE_MAX) {
+    if (st->base.start != CUTUNE__NONE) {
         out[k++] = st->base.start;
         cutune__history_take(&st->base.h, st->base.start);
-        st->base.start = SIZE_MAX;
+        st->base.start = CUTUNE__NONE;
     }
     while (k < cap) {
         size_t idx = next_point(st);
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             idx = cutune__history_random_untaken(&st->base.h, st->base.rng);
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             break;
         cutune__history_take(&st->base.h, idx);
         out[k++] = idx;

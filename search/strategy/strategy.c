@@ -33,7 +33,7 @@ int cutune__strategy_base_init(cutune__strategy_base *b,
         return -1;
     b->space = ctx->space;
     b->rng = ctx->rng;
-    b->start = ctx->start < n ? ctx->start : SIZE_MAX;
+    b->start = ctx->start < n ? ctx->start : CUTUNE__NONE;
     b->n_params = cutune__space_param_count(ctx->space);
     return 0;
 }
@@ -91,7 +91,7 @@ static void remember(run_state *rs, size_t index, double objective,
     rs->objective[index] = objective;
     r->evaluations++;
     if (isfinite(objective) &&
-        (r->best == SIZE_MAX || objective < r->best_objective ||
+        (r->best == CUTUNE__NONE || objective < r->best_objective ||
          (objective == r->best_objective && index < r->best))) {
         r->best = index;
         r->best_objective = objective;
@@ -194,16 +194,16 @@ static int run_round(run_state *rs, size_t budget, size_t *stale,
     if (n_fresh > left)
         n_fresh = left;
 
-    /* SIZE_MAX tells an evaluator that left *done alone apart from one that
-     * set it: the former evaluated everything, unless it aborted. */
-    done = SIZE_MAX;
+    /* CUTUNE__NONE tells an evaluator that left *done alone apart from one
+     * that set it: the former evaluated everything, unless it aborted. */
+    done = CUTUNE__NONE;
     rs->n_fresh = n_fresh;
     rs->reported = 0;
     rs->had_enough = 0;
     for (size_t i = 0; i < n_fresh; i++)
         rs->costs[i] = NAN;
     rc = eval(user, rs->fresh, n_fresh, rs->results, &done, on_result, rs);
-    if (done == SIZE_MAX)
+    if (done == CUTUNE__NONE)
         done = rc == 0 ? n_fresh : 0;
     if (done > n_fresh)
         done = n_fresh;
@@ -320,11 +320,11 @@ static int search_run(const cutune__strategy_type *type,
     if (!result)
         result = &local_result;
     result->evaluations = 0;
-    result->best = SIZE_MAX;
+    result->best = CUTUNE__NONE;
     result->best_objective = INFINITY;
     if (!options) {
         memset(&defaults, 0, sizeof defaults);
-        defaults.start = SIZE_MAX;
+        defaults.start = CUTUNE__NONE;
         options = &defaults;
     }
     memset(&rs, 0, sizeof rs);
@@ -333,7 +333,7 @@ static int search_run(const cutune__strategy_type *type,
     rs.n = cutune__space_size(space);
     if (rs.n == 0)
         return 0;
-    budget = options->max_evals ? options->max_evals : SIZE_MAX;
+    budget = options->max_evals ? options->max_evals : CUTUNE__UNLIMITED;
     rs.batch = options->batch ? options->batch : 1;
 
     rs.strategy = calloc(1, type->state_size ? type->state_size : 1);
@@ -355,7 +355,7 @@ static int search_run(const cutune__strategy_type *type,
 
     ctx.space = space;
     ctx.rng = rng;
-    ctx.start = options->start < rs.n ? options->start : SIZE_MAX;
+    ctx.start = options->start < rs.n ? options->start : CUTUNE__NONE;
     ctx.budget = budget;
     ctx.params = options->params;
     if (type->init(rs.strategy, &ctx))

@@ -25,8 +25,8 @@ typedef struct cutune__strategy_ctx {
     const cutune__space *space;
     gsl_rng *rng;  /* owned by the driver; seeded from the run */
     size_t start;  /* occupancy-seeded first configuration, or
-                      SIZE_MAX when there is none */
-    size_t budget; /* evaluations allowed (SIZE_MAX: unlimited) */
+                      CUTUNE__NONE when there is none */
+    size_t budget; /* evaluations allowed (CUTUNE__UNLIMITED: unlimited) */
     /* Borrowed, NULL for the strategy's own constants: a strategy that
      * takes settings says which struct (the default strategy:
      * cutune__default_params), so that a benchmark can choose them by
@@ -94,7 +94,7 @@ typedef struct cutune__strategy_base {
     cutune__history h;
     const cutune__space *space; /* borrowed from the context */
     gsl_rng *rng;               /* borrowed from the context */
-    size_t start; /* the context's start when valid, else SIZE_MAX */
+    size_t start; /* the context's start when valid, else CUTUNE__NONE */
     size_t n_params;
 } cutune__strategy_base;
 
@@ -181,13 +181,13 @@ typedef struct cutune__search_options {
     size_t max_evals; /* 0: unlimited */
     size_t batch;     /* proposals asked for at once; 0: 1 */
     uint64_t seed;
-    size_t start;       /* SIZE_MAX: none */
+    size_t start;       /* CUTUNE__NONE: none */
     const void *params; /* the context's params; NULL: none */
 } cutune__search_options;
 
 typedef struct cutune__search_result {
     size_t evaluations;    /* distinct configurations evaluated */
-    size_t best;           /* SIZE_MAX when none succeeded */
+    size_t best;           /* CUTUNE__NONE when none succeeded */
     double best_objective; /* INFINITY when none succeeded */
 } cutune__search_result;
 
