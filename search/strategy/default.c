@@ -353,36 +353,38 @@ static size_t start_climb(cutune__default_state *st, size_t *out)
     return 1;
 }
 
-static size_t default_next(void *state, size_t *out, size_t cap)
+/* The first sample: the start, then the edge seen from it, then random
+ * configurations. */
+static size_t next_sample(cutune__default_state *st, size_t *out, size_t cap)
 {
-    cutune__default_state *st = state;
     size_t k = 0;
-    if (st->h.n_taken >= st->n)
-        return 0;
-    st->sample_batch = 0;
-    st->climb_batch = 0;
-    if (st->sample_left > 0) {
-        st->batch_len = st->batch_pos = st->probe_batch = 0;
-        while (k < cap && st->sample_left > 0) {
-            size_t idx = st->start;
-            st->start = CUTUNE__NONE;
-            /* The second is the edge seen from the first. */
-            if (idx == CUTUNE__NONE &&
-                st->sample_left + 1 == st->prm.initial_sample)
-                idx = cutune__default_edge_of(st, st->sample_first, 1);
-            if (idx == CUTUNE__NONE)
-                idx = cutune__history_random_untaken(&st->h, st->rng);
-            if (st->sample_left == st->prm.initial_sample)
-                st->sample_first = idx;
-            if (idx == CUTUNE__NONE)
-                break;
-            cutune__history_take(&st->h, idx);
-            out[k++] = idx;
-            st->sample_left--;
-        }
-        st->sample_batch = k;
-        return k;
+    st->batch_len = st->batch_pos = st->probe_batch = 0;
+    while (k < cap && st->sample_left > 0) {
+        size_t idx = st->start;
+        st->start = CUTUNE__NONE;
+        /* The second is the edge seen from the first. */
+        if (idx == CUTUNE__NONE &&
+            st->sample_left + 1 == st->prm.initial_sample)
+            idx = cutune__default_edge_of(st, st->sample_first, 1);
+        if (idx == CUTUNE__NONE)
+            idx = cutune__history_random_untaken(&st->h, st->rng);
+        if (st->sample_left == st->prm.initial_sample)
+            st->sample_first = idx;
+        if (idx == CUTUNE__NONE)
+            break;
+        cutune__history_take(&st->h, idx);
+        out[k++] = idx;
+        st->sample_left--;
     }
+    st->sample_batch = k;
+    return k;
+}
+
+/* The probe of the best: its next configurations where one is under way
+ * or falls due now; 0 when none is. */
+static size_t next_probe(cutune__default_state *st, size_t *out, size_t cap)
+{
+    size_t k = 0;
     /* A probe whose remaining configurations are all taken is over:
      * whether another probe is due must not depend on whether the last
      * of them was skipped in this call or in an earlier batch. */
@@ -408,12 +410,15 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     st->batch_len = st->batch_pos = 0;
     st->first_random = CUTUNE__NONE;
     st->probe_batch = k;
-    if (k > 0)
-        return k;
-    end_spent_climb(st);
-    if (restart_due(st) && (k = start_climb(st, out)) > 0)
-        return k;
-    end_spent_climb(st); /* a niche's, from an evaluated start */
+    return k;
+}
+
+/* The next neighbours of the open nodes (or a climb's steps), random
+ * configurations where no node is open. */
+static size_t next_expansions(cutune__default_state *st, size_t *out,
+                              size_t cap)
+{
+    size_t k = 0;
     if (cap > st->batch_cap) {
         size_t *b = realloc(st->batch, cap * sizeof *b);
         if (b) {
@@ -454,6 +459,27 @@ static size_t default_next(void *state, size_t *out, size_t cap)
     st->batch_len = st->batch_cap ? k : 0;
     st->climb_batch = climbing;
     return k;
+}
+
+/* A batch: the first sample, else the probe, else a climb from a new
+ * start where one is due, else expansions. */
+static size_t default_next(void *state, size_t *out, size_t cap)
+{
+    cutune__default_state *st = state;
+    if (st->h.n_taken >= st->n)
+        return 0;
+    st->sample_batch = 0;
+    st->climb_batch = 0;
+    if (st->sample_left > 0)
+        return next_sample(st, out, cap);
+    size_t k = next_probe(st, out, cap);
+    if (k > 0)
+        return k;
+    end_spent_climb(st);
+    if (restart_due(st) && (k = start_climb(st, out)) > 0)
+        return k;
+    end_spent_climb(st); /* a niche's, from an evaluated start */
+    return next_expansions(st, out, cap);
 }
 
 /* What expand() would propose should `index` turn out the fastest node
