@@ -222,6 +222,78 @@ static void features(const bayes_state *st, size_t index, double *x)
         x[j] = (double)c[st->varying[j]] * st->scale[j];
 }
 
+/* The candidate pool: the whole space where it is small, else a sample
+ * of POOL_MAX configurations; with each one's features. 0, or -1 when
+ * memory ran out. */
+static int build_pool(bayes_state *st, size_t n)
+{
+    st->n_pool = n < POOL_MAX ? n : POOL_MAX;
+    st->pool_is_space = st->n_pool == n;
+    st->pool = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->pool);
+    st->pool_x = malloc((st->n_pool * st->d + 1) * sizeof *st->pool_x);
+    if (!st->pool || !st->pool_x)
+        return -1;
+    if (st->pool_is_space) {
+        for (size_t i = 0; i < n; i++)
+            st->pool[i] = i;
+    } else {
+        /* A sample without replacement, in index order, from a stream of
+         * its own: the run's stream draws the initial design, which is
+         * then random search's. */
+        gsl_rng *r = gsl_rng_clone(st->base.rng);
+        if (!r)
+            return -1;
+        gsl_rng_set(r, gsl_rng_get(r) ^ 0x9e3779b9UL);
+        size_t k = 0;
+        for (size_t i = 0; i < n && k < st->n_pool; i++) {
+            /* Selection sampling (Knuth's algorithm S). */
+            if ((double)(n - i) * gsl_rng_uniform(r) <
+                (double)(st->n_pool - k))
+                st->pool[k++] = i;
+        }
+        gsl_rng_free(r);
+        st->n_pool = k;
+    }
+    for (size_t i = 0; i < st->n_pool; i++)
+        features(st, st->pool[i], st->pool_x + i * st->d);
+    return 0;
+}
+
+/* The observations' and the acquisition's buffers, and the per-value
+ * cost statistics. 0, or -1 when memory ran out. */
+static int alloc_observations(bayes_state *st, const cutune__space *s)
+{
+    st->obs_index = malloc(st->cap * sizeof *st->obs_index);
+    st->obs_x = malloc((st->cap * st->d + 1) * sizeof *st->obs_x);
+    st->obs_y = malloc(st->cap * sizeof *st->obs_y);
+    st->obs_raw = malloc(st->cap * sizeof *st->obs_raw);
+    st->clip = INFINITY;
+    st->waiting = malloc(st->cap * sizeof *st->waiting);
+    st->L = malloc(st->cap * st->cap * sizeof *st->L);
+    st->alpha = malloc(st->cap * sizeof *st->alpha);
+    st->row = calloc(st->cap, sizeof *st->row);
+    st->ssq = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->ssq);
+    st->dot = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->dot);
+    st->acq = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->acq);
+    st->kvec = malloc(st->cap * sizeof *st->kvec);
+    st->local =
+        malloc((st->local_cap ? st->local_cap : 1) * sizeof *st->local);
+    st->cost_off = malloc((st->d ? st->d : 1) * sizeof *st->cost_off);
+    size_t n_values = 0;
+    for (size_t j = 0; st->cost_off && j < st->d; j++) {
+        st->cost_off[j] = n_values;
+        n_values += cutune__space_value_count(s, st->varying[j]);
+    }
+    st->cost_sum = calloc(n_values ? n_values : 1, sizeof *st->cost_sum);
+    st->cost_count = calloc(n_values ? n_values : 1, sizeof *st->cost_count);
+    if (!st->obs_index || !st->obs_x || !st->obs_y || !st->obs_raw ||
+        !st->waiting || !st->L || !st->alpha || !st->row || !st->ssq ||
+        !st->dot || !st->acq || !st->kvec || !st->local || !st->cost_off ||
+        !st->cost_sum || !st->cost_count)
+        return -1;
+    return 0;
+}
+
 static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
 {
     bayes_state *st = state;
@@ -256,64 +328,9 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     if (st->cap < 1)
         st->cap = 1;
 
-    st->n_pool = n < POOL_MAX ? n : POOL_MAX;
-    st->pool_is_space = st->n_pool == n;
-    st->pool = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->pool);
-    st->pool_x = malloc((st->n_pool * st->d + 1) * sizeof *st->pool_x);
-    if (!st->pool || !st->pool_x)
+    if (build_pool(st, n) != 0 || alloc_observations(st, s) != 0)
         goto fail;
-    if (st->pool_is_space) {
-        for (size_t i = 0; i < n; i++)
-            st->pool[i] = i;
-    } else {
-        /* A sample without replacement, in index order, from a stream of
-         * its own: the run's stream draws the initial design, which is
-         * then random search's. */
-        gsl_rng *r = gsl_rng_clone(st->base.rng);
-        if (!r)
-            goto fail;
-        gsl_rng_set(r, gsl_rng_get(r) ^ 0x9e3779b9UL);
-        size_t k = 0;
-        for (size_t i = 0; i < n && k < st->n_pool; i++) {
-            /* Selection sampling (Knuth's algorithm S). */
-            if ((double)(n - i) * gsl_rng_uniform(r) <
-                (double)(st->n_pool - k))
-                st->pool[k++] = i;
-        }
-        gsl_rng_free(r);
-        st->n_pool = k;
-    }
-    for (size_t i = 0; i < st->n_pool; i++)
-        features(st, st->pool[i], st->pool_x + i * st->d);
 
-    st->obs_index = malloc(st->cap * sizeof *st->obs_index);
-    st->obs_x = malloc((st->cap * st->d + 1) * sizeof *st->obs_x);
-    st->obs_y = malloc(st->cap * sizeof *st->obs_y);
-    st->obs_raw = malloc(st->cap * sizeof *st->obs_raw);
-    st->clip = INFINITY;
-    st->waiting = malloc(st->cap * sizeof *st->waiting);
-    st->L = malloc(st->cap * st->cap * sizeof *st->L);
-    st->alpha = malloc(st->cap * sizeof *st->alpha);
-    st->row = calloc(st->cap, sizeof *st->row);
-    st->ssq = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->ssq);
-    st->dot = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->dot);
-    st->acq = malloc((st->n_pool ? st->n_pool : 1) * sizeof *st->acq);
-    st->kvec = malloc(st->cap * sizeof *st->kvec);
-    st->local =
-        malloc((st->local_cap ? st->local_cap : 1) * sizeof *st->local);
-    st->cost_off = malloc((st->d ? st->d : 1) * sizeof *st->cost_off);
-    size_t n_values = 0;
-    for (size_t j = 0; st->cost_off && j < st->d; j++) {
-        st->cost_off[j] = n_values;
-        n_values += cutune__space_value_count(s, st->varying[j]);
-    }
-    st->cost_sum = calloc(n_values ? n_values : 1, sizeof *st->cost_sum);
-    st->cost_count = calloc(n_values ? n_values : 1, sizeof *st->cost_count);
-    if (!st->obs_index || !st->obs_x || !st->obs_y || !st->obs_raw ||
-        !st->waiting || !st->L || !st->alpha || !st->row || !st->ssq ||
-        !st->dot || !st->acq || !st->kvec || !st->local || !st->cost_off ||
-        !st->cost_sum || !st->cost_count)
-        goto fail;
     st->against_clock = ctx->budget == CUTUNE__UNLIMITED;
     st->cost_index = CUTUNE__NONE;
     st->next_refit = st->prm.initial;

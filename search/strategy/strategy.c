@@ -301,6 +301,57 @@ static int run_async(run_state *rs, size_t budget,
     return 0;
 }
 
+/* A run's working memory, for rs->type, rs->n and rs->batch: 0, or -1
+ * when memory ran out (run_state_free frees what there is either way). */
+static int run_state_alloc(run_state *rs)
+{
+    const cutune__strategy_type *type = rs->type;
+    rs->strategy = calloc(1, type->state_size ? type->state_size : 1);
+    rs->seen = calloc(rs->n, sizeof *rs->seen);
+    rs->objective = malloc(rs->n * sizeof *rs->objective);
+    rs->proposals = malloc(rs->batch * sizeof *rs->proposals);
+    rs->fresh = malloc(rs->batch * sizeof *rs->fresh);
+    rs->repeats = malloc(rs->batch * sizeof *rs->repeats);
+    rs->results = malloc(rs->batch * sizeof *rs->results);
+    rs->costs = malloc(rs->batch * sizeof *rs->costs);
+    return rs->strategy && rs->seen && rs->objective && rs->proposals &&
+                   rs->fresh && rs->repeats && rs->results && rs->costs
+               ? 0
+               : -1;
+}
+
+static void run_state_free(run_state *rs)
+{
+    free(rs->costs);
+    free(rs->results);
+    free(rs->repeats);
+    free(rs->fresh);
+    free(rs->proposals);
+    free(rs->objective);
+    free(rs->seen);
+    free(rs->strategy);
+}
+
+/* The strategy's rounds until the budget or the space is spent: in
+ * flight when the evaluator is asynchronous (ev), else batch by batch.
+ * 0, or -2 when the evaluator stopped the run. */
+static int run_rounds(run_state *rs, size_t budget, cutune__eval_fn eval,
+                      const cutune__async_eval *ev, void *user)
+{
+    if (ev)
+        return run_async(rs, budget, ev, user);
+    size_t stale = 0;
+    while (rs->result->evaluations < rs->n &&
+           rs->result->evaluations < budget) {
+        int more = run_round(rs, budget, &stale, eval, user);
+        if (more == -2)
+            return -2;
+        if (more == 0)
+            break;
+    }
+    return 0;
+}
+
 /* cutune__search_run and cutune__search_run_async: `ev` NULL for the
  * former. */
 static int search_run(const cutune__strategy_type *type,
@@ -314,7 +365,7 @@ static int search_run(const cutune__strategy_type *type,
     cutune__strategy_ctx ctx;
     run_state rs;
     gsl_rng *rng = NULL;
-    size_t budget, stale = 0;
+    size_t budget;
     int rc = -1, initialised = 0;
 
     if (!result)
@@ -336,17 +387,8 @@ static int search_run(const cutune__strategy_type *type,
     budget = options->max_evals ? options->max_evals : CUTUNE__UNLIMITED;
     rs.batch = options->batch ? options->batch : 1;
 
-    rs.strategy = calloc(1, type->state_size ? type->state_size : 1);
-    rs.seen = calloc(rs.n, sizeof *rs.seen);
-    rs.objective = malloc(rs.n * sizeof *rs.objective);
-    rs.proposals = malloc(rs.batch * sizeof *rs.proposals);
-    rs.fresh = malloc(rs.batch * sizeof *rs.fresh);
-    rs.repeats = malloc(rs.batch * sizeof *rs.repeats);
-    rs.results = malloc(rs.batch * sizeof *rs.results);
-    rs.costs = malloc(rs.batch * sizeof *rs.costs);
     rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!rs.strategy || !rs.seen || !rs.objective || !rs.proposals ||
-        !rs.fresh || !rs.repeats || !rs.results || !rs.costs || !rng)
+    if (run_state_alloc(&rs) != 0 || !rng)
         goto out;
     /* mt19937 takes 32 bits of seed; fold the high half in so that no bit
      * of the caller's seed is ignored. */
@@ -362,31 +404,13 @@ static int search_run(const cutune__strategy_type *type,
         goto out;
     initialised = 1;
 
-    rc = 0;
-    if (ev)
-        rc = run_async(&rs, budget, ev, user);
-    while (!ev && result->evaluations < rs.n && result->evaluations < budget) {
-        int more = run_round(&rs, budget, &stale, eval, user);
-        if (more == -2) {
-            rc = -2;
-            break;
-        }
-        if (more == 0)
-            break;
-    }
+    rc = run_rounds(&rs, budget, eval, ev, user);
 out:
     if (initialised && type->destroy)
         type->destroy(rs.strategy);
     if (rng)
         gsl_rng_free(rng);
-    free(rs.costs);
-    free(rs.results);
-    free(rs.repeats);
-    free(rs.fresh);
-    free(rs.proposals);
-    free(rs.objective);
-    free(rs.seen);
-    free(rs.strategy);
+    run_state_free(&rs);
     return rc;
 }
 
