@@ -331,9 +331,11 @@ static void *batch_thread(void *arg)
     batch *b = me->b;
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        size_t i = b->next < b->n ? b->next++ : SIZE_MAX;
+        size_t i = b->next;
+        if (i < b->n)
+            b->next++;
         pthread_mutex_unlock(&b->lock);
-        if (i == SIZE_MAX)
+        if (i >= b->n)
             return NULL;
         int rc = cutune__compile_with(&b->jobs[i], b->remote, me->slot);
         if (rc != 0) {

@@ -32,6 +32,7 @@
 
 #include <jansson.h>
 
+#include "expr/none.h"
 #include "problem.h"
 #include "util.h"
 
@@ -230,7 +231,7 @@ static cutune_status check_keys(const char *path, json_t *keys,
                                 "%s: tune_params_keys[%zu]: expected a "
                                 "parameter name",
                                 path, k);
-        if (cutune__problem_find_param(p, name) == SIZE_MAX)
+        if (cutune__problem_find_param(p, name) == CUTUNE__NONE)
             return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                                 "%s: tune_params_keys: '%s' is not a "
                                 "parameter of %s",

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "embedded.h"
+#include "expr/none.h"
 #include "kernel_source.h"
 #include "source_hash.h"
 #include "util.h"
@@ -436,7 +437,7 @@ size_t cutune__problem_find_param(const cutune_problem *p, const char *name)
     for (size_t i = 0; i < p->n_params; i++)
         if (strcmp(p->param_names[i], name) == 0)
             return i;
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 /* Threads per block of configuration `config` of the problem `ctx` (0
@@ -585,7 +586,7 @@ double cutune__problem_flops(const cutune_problem *p, size_t config)
 size_t cutune__problem_default_config(const cutune_problem *p)
 {
     if (!p->space || cutune__space_size(p->space) == 0)
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     uint32_t *cfg = malloc(p->n_params * sizeof *cfg);
     if (!cfg)
         return 0;
@@ -649,7 +650,7 @@ static int t1_defines(const cutune_problem *p, size_t config, char **opts,
         return -1;
     for (int g = 0; g < 2; g++)
         for (int d = 0; d < 3; d++) {
-            if (cutune__problem_find_param(p, names[g][d]) != SIZE_MAX)
+            if (cutune__problem_find_param(p, names[g][d]) != CUTUNE__NONE)
                 continue;
             if (!(opts[(*k)++] = cutune__strdup_printf("-D%s=%u", names[g][d],
                                                        dims[g][d])))

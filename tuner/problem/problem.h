@@ -146,17 +146,17 @@ double cutune__problem_bytes(const cutune_problem *p, size_t config);
 double cutune__problem_flops(const cutune_problem *p, size_t config);
 
 /* The configuration made of every parameter's T1 Default, or the valid
- * configuration nearest to it. SIZE_MAX when the space is empty. */
+ * configuration nearest to it. CUTUNE__NONE when the space is empty. */
 size_t cutune__problem_default_config(const cutune_problem *p);
 
 /* Where a tune or a replay of this problem starts (search/strategy/seed.h):
  * the default configuration at the occupancy API's block size `block_size`
  * (<= 0: none, then the default itself). Writes the source to *source
- * when not NULL; SIZE_MAX when the space is empty. */
+ * when not NULL; CUTUNE__NONE when the space is empty. */
 size_t cutune__problem_seed_start(const cutune_problem *p, int block_size,
                                   cutune__seed_source *source);
 
-/* Index of the parameter named `name`, or SIZE_MAX. */
+/* Index of the parameter named `name`, or CUTUNE__NONE. */
 size_t cutune__problem_find_param(const cutune_problem *p, const char *name);
 
 /* NVRTC options for a configuration: "-DNAME=VALUE" per parameter, then

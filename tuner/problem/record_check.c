@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cutune/cutune.h"
+#include "expr/none.h"
 #include "problem.h"
 
 static int reject(char *why, size_t why_size, const char *fmt, ...)
@@ -27,13 +28,13 @@ static int reject(char *why, size_t why_size, const char *fmt, ...)
     return 0;
 }
 
-/* Index of the value of parameter k whose text is `text`, or SIZE_MAX. */
+/* Index of the value of parameter k whose text is `text`, or CUTUNE__NONE. */
 static size_t value_index(const cutune_problem *p, size_t k, const char *text)
 {
     for (size_t v = 0; v < p->param_value_counts[k]; v++)
         if (strcmp(p->value_texts[k][v], text) == 0)
             return v;
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 int cutune_problem_accepts_record(void *problem,
@@ -60,14 +61,15 @@ int cutune_problem_accepts_record(void *problem,
     for (size_t i = 0; ok && i < record->n_config; i++) {
         const cutune_param_value *pv = &record->config[i];
         size_t k = cutune__problem_find_param(p, pv->name);
-        size_t v = k == SIZE_MAX ? SIZE_MAX : value_index(p, k, pv->value);
-        if (k == SIZE_MAX)
+        size_t v =
+            k == CUTUNE__NONE ? CUTUNE__NONE : value_index(p, k, pv->value);
+        if (k == CUTUNE__NONE)
             ok = reject(why, why_size,
                         "config.%s: the problem has no such parameter",
                         pv->name);
         else if (seen[k])
             ok = reject(why, why_size, "config.%s: named twice", pv->name);
-        else if (v == SIZE_MAX)
+        else if (v == CUTUNE__NONE)
             ok = reject(why, why_size,
                         "config.%s: '%s' is not one of its values", pv->name,
                         pv->value);
@@ -96,7 +98,7 @@ int cutune__problem_config_from_values(const cutune_problem *p,
                                        size_t why_size)
 {
     size_t def = cutune__problem_default_config(p);
-    if (def == SIZE_MAX)
+    if (def == CUTUNE__NONE)
         return reject(why, why_size, "the search space is empty");
     uint32_t *cfg = malloc((p->n_params ? p->n_params : 1) * sizeof *cfg);
     unsigned char *seen = calloc(p->n_params ? p->n_params : 1, 1);
@@ -108,16 +110,16 @@ int cutune__problem_config_from_values(const cutune_problem *p,
                p->n_params * sizeof *cfg);
     for (size_t i = 0; ok && i < n; i++) {
         size_t k = cutune__problem_find_param(p, values[i].name);
-        size_t v =
-            k == SIZE_MAX ? SIZE_MAX : value_index(p, k, values[i].value);
-        if (k == SIZE_MAX)
+        size_t v = k == CUTUNE__NONE ? CUTUNE__NONE
+                                     : value_index(p, k, values[i].value);
+        if (k == CUTUNE__NONE)
             ok = reject(why, why_size,
                         "%s: the problem has no such "
                         "parameter",
                         values[i].name);
         else if (seen[k])
             ok = reject(why, why_size, "%s: named twice", values[i].name);
-        else if (v == SIZE_MAX)
+        else if (v == CUTUNE__NONE)
             ok = reject(why, why_size, "%s: '%s' is not one of its values",
                         values[i].name, values[i].value);
         else {

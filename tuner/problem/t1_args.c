@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/none.h"
 #include "kernel_source.h"
 #include "util.h"
 
@@ -51,7 +52,7 @@ static size_t find_dtype(const char *type)
     for (size_t k = 0; type && k < N_DTYPES; k++)
         if (strcmp(type, dtype_names[k].name) == 0)
             return k;
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 /* Type (and TypeSize for custom): the element type and lanes per item. */
@@ -63,7 +64,7 @@ static cutune_status arg_type(cutune_problem *p, json_t *ja, const char *field,
     if (!type)
         return st;
     size_t k = find_dtype(type);
-    if (k == SIZE_MAX)
+    if (k == CUTUNE__NONE)
         return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
                                "%s.Type: '%s' is "
                                "not a T1 type (bool, int8..int64, "
@@ -403,11 +404,11 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
         const char *target = cutune__t1_string(jr, "TargetName");
         if (!target)
             target = cutune__t1_string(jr, "Name");
-        size_t t = SIZE_MAX;
+        size_t t = CUTUNE__NONE;
         for (size_t k = 0; target && k < p->n_args; k++)
             if (strcmp(p->args[k].name, target) == 0)
                 t = k;
-        if (t == SIZE_MAX || !p->args[t].is_vector || p->args[t].is_symbol)
+        if (t == CUTUNE__NONE || !p->args[t].is_vector || p->args[t].is_symbol)
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                    "%s: '%s' names no vector "
                                    "argument",

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/none.h"
 #include "kernel_source.h"
 #include "util.h"
 
@@ -117,9 +118,9 @@ int cutune__t1_eval_in(const cutune_problem *p, const cutune__expr *e,
             vars[i].u.list.n = p->n_problem_size;
         } else if (strcmp(name, "ProblemSize") == 0) {
             vars[i] = p->problem_size_value;
-        } else if (param != SIZE_MAX && config) {
+        } else if (param != CUTUNE__NONE && config) {
             vars[i] = p->param_values[param][config[param]];
-        } else if (param != SIZE_MAX) {
+        } else if (param != CUTUNE__NONE) {
             vars[i].type = CUTUNE__V_LIST;
             vars[i].u.list.items = p->param_values[param];
             vars[i].u.list.n = p->param_value_counts[param];

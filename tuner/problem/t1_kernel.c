@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "expr/none.h"
 #include "kernel_source.h"
 #include "util.h"
 
@@ -51,7 +52,7 @@ static cutune_status check_names(cutune_problem *p, const cutune__expr *e,
 {
     for (size_t i = 0; i < cutune__expr_name_count(e); i++) {
         const char *name = cutune__expr_name(e, i);
-        if (cutune__problem_find_param(p, name) == SIZE_MAX)
+        if (cutune__problem_find_param(p, name) == CUTUNE__NONE)
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                    "%s: '%s' is not a "
                                    "tuning parameter",
@@ -522,8 +523,9 @@ cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
             return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
         for (size_t i = 0; i < json_array_size(cop); i++) {
             const char *name = json_string_value(json_array_get(cop, i));
-            size_t k = name ? cutune__problem_find_param(p, name) : SIZE_MAX;
-            if (k == SIZE_MAX)
+            size_t k =
+                name ? cutune__problem_find_param(p, name) : CUTUNE__NONE;
+            if (k == CUTUNE__NONE)
                 return cutune__t1_fail(
                     p, CUTUNE_ERR_PARSE,
                     "CutuneExtensions."

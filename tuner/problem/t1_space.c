@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/none.h"
 #include "kernel_source.h"
 #include "util.h"
 
@@ -82,14 +83,14 @@ static cutune_status parse_default(cutune_problem *p, json_t *jp,
         st = value_from_json(p, jd, dfield, &d);
         if (st)
             return st;
-        size_t found = SIZE_MAX;
-        for (size_t k = 0; k < n && found == SIZE_MAX; k++)
+        size_t found = CUTUNE__NONE;
+        for (size_t k = 0; k < n && found == CUTUNE__NONE; k++)
             if (cutune__value_equal(&d, &items[k]))
                 found = k;
         /* A Default outside the Values is common in published files (the
          * convolution file's block_size_y, hotspot's max_tfactor): the
          * nearest value stands in, and the user is told. */
-        if (found == SIZE_MAX) {
+        if (found == CUTUNE__NONE) {
             found = nearest_value(&d, items, n);
             char *text = cutune__value_to_text(&d);
             cutune__t1_warn(p,
@@ -269,7 +270,7 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root)
         {
             if (!json_is_string(nj) ||
                 cutune__problem_find_param(p, json_string_value(nj)) ==
-                    SIZE_MAX)
+                    CUTUNE__NONE)
                 return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                        "%s.Parameters[%zu]: '%s' "
                                        "is not a tuning parameter",
@@ -305,7 +306,7 @@ void cutune__t1_config_text(const cutune_problem *p, const uint32_t *v,
 static void warn_invalid_default(cutune_problem *p)
 {
     size_t def = cutune__problem_default_config(p);
-    if (def == SIZE_MAX)
+    if (def == CUTUNE__NONE)
         return;
     const uint32_t *got = cutune__space_config(p->space, def);
     int same = 1;
@@ -351,14 +352,14 @@ cutune_status cutune__t1_build_space(cutune_problem *p)
     p->space_seconds = cutune__now() - t0;
     free(params);
     if (!p->space) {
-        if (serr.condition != SIZE_MAX && serr.expr.column > 0)
+        if (serr.condition != CUTUNE__NONE && serr.expr.column > 0)
             return cutune__t1_fail(
                 p, CUTUNE_ERR_PARSE,
                 "ConfigurationSpace.Conditions[%zu].Expression: %s, "
                 "at column %d ('%s')",
                 serr.condition, serr.message, serr.expr.column,
                 serr.expr.token);
-        if (serr.condition != SIZE_MAX)
+        if (serr.condition != CUTUNE__NONE)
             return cutune__t1_fail(
                 p, CUTUNE_ERR_PARSE,
                 "ConfigurationSpace.Conditions[%zu].Expression: %s",

@@ -21,6 +21,7 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include "expr/none.h"
 #include "inflate.h"
 #include "problem.h"
 #include "stats.h"
@@ -73,7 +74,7 @@ int cutune__t4_outcome_from_str(const char *invalidity, cutune_outcome *out)
 }
 
 /* Index of the value of parameter `param` that the JSON value names, or
- * SIZE_MAX. Numbers compare as Python compares them (128 == 128.0); a
+ * CUTUNE__NONE. Numbers compare as Python compares them (128 == 128.0); a
  * string also matches a value whose text it is, because some writers put
  * every value in quotes. */
 static size_t find_value(const cutune_problem *p, size_t param, json_t *j)
@@ -92,7 +93,7 @@ static size_t find_value(const cutune_problem *p, size_t param, json_t *j)
         v.type = CUTUNE__V_STR;
         v.u.s = (char *)json_string_value(j); /* borrowed, never cleared */
     } else {
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     }
     size_t n = p->param_value_counts[param];
     for (size_t k = 0; k < n; k++)
@@ -102,7 +103,7 @@ static size_t find_value(const cutune_problem *p, size_t param, json_t *j)
         for (size_t k = 0; k < n; k++)
             if (strcmp(v.u.s, p->value_texts[param][k]) == 0)
                 return k;
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 static int json_number(json_t *j, double *out)
@@ -206,7 +207,7 @@ static cutune_status load_configuration(const char *path,
         json_t *val;
         json_object_foreach(conf, key, val)
         {
-            if (cutune__problem_find_param(p, key) == SIZE_MAX)
+            if (cutune__problem_find_param(p, key) == CUTUNE__NONE)
                 return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                                     "%s: results[%zu].configuration.%s: the "
                                     "problem has no such parameter",
@@ -221,7 +222,7 @@ static cutune_status load_configuration(const char *path,
                                 "%s: results[%zu].configuration.%s: missing",
                                 path, i, p->param_names[k]);
         size_t idx = find_value(p, k, v);
-        if (idx == SIZE_MAX)
+        if (idx == CUTUNE__NONE)
             *inside = 0;
         else
             cfg[k] = (uint32_t)idx;
@@ -272,7 +273,7 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
                                 size_t errlen)
 {
     cutune__t4_entry *e = &t4->entries[i];
-    e->config_index = SIZE_MAX;
+    e->config_index = CUTUNE__NONE;
     e->time_ms = INFINITY;
     if (!json_is_object(res))
         return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
@@ -288,8 +289,8 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     if (st)
         return st;
     if (inside && !cutune__space_index_of(p->space, cfg, &e->config_index))
-        e->config_index = SIZE_MAX;
-    if (e->config_index == SIZE_MAX)
+        e->config_index = CUTUNE__NONE;
+    if (e->config_index == CUTUNE__NONE)
         t4->n_outside++;
 
     json_t *inv = json_object_get(res, "invalidity");

@@ -27,7 +27,7 @@
 
 /* One recorded configuration, placed on the problem's space. */
 typedef struct cutune__t4_entry {
-    size_t config_index; /* index in the problem's space; SIZE_MAX when the
+    size_t config_index; /* index in the problem's space; CUTUNE__NONE when the
                             configuration is not a valid point of it */
     cutune_outcome outcome;
     double time_ms;    /* median of the runtimes (a tune's rank)

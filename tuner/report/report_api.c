@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/none.h"
 #include "problem.h"
 #include "report_internal.h"
 #include "util.h"
@@ -69,9 +70,9 @@ static cutune_report *report_new(const cutune_report_options *o)
     r->max_points =
         o && o->max_points ? o->max_points : CUTUNE__REPORT_MAX_POINTS;
     r->top = o && o->top ? o->top : CUTUNE__REPORT_TOP;
-    r->best_eval = r->winner_eval = SIZE_MAX;
-    r->default_config = r->default_eval = SIZE_MAX;
-    r->baseline_config = r->baseline_eval = SIZE_MAX;
+    r->best_eval = r->winner_eval = CUTUNE__NONE;
+    r->default_config = r->default_eval = CUTUNE__NONE;
+    r->baseline_config = r->baseline_eval = CUTUNE__NONE;
     return r;
 }
 

@@ -10,44 +10,48 @@
 #include <string.h>
 
 #include "explain_model.h"
+#include "expr/none.h"
 #include "problem.h"
 #include "report_internal.h"
 #include "t1_read.h"
 #include "t4.h"
 
-size_t cutune__report_find_config(const cutune_problem *p,
-                                  const cutune_param_value *v, size_t n)
+int cutune__report_find_config(const cutune_problem *p,
+                               const cutune_param_value *v, size_t n,
+                               size_t *index_out)
 {
+    *index_out = CUTUNE__NONE;
     if (!v || n != p->n_params || !p->space)
-        return SIZE_MAX;
+        return 0;
     uint32_t *cfg = malloc((n ? n : 1) * sizeof *cfg);
-    size_t index = SIZE_MAX;
+    size_t index = CUTUNE__NONE;
     if (!cfg)
-        return SIZE_MAX;
+        return -1;
     for (size_t k = 0; k < n; k++) {
         size_t param =
             cutune__problem_find_param(p, v[k].name ? v[k].name : "");
-        size_t found = SIZE_MAX;
+        size_t found = CUTUNE__NONE;
         for (size_t j = 0;
-             param != SIZE_MAX && j < p->param_value_counts[param]; j++)
+             param != CUTUNE__NONE && j < p->param_value_counts[param]; j++)
             if (v[k].value &&
                 strcmp(p->value_texts[param][j], v[k].value) == 0)
                 found = j;
-        if (found == SIZE_MAX)
+        if (found == CUTUNE__NONE)
             goto done;
         cfg[param] = (uint32_t)found;
     }
     if (!cutune__space_index_of(p->space, cfg, &index))
-        index = SIZE_MAX;
+        index = CUTUNE__NONE;
 done:
     free(cfg);
-    return index;
+    *index_out = index;
+    return 0;
 }
 
 double cutune__report_speedup(const cutune_report *r, size_t ref_eval,
                               double time_ms)
 {
-    if (ref_eval == SIZE_MAX || !isfinite(r->evals[ref_eval].time_ms) ||
+    if (ref_eval == CUTUNE__NONE || !isfinite(r->evals[ref_eval].time_ms) ||
         !(time_ms > 0))
         return NAN;
     return r->evals[ref_eval].time_ms / time_ms;
@@ -55,10 +59,10 @@ double cutune__report_speedup(const cutune_report *r, size_t ref_eval,
 
 static size_t first_eval_of(const cutune_report *r, size_t config)
 {
-    for (size_t i = 0; config != SIZE_MAX && i < r->n_evals; i++)
+    for (size_t i = 0; config != CUTUNE__NONE && i < r->n_evals; i++)
         if (r->evals[i].config == config)
             return i;
-    return SIZE_MAX;
+    return CUTUNE__NONE;
 }
 
 typedef struct config_at {
@@ -82,7 +86,7 @@ static int mark_duplicates(cutune_report *r)
     if (!at)
         return -1;
     for (size_t i = 0; i < r->n_evals; i++)
-        if (r->evals[i].config != SIZE_MAX)
+        if (r->evals[i].config != CUTUNE__NONE)
             at[n++] = (config_at){r->evals[i].config, i};
     qsort(at, n, sizeof *at, by_config_then_eval);
     for (size_t i = 1; i < n; i++)
@@ -150,13 +154,13 @@ static void set_threads(cutune_report *r)
     size_t params[3], n = 0;
     for (size_t d = 0; d < 3; d++) {
         size_t k = cutune__problem_find_param(p, names[d]);
-        if (k != SIZE_MAX)
+        if (k != CUTUNE__NONE)
             params[n++] = k;
     }
     int local = !p->space_only && p->local_size[0];
     if (local)
         r->threads_source = "the problem's LocalSize";
-    else if (cutune__problem_find_param(p, names[0]) != SIZE_MAX)
+    else if (cutune__problem_find_param(p, names[0]) != CUTUNE__NONE)
         r->threads_source = n == 3   ? "block_size_x * block_size_y * "
                                        "block_size_z"
                             : n == 2 ? "the product of the block_size_* "
@@ -167,7 +171,7 @@ static void set_threads(cutune_report *r)
     for (size_t i = 0; i < r->n_evals; i++) {
         cutune__report_eval *e = &r->evals[i];
         e->threads = NAN;
-        if (e->config == SIZE_MAX)
+        if (e->config == CUTUNE__NONE)
             continue;
         if (local) {
             unsigned grid[3], block[3];
@@ -210,7 +214,7 @@ static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
     r->n_evals = t4->n_entries;
     r->n_outside = t4->n_outside;
     r->n_other_invalidity = t4->n_other_invalidity;
-    r->best_eval = SIZE_MAX;
+    r->best_eval = CUTUNE__NONE;
     for (size_t i = 0; i < t4->n_entries; i++) {
         const cutune__t4_entry *e = &t4->entries[i];
         cutune__report_eval *v = &r->evals[i];
@@ -228,7 +232,7 @@ static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
             r->by_outcome[v->outcome]++;
         if (isfinite(v->time_ms)) {
             r->n_correct++;
-            if (r->best_eval == SIZE_MAX ||
+            if (r->best_eval == CUTUNE__NONE ||
                 v->time_ms < r->evals[r->best_eval].time_ms)
                 r->best_eval = i;
         }
@@ -246,12 +250,12 @@ static int place_references(cutune_report *r, const cutune_report_options *o)
     int bad = 0;
     r->default_config = cutune__problem_default_config(p);
     r->default_eval = first_eval_of(r, r->default_config);
-    if (r->default_eval == SIZE_MAX)
+    if (r->default_eval == CUTUNE__NONE)
         bad |= cutune__report_note(r, "The default configuration (the T1 "
                                       "Defaults) is not among the results: no "
                                       "speed-up over it.");
-    r->baseline_config =
-        cutune__report_find_config(p, o->baseline, o->n_baseline);
+    bad |= cutune__report_find_config(p, o->baseline, o->n_baseline,
+                                      &r->baseline_config);
     r->baseline_eval = first_eval_of(r, r->baseline_config);
     r->occupancy_block_size = o->occupancy_block_size;
     if (!o->baseline)
@@ -259,15 +263,17 @@ static int place_references(cutune_report *r, const cutune_report_options *o)
                                       "a results file does not record it (a "
                                       "report written by `cutune tune "
                                       "--report` shows it).");
-    else if (r->baseline_eval == SIZE_MAX)
+    else if (r->baseline_eval == CUTUNE__NONE)
         bad |= cutune__report_note(r, "The occupancy suggestion is not among "
                                       "the results.");
     r->winner_eval = r->best_eval;
     r->winner_ms =
-        r->best_eval != SIZE_MAX ? r->evals[r->best_eval].time_ms : NAN;
-    size_t w = first_eval_of(
-        r, cutune__report_find_config(p, o->winner, o->n_winner));
-    if (w != SIZE_MAX && isfinite(r->evals[w].time_ms)) {
+        r->best_eval != CUTUNE__NONE ? r->evals[r->best_eval].time_ms : NAN;
+    size_t winner_config;
+    bad |=
+        cutune__report_find_config(p, o->winner, o->n_winner, &winner_config);
+    size_t w = first_eval_of(r, winner_config);
+    if (w != CUTUNE__NONE && isfinite(r->evals[w].time_ms)) {
         r->winner_eval = w;
         r->winner_ms = o->winner_ms > 0 ? o->winner_ms : r->evals[w].time_ms;
     }

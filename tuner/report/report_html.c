@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "expr/none.h"
 #include "problem.h"
 #include "report_internal.h"
 
@@ -71,7 +72,7 @@ static void put_num(cutune__rtext *out, double v, int digits, const char *unit)
 static void put_config(cutune__rtext *out, const cutune_problem *p,
                        size_t config, int all)
 {
-    if (config == SIZE_MAX) {
+    if (config == CUTUNE__NONE) {
         cutune__rtext_put(out, "<span class=\"unknown\">outside the space"
                                "</span>");
         return;
@@ -112,7 +113,7 @@ static void reference_fact(const cutune_report *r, cutune__rtext *out,
     cutune__rtext_put(out, "<tr><th scope=\"row\">");
     cutune__rtext_escape(out, name);
     cutune__rtext_put(out, "</th><td>");
-    if (eval == SIZE_MAX) {
+    if (eval == CUTUNE__NONE) {
         cutune__rtext_printf(out,
                              "<span class=\"unknown\">%s</span></td>"
                              "</tr>",
@@ -148,15 +149,16 @@ static void summary(const cutune_report *r, cutune__rtext *out)
     fact(out, "results", buf);
     reference_fact(r, out, "winner", r->winner_eval, r->winner_ms,
                    "no configuration ran correctly");
-    reference_fact(
-        r, out, "default configuration", r->default_eval,
-        r->default_eval == SIZE_MAX ? NAN : r->evals[r->default_eval].time_ms,
-        "not among the results");
+    reference_fact(r, out, "default configuration", r->default_eval,
+                   r->default_eval == CUTUNE__NONE
+                       ? NAN
+                       : r->evals[r->default_eval].time_ms,
+                   "not among the results");
     reference_fact(r, out, "occupancy suggestion", r->baseline_eval,
-                   r->baseline_eval == SIZE_MAX
+                   r->baseline_eval == CUTUNE__NONE
                        ? NAN
                        : r->evals[r->baseline_eval].time_ms,
-                   r->baseline_config == SIZE_MAX
+                   r->baseline_config == CUTUNE__NONE
                        ? "unknown: not recorded in a results file"
                        : "not among the results");
     cutune__rtext_put(out, "<tr><th scope=\"row\">winner's speed-up</th><td>");
@@ -225,7 +227,7 @@ static void top_row(const cutune_report *r, cutune__rtext *out, size_t rank,
     if (r->has_bytes) {
         cutune__rtext_put(out, "</td><td class=\"n\">");
         put_num(out,
-                e->config == SIZE_MAX
+                e->config == CUTUNE__NONE
                     ? NAN
                     : cutune__problem_bytes(p, e->config) / (e->time_ms * 1e6),
                 4, "");
@@ -233,7 +235,7 @@ static void top_row(const cutune_report *r, cutune__rtext *out, size_t rank,
     if (r->has_flops) {
         cutune__rtext_put(out, "</td><td class=\"n\">");
         put_num(out,
-                e->config == SIZE_MAX
+                e->config == CUTUNE__NONE
                     ? NAN
                     : cutune__problem_flops(p, e->config) / (e->time_ms * 1e6),
                 4, "");

@@ -24,7 +24,7 @@
 
 /* One result of the file, in the file's order. */
 typedef struct cutune__report_eval {
-    size_t config; /* index in the space; SIZE_MAX: outside it */
+    size_t config; /* index in the space; CUTUNE__NONE: outside it */
     cutune_outcome outcome;
     double time_ms;   /* INFINITY unless CORRECT */
     double elapsed_s; /* from the start to the end of this one */
@@ -69,10 +69,10 @@ struct cutune_report {
     size_t n_evals;
     size_t n_correct, n_outside, n_other_invalidity, n_duplicates;
     size_t by_outcome[6]; /* results per cutune_outcome */
-    size_t best_eval;     /* fastest correct result; SIZE_MAX: none */
+    size_t best_eval;     /* fastest correct result; CUTUNE__NONE: none */
     size_t winner_eval;   /* the tune's winner, else best_eval */
     double winner_ms;     /* the winner's time as reported */
-    size_t default_config, default_eval;   /* SIZE_MAX: unknown/absent */
+    size_t default_config, default_eval;   /* CUTUNE__NONE: unknown/absent */
     size_t baseline_config, baseline_eval; /* occupancy suggestion */
     int occupancy_block_size;              /* 0: unknown */
     int seconds_from_timestamps;
@@ -97,10 +97,12 @@ int cutune__report_note(cutune_report *r, const char *fmt, ...)
 /* report_data.c: fills a results report from the options' T4 file. */
 cutune_status cutune__report_load(cutune_report *r,
                                   const cutune_report_options *o);
-/* The space index of a configuration given as name/value texts;
- * SIZE_MAX when it is not a point of the space. */
-size_t cutune__report_find_config(const cutune_problem *p,
-                                  const cutune_param_value *v, size_t n);
+/* The space index of a configuration given as name/value texts, in
+ * *index_out: CUTUNE__NONE when it is not a point of the space. Returns 0,
+ * or -1 when memory ran out. */
+int cutune__report_find_config(const cutune_problem *p,
+                               const cutune_param_value *v, size_t n,
+                               size_t *index_out);
 /* Speed-up of a time over a reference eval's time; NAN when unknown. */
 double cutune__report_speedup(const cutune_report *r, size_t ref_eval,
                               double time_ms);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "expr/none.h"
 #include "problem.h"
 #include "report_internal.h"
 #include "report_svg.h"
@@ -61,7 +62,7 @@ static cutune__svg_axis time_axis(double lo, double hi, const char *label)
 
 static double eval_time(const cutune_report *r, size_t eval)
 {
-    return eval == SIZE_MAX ? NAN : r->evals[eval].time_ms;
+    return eval == CUTUNE__NONE ? NAN : r->evals[eval].time_ms;
 }
 
 /* The expected best of random search over the recorded configurations,
@@ -138,7 +139,7 @@ static void reference_marks(cutune__svg_plot *p, const cutune_report *r,
                     : refs[k].which == 1 ? r->baseline_eval
                                          : r->winner_eval;
         double t = refs[k].which == 2 ? r->winner_ms : eval_time(r, ev);
-        if (ev == SIZE_MAX || !isfinite(t))
+        if (ev == CUTUNE__NONE || !isfinite(t))
             continue;
         char name[160], ms[32];
         snprintf(name, sizeof name, "%s: %s ms, evaluation %zu", refs[k].name,
@@ -236,7 +237,7 @@ static void threads_marks(cutune__svg_plot *p, const cutune_report *r)
                                   CUTUNE__MARK_STAR};
     static const int series[3] = {S_DEFAULT, S_OCCUPANCY, S_WINNER};
     for (size_t k = 0; k < 3; k++) {
-        if (evs[k] == SIZE_MAX || !isfinite(r->evals[evs[k]].time_ms))
+        if (evs[k] == CUTUNE__NONE || !isfinite(r->evals[evs[k]].time_ms))
             continue;
         const cutune__report_eval *e = &r->evals[evs[k]];
         char name[160], ms[32];
@@ -280,9 +281,9 @@ size_t cutune__report_plot_threads(const cutune_report *r, cutune__rtext *out)
             names[nn++] = "configuration";
             if (r->occupancy_block_size > 0)
                 names[nn++] = "occupancy API block size";
-            if (r->default_eval != SIZE_MAX)
+            if (r->default_eval != CUTUNE__NONE)
                 names[nn++] = "default configuration";
-            if (r->baseline_eval != SIZE_MAX)
+            if (r->baseline_eval != CUTUNE__NONE)
                 names[nn++] = "occupancy suggestion";
             names[nn++] = "winner";
             p.top = cutune__svg_legend_top(&p, names, nn);

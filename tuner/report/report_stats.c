@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "expr/none.h"
 #include "problem.h"
 #include "report_internal.h"
 
@@ -145,7 +146,7 @@ static void one_param(const cutune_report *r, cutune__report_param *rp,
     size_t n = 0;
     for (size_t i = 0; i < r->n_evals; i++) {
         const cutune__report_eval *e = &r->evals[i];
-        if (e->config == SIZE_MAX || e->duplicate)
+        if (e->config == CUTUNE__NONE || e->duplicate)
             continue;
         size_t v = cutune__space_config(p->space, e->config)[rp->param];
         rp->values[v].total++;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/none.h"
 #include "session_internal.h"
 #include "util.h"
 
@@ -37,10 +38,11 @@ static void *cq_thread_main(void *arg)
     cutune__cq *q = me->q;
     pthread_mutex_lock(&q->mu);
     for (;;) {
-        size_t key = SIZE_MAX;
-        while (!q->stop && (key = cutune__order_pop(&q->order)) == SIZE_MAX)
+        size_t key = CUTUNE__NONE;
+        while (!q->stop &&
+               (key = cutune__order_pop(&q->order)) == CUTUNE__NONE)
             pthread_cond_wait(&q->work, &q->mu);
-        if (q->stop && key == SIZE_MAX)
+        if (q->stop && key == CUTUNE__NONE)
             break;
         cutune__compile_job *job = &q->sets[key]->jobs[0];
         pthread_mutex_unlock(&q->mu);
@@ -248,7 +250,7 @@ void cutune__cq_destroy(cutune__cq *q)
      * last batch's speculation): their processes are killed rather than
      * waited for (an interrupted compile is an NVRTC failure nobody
      * reads), then started again on next use. */
-    while (cutune__order_pop(&q->order) != SIZE_MAX)
+    while (cutune__order_pop(&q->order) != CUTUNE__NONE)
         ;
     pthread_cond_broadcast(&q->work);
     pthread_mutex_unlock(&q->mu);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/none.h"
 #include "session_internal.h"
 
 enum { PENDING = 0, TAKEN, MEASURED, HANDED };
@@ -40,7 +41,7 @@ struct cutune__crew {
     size_t n_members;
 };
 
-/* The next proposal a thread may start, or SIZE_MAX when none. */
+/* The next proposal a thread may start, or CUTUNE__NONE when none. */
 static size_t next_proposal(cutune__crew *c)
 {
     cutune_session *s = c->s;
@@ -48,7 +49,7 @@ static size_t next_proposal(cutune__crew *c)
         c->next++;
     if (c->stop || s->fatal || c->next >= c->b->n ||
         cutune__session_time_is_up(s))
-        return SIZE_MAX;
+        return CUTUNE__NONE;
     return c->next++;
 }
 
@@ -59,7 +60,7 @@ static void *measure_loop(void *arg)
     cutune_session *s = c->s;
     pthread_mutex_lock(&s->lock);
     size_t i;
-    while ((i = next_proposal(c)) != SIZE_MAX) {
+    while ((i = next_proposal(c)) != CUTUNE__NONE) {
         c->state[i] = TAKEN;
         eval_record *e = &c->recs[i];
         memset(e, 0, sizeof *e);

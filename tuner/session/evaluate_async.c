@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/none.h"
 #include "replay/batch_jobs.h"
 #include "session_internal.h"
 #include "util.h"
@@ -70,13 +71,13 @@ static int measured_before(const cutune__measure_log *log,
 static size_t next_in_flight(flight *f)
 {
     cutune_session *s = f->s;
-    size_t pick = SIZE_MAX;
+    size_t pick = CUTUNE__NONE;
     for (size_t i = 0; i < f->n; i++)
         if (f->prior[i] &&
-            (pick == SIZE_MAX ||
+            (pick == CUTUNE__NONE ||
              measured_before(s->record.measured, f->prior[i], f->prior[pick])))
             pick = i;
-    if (pick != SIZE_MAX)
+    if (pick != CUTUNE__NONE)
         return pick;
     double t0 = cutune__now();
     cutune__session_unlock(s);

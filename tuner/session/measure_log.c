@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "expr/none.h"
 #include "util.h"
 
 #define LOG_VERSION 1
@@ -27,7 +28,7 @@ struct cutune__measure_log {
     cutune__measured *records;
     size_t n, cap;
     size_t skipped;
-    /* Open addressing over `records`, by config text; SIZE_MAX empty. */
+    /* Open addressing over `records`, by config text; CUTUNE__NONE: empty. */
     size_t *slots;
     size_t n_slots;
 };
@@ -50,7 +51,7 @@ static size_t slot_of(const cutune__measure_log *log, const char *config)
 {
     size_t mask = log->n_slots - 1;
     size_t i = (size_t)text_hash(config) & mask;
-    while (log->slots[i] != SIZE_MAX &&
+    while (log->slots[i] != CUTUNE__NONE &&
            strcmp(log->records[log->slots[i]].config, config) != 0)
         i = (i + 1) & mask;
     return i;
@@ -66,7 +67,7 @@ static int build_index(cutune__measure_log *log)
         return -1;
     log->n_slots = n_slots;
     for (size_t i = 0; i < n_slots; i++)
-        log->slots[i] = SIZE_MAX;
+        log->slots[i] = CUTUNE__NONE;
     /* Later lines replace earlier ones of the same configuration. */
     for (size_t r = 0; r < log->n; r++)
         log->slots[slot_of(log, log->records[r].config)] = r;
@@ -262,11 +263,11 @@ typedef struct log_line {
 /* Reads the lines of buf into `lines` and, for each that load() would
  * take, its configuration into idx's records; then marks the lines that
  * idx's index (the last record of each configuration, as for a lookup)
- * points at. Returns how many are kept, or SIZE_MAX when memory ran out:
- * a line that could not be read might have been a configuration's last
- * record. */
-static size_t mark_last(const char *buf, size_t size, log_line **lines_out,
-                        size_t *n_out, cutune__measure_log *idx)
+ * points at, and sets *kept_out to how many. Returns 0, or -1 when memory
+ * ran out: then nothing may be dropped, since a line that could not be
+ * read might have been a configuration's last record. */
+static int mark_last(const char *buf, size_t size, log_line **lines_out,
+                     size_t *n_out, cutune__measure_log *idx, size_t *kept_out)
 {
     log_line *lines = NULL;
     size_t n = 0, cap = 0, *line_of = NULL, kept = 0;
@@ -307,14 +308,15 @@ static size_t mark_last(const char *buf, size_t size, log_line **lines_out,
     if (!oom && build_index(idx) != 0)
         oom = 1;
     for (size_t j = 0; !oom && j < idx->n_slots; j++)
-        if (idx->slots[j] != SIZE_MAX) {
+        if (idx->slots[j] != CUTUNE__NONE) {
             lines[line_of[idx->slots[j]]].keep = 1;
             kept++;
         }
     free(line_of);
     *lines_out = lines;
     *n_out = n;
-    return oom ? SIZE_MAX : kept;
+    *kept_out = kept;
+    return oom ? -1 : 0;
 }
 
 /* Reads the whole of fd; NULL when it could not. */
@@ -448,9 +450,9 @@ int cutune__measure_log_compact(const char *path, long long min_bytes,
     log_line *lines = NULL;
     cutune__measure_log idx;
     memset(&idx, 0, sizeof idx);
-    size_t kept = buf ? mark_last(buf, size, &lines, &n, &idx) : SIZE_MAX;
+    size_t kept = 0;
     int rc = 0;
-    if (kept == SIZE_MAX) {
+    if (!buf || mark_last(buf, size, &lines, &n, &idx, &kept) != 0) {
         rc = -1;
         snprintf(err, errlen, "compacting %s: out of memory", path);
     } else if (2 * kept > n) {
@@ -556,7 +558,7 @@ cutune__measure_log_find(const cutune__measure_log *log, const char *config)
     if (!log || !log->n)
         return NULL;
     size_t r = log->slots[slot_of(log, config)];
-    return r == SIZE_MAX ? NULL : &log->records[r];
+    return r == CUTUNE__NONE ? NULL : &log->records[r];
 }
 
 size_t cutune__measure_log_position(const cutune__measure_log *log,

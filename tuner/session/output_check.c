@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expr/none.h"
+
 int cutune__outputs_vary(size_t agreed, size_t differed)
 {
     /* The sample leans towards agreement: a search starts near the default
@@ -24,7 +26,7 @@ size_t cutune__explain_differences(const cutune_problem *p, size_t def,
     size_t named = 0, used = 0;
     if (outlen)
         out[0] = '\0';
-    if (n == 0 || def == SIZE_MAX)
+    if (n == 0 || def == CUTUNE__NONE)
         return 0;
     const uint32_t *d = cutune__space_config(p->space, def);
     for (size_t k = 0; k < p->n_params; k++) {

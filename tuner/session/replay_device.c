@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "expr/none.h"
 #include "session_internal.h"
 #include "util.h"
 
@@ -194,7 +195,7 @@ static int fail_hook(cutune_session *s, cutune__mslot *slot, eval_record *e)
 {
     if (e->pub.config_index != s->replay_fail.config)
         return 0;
-    s->replay_fail.config = SIZE_MAX;
+    s->replay_fail.config = CUTUNE__NONE;
     if (s->replay_fail.hang)
         replay_sleep(s, cutune__session_run_timeout(s));
     slot->up = 0;

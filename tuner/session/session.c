@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "expr/none.h"
 #include "session_internal.h"
 #include "util.h"
 
@@ -66,7 +67,7 @@ cutune_status cutune_session_create(const cutune_session_options *options,
     else
         cutune_session_options_init(&s->opt);
     pthread_mutex_init(&s->lock, NULL);
-    s->replay_fail.config = SIZE_MAX;
+    s->replay_fail.config = CUTUNE__NONE;
     s->strategy = dup_or_null(s->opt.strategy);
     s->cache_dir = dup_or_null(s->opt.cache_dir);
     s->worker_path = cutune__worker_locate(s->opt.worker_path);

@@ -229,7 +229,7 @@ struct cutune_session {
     size_t n_replay;
     struct {
         int hang;      /* hang rather than die */
-        size_t config; /* SIZE_MAX: no hook */
+        size_t config; /* CUTUNE__NONE: no hook */
     } replay_fail;
 
     /* With several slots, the measuring threads hold `lock` whenever they

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "expr/none.h"
 #include "session_internal.h"
 #include "t4.h"
 #include "util.h"
@@ -100,7 +101,7 @@ cutune_status cutune__session_publish(cutune_session *s,
                          ? base->pub.time_ms
                          : NAN;
     r->wall_s = cutune__now() - s->started;
-    if (sr->best == SIZE_MAX)
+    if (sr->best == CUTUNE__NONE)
         return cutune__session_fail(
             s, CUTUNE_ERR_NO_VALID_RESULT,
             "%s: none of the %zu configurations evaluated ran "

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/none.h"
 #include "output_check.h"
 #include "session_internal.h"
 #include "util.h"
@@ -261,8 +262,9 @@ static cutune_status search(cutune_session *s,
         s->proto.check.mode == CUTUNE__CHECK_PROBE &&
         cutune__outputs_vary(s->proto.check.agreed, s->proto.check.differed);
     cutune__session_settle_check(s, 0, NULL, 0);
-    st = sr->best != SIZE_MAX || settled_late ? cutune__session_final_round(s)
-                                              : CUTUNE_OK;
+    st = sr->best != CUTUNE__NONE || settled_late
+             ? cutune__session_final_round(s)
+             : CUTUNE_OK;
     cutune__cq_destroy(s->compile.cq);
     s->compile.cq = NULL;
     if (st)
@@ -324,7 +326,7 @@ cutune_status cutune_session_tune(cutune_session *s,
     /* The caller's strategy and budget win; else the T1 file's. */
     const cutune__strategy_type *type = tune_strategy(s, problem);
     cutune_status st;
-    size_t start = SIZE_MAX;
+    size_t start = CUTUNE__NONE;
     cutune__search_result sr;
     if (!type) {
         st = cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cutune/cutune.h"
+#include "expr/none.h"
 #include "problem.h"
 #include "store.h"
 #include "t1_read.h"
@@ -39,7 +40,7 @@ static const cutune__t4_entry *best_entry(const cutune__t4 *t4,
     for (size_t i = 0; i < t4->n_entries; i++) {
         const cutune__t4_entry *e = &t4->entries[i];
         if (e->outcome != CUTUNE_OUTCOME_CORRECT ||
-            e->config_index == SIZE_MAX)
+            e->config_index == CUTUNE__NONE)
             continue;
         (*correct)++;
         if (!best || e->time_ms < best->time_ms)

@@ -13,6 +13,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cutune/simulate.h"
+#include "expr/none.h"
 #include "problem.h"
 #include "replay/replay.h"
 #include "strategy/budget.h"
@@ -258,7 +259,7 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         r->correct += isfinite(objective[i]) != 0;
     r->space_size = n;
     r->n_params = np;
-    if (opt_index != SIZE_MAX) {
+    if (opt_index != CUTUNE__NONE) {
         cutune__problem_config_values(problem, opt_index,
                                       sim->configs + repeat * np);
         r->optimum = sim->configs + repeat * np;
@@ -275,7 +276,7 @@ static void set_start(cutune_simulation *sim, const cutune_problem *problem,
     r->start_index =
         cutune__problem_seed_start(problem, o->occupancy_block_size, &src);
     r->start_source = cutune__seed_source_name(src);
-    if (r->start_index != SIZE_MAX) {
+    if (r->start_index != CUTUNE__NONE) {
         cutune_param_value *v =
             sim->configs + (repeat + 1) * problem->n_params;
         cutune__problem_config_values(problem, r->start_index, v);
@@ -331,7 +332,7 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
     run->best_ms = rr.search.best_objective;
     run->best_index = rr.search.best;
     run->seconds = rr.seconds;
-    if (rr.search.best != SIZE_MAX) {
+    if (rr.search.best != CUTUNE__NONE) {
         cutune__problem_config_values(problem, rr.search.best,
                                       sim->configs + k * np);
         run->best = sim->configs + k * np;
@@ -343,7 +344,7 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
         cutune__replay_score(run->random_best_ms, run->best_ms, r->optimum_ms);
     for (int w = 0; w < CUTUNE_SIMULATE_N_WITHIN; w++)
         run->evals_within[w] =
-            rr.evals_within[w] == SIZE_MAX ? 0 : rr.evals_within[w];
+            rr.evals_within[w] == CUTUNE__NONE ? 0 : rr.evals_within[w];
     return 0;
 }
 
