@@ -7,6 +7,7 @@
  * without a binary cache (the final round finds its finalists here). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ static void *cq_thread_main(void *arg)
             pthread_cond_wait(&q->work, &q->mu);
         if (q->stop && key == CUTUNE__NONE)
             break;
+        assert(q->sets[key]); /* make_job ran before the key was queued */
         cutune__compile_job *job = &q->sets[key]->jobs[0];
         pthread_mutex_unlock(&q->mu);
         /* A compile error is the configuration's result; NVRTC failing
@@ -171,6 +173,7 @@ cutune__compile_job *cutune__cq_wait(cutune__cq *q, size_t config)
 
 size_t cutune__cq_wait_any(cutune__cq *q, const size_t *configs, size_t n)
 {
+    assert(n > 0); /* nothing to wait for would wait for ever */
     pthread_mutex_lock(&q->mu);
     for (;;) {
         for (size_t i = 0; i < n; i++)

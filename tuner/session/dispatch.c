@@ -12,6 +12,7 @@
  * (cutune__session_call, the compile wait, a replayed device's sleep). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,11 @@ cutune__crew *cutune__crew_start(cutune_session *s, cutune__batch *b)
 
 int cutune__crew_take(cutune__crew *c, size_t i, eval_record *e)
 {
+    /* The crew never measures a proposal answered from the log: waiting
+     * for one would end only with the threads, as if time were up. A
+     * record handed on already has given its parts away. */
+    assert(i < c->b->n && !c->b->prior[i]);
+    assert(c->state[i] != HANDED);
     while (c->state[i] != MEASURED) {
         /* Not started, and no thread left to start it. */
         if (c->state[i] == PENDING && c->running == 0)

@@ -2,6 +2,7 @@
 
 #include "measure_log.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +50,10 @@ static uint64_t text_hash(const char *s)
 /* Index of the slot holding `config`, or of the empty slot where it goes. */
 static size_t slot_of(const cutune__measure_log *log, const char *config)
 {
+    /* The mask needs a power of two, and the probe an empty slot: the
+     * index is built once every record is in (build_index). */
+    assert(log->n_slots >= 2 * log->n &&
+           (log->n_slots & (log->n_slots - 1)) == 0);
     size_t mask = log->n_slots - 1;
     size_t i = (size_t)text_hash(config) & mask;
     while (log->slots[i] != CUTUNE__NONE &&

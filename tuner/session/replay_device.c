@@ -7,6 +7,7 @@
  * the space by the T4 reader the simulator uses (t4.h). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -214,6 +215,10 @@ static void replay_measure(cutune_session *s, cutune__mslot *slot,
                            eval_record *e, cutune__compile_job *job, int final)
 {
     (void)job;
+    /* A replayed slot's ordinal is its recording's index, and by_config
+     * holds one entry per point of the tune's space. */
+    assert(slot->ordinal >= 0 && (size_t)slot->ordinal < s->n_replay);
+    assert(e->pub.config_index < cutune__space_size(s->problem->space));
     const cutune__replay_device *d = &s->replay[slot->ordinal];
     if (!slot->up && slot->ever_up) {
         cutune__session_log(s, CUTUNE_LOG_INFO,
