@@ -402,9 +402,13 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
                      query->device_name);
         else
             snprintf(device, sizeof device, "any device");
+        char tuned[48] = "";
+        if (query->objective != CUTUNE_OBJECTIVE_TIME)
+            snprintf(tuned, sizeof tuned, " tuned for %s",
+                     cutune_objective_str(query->objective));
         return cutune__cache_fail(
             cache, CUTUNE_ERR_NOT_FOUND,
-            "no cache record for problem \"%s\" on %s%s in %s%s",
+            "no cache record%s for problem \"%s\" on %s%s in %s%s", tuned,
             query->problem_name, device,
             query->fallback ? " or any other device" : "", cache->dir,
             missing ? " (the directory does not exist)" : "");

@@ -641,6 +641,10 @@ typedef struct cutune_import_options {
     /* The device that measured the file, where the file names none
      * (borrowed for the call; NULL: none given). */
     const char *device_name;
+    /* The best is the least of this objective's value (ENERGY and EDP:
+     * among the results with a recorded energy, t4_energy.c), and the
+     * record is filed as tuned for it. 0: TIME. */
+    cutune_objective objective;
 } cutune_import_options;
 
 void cutune_import_options_init(cutune_import_options *options);
