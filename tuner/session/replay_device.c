@@ -256,9 +256,12 @@ static void replay_measure(cutune_session *s, cutune__mslot *slot,
         e->runtimes[0] = en->time_ms;
     e->runs = n;
     e->gpu_ms = run_ms;
-    /* One recorded reading: no spread. */
-    e->energy_j = en->energy_j;
-    e->power_w = en->power_w;
+    /* As a GPU would: energy only where the tune asks for it; one
+     * recorded reading, no spread. */
+    if (s->proto.energy) {
+        e->energy_j = en->energy_j;
+        e->power_w = en->power_w;
+    }
     /* The tune's GPU time is the simulated GPUs' time, as slept. */
     s->tel.gpu_ms += run_ms * s->opt.replay_time_scale;
     s->tel.span_ms += run_ms * s->opt.replay_time_scale;
