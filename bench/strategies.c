@@ -336,6 +336,7 @@ static const char usage[] =
     "[--strategies NAME,...] [--shares] [--batch B] [--spaces LIST] "
     "[--plant] [--variant NAME=V,...]... [--loo] [--no-start] "
     "[--clock-threads N,...] [--clock-evals N] [--no-clock] "
+    "[--objective time|energy|edp] "
     "PROBLEM[@SIZE]:T4.json.gz ...\n"
     "       bench-strategies --settings   (the strategies' settings, as "
     "Markdown)\n";
@@ -361,6 +362,24 @@ static int parse_clock_threads(bench_args *a, const char *list)
             return 0;
         q = end + 1;
     }
+}
+
+/* --objective, wherever it stands, before any space loads: each space
+ * ranks its configurations by it. 0, or 1 on a usage error. */
+static int objective_first(bench_args *a, int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--objective") == 0 &&
+            cutune_objective_parse(argv[i + 1], &a->objective) != 0) {
+            fprintf(stderr,
+                    "bench-strategies: --objective '%s' is not an "
+                    "objective (%s)\n",
+                    argv[i + 1], CUTUNE_OBJECTIVE_NAMES);
+            return 1;
+        }
+    for (size_t k = 0; k < MAX_FILES; k++)
+        a->data[k].minimise = a->objective;
+    return 0;
 }
 
 /* One option at argv[*i]; 0, 1 on a usage error, 2 when a space did not
@@ -406,6 +425,8 @@ static int parse_one(bench_args *a, int argc, char **argv, int *i)
         a->clock_evals = (size_t)strtoul(argv[++*i], NULL, 10);
     else if (strcmp(o, "--no-clock") == 0)
         a->n_clock = 0;
+    else if (strcmp(o, "--objective") == 0 && has)
+        ++*i; /* read before the spaces (objective_first) */
     else if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
         fputs(usage, stdout);
         return 3;
@@ -439,6 +460,9 @@ static int parse_args(bench_args *a, int argc, char **argv)
     a->clock_threads[1] = 32;
     a->n_clock = 2;
     a->clock_evals = 200;
+    int rc0 = objective_first(a, argc, argv);
+    if (rc0)
+        return rc0;
     for (int i = 1; i < argc; i++) {
         int rc = parse_one(a, argc, argv, &i);
         if (rc)

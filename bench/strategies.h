@@ -73,6 +73,8 @@ typedef struct dataset {
                      being recorded); SIZE_MAX with --no-start */
     double optimum;
     double random_best[N_BUDGETS];
+    cutune_objective minimise; /* what `objective` holds (--objective):
+                                  ms, J or J s per configuration */
 } dataset;
 
 /* A strategy with its settings: the default or bayes with settings of
@@ -110,6 +112,7 @@ typedef struct bench_args {
     const char *out_path, *only;
     int shares, plant, loo, no_start;
     int clock_threads[MAX_CLOCK_THREADS]; /* none: no clock */
+    cutune_objective objective;           /* --objective, of every space */
     size_t n_clock, clock_evals;
     dataset data[MAX_FILES];
     variant variants[MAX_VARIANTS + 16];

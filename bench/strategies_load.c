@@ -53,8 +53,15 @@ static int fill(dataset *d, const cutune__t4 *t4)
         const cutune__t4_entry *en = &t4->entries[e];
         if (en->config_index >= d->n)
             continue;
-        double o =
-            en->outcome == CUTUNE_OUTCOME_CORRECT ? en->time_ms : INFINITY;
+        double o = INFINITY;
+        if (en->outcome == CUTUNE_OUTCOME_CORRECT &&
+            d->minimise == CUTUNE_OBJECTIVE_TIME)
+            o = en->time_ms;
+        else if (en->outcome == CUTUNE_OUTCOME_CORRECT && en->energy_j > 0 &&
+                 isfinite(en->energy_j))
+            o = d->minimise == CUTUNE_OBJECTIVE_ENERGY
+                    ? en->energy_j
+                    : en->energy_j * en->time_ms * 1e-3;
         if (isnan(d->objective[en->config_index]) ||
             o < d->objective[en->config_index])
             d->objective[en->config_index] = o;
@@ -134,6 +141,14 @@ int bench_load(dataset *d, const char *spec, const char *dir)
     d->start = cutune__problem_seed_start(d->problem, 0, NULL);
     int rc = fill(d, t4);
     cutune__t4_free(t4);
+    if (rc == 0 && d->minimise != CUTUNE_OBJECTIVE_TIME &&
+        !isfinite(d->optimum)) {
+        fprintf(stderr,
+                "bench-strategies: %s: objective %s: no correct result "
+                "has an energy measurement\n",
+                t4path, cutune_objective_str(d->minimise));
+        return -1;
+    }
     return rc;
 }
 
@@ -182,6 +197,7 @@ static int derive(dataset *d, const dataset *src, const char *what,
 {
     memset(d, 0, sizeof *d);
     d->n = src->n;
+    d->minimise = src->minimise;
     d->objective = malloc((d->n ? d->n : 1) * sizeof *d->objective);
     d->cost = malloc((d->n ? d->n : 1) * sizeof *d->cost);
     d->try_cost = malloc((d->n ? d->n : 1) * sizeof *d->try_cost);

@@ -305,14 +305,24 @@ static void print_head(FILE *out, const dataset *d)
     size_t correct = 0;
     for (size_t i = 0; i < d->n; i++)
         correct += isfinite(d->objective[i]) != 0;
-    fprintf(out,
-            "\n## %s\n\n%zu configurations, %zu correct, optimum "
-            "%.4f ms; time budget %.1f s. Random search expects",
-            d->name, d->n, correct, d->optimum, d->time_budget);
-    for (size_t b = 0; b < N_EVAL_BUDGETS; b++)
-        fprintf(out, "%s %.4f ms (opt/found %.3f) at %zu", b ? "," : "",
-                d->random_best[b], d->optimum / d->random_best[b],
-                bench_budgets[b]);
+    /* Times as they always printed; energies (µJ to J) with digits. */
+    int timed = d->minimise == CUTUNE_OBJECTIVE_TIME;
+    const char *unit = timed                                    ? "ms"
+                       : d->minimise == CUTUNE_OBJECTIVE_ENERGY ? "J"
+                                                                : "J s";
+    char v[32];
+    snprintf(v, sizeof v, timed ? "%.4f" : "%.4g", d->optimum);
+    fprintf(out, "\n## %s\n\n%zu configurations, %zu correct, optimum %s %s",
+            d->name, d->n, correct, v, unit);
+    if (!timed)
+        fprintf(out, " (objective %s)", cutune_objective_str(d->minimise));
+    fprintf(out, "; time budget %.1f s. Random search expects",
+            d->time_budget);
+    for (size_t b = 0; b < N_EVAL_BUDGETS; b++) {
+        snprintf(v, sizeof v, timed ? "%.4f" : "%.4g", d->random_best[b]);
+        fprintf(out, "%s %s %s (opt/found %.3f) at %zu", b ? "," : "", v, unit,
+                d->optimum / d->random_best[b], bench_budgets[b]);
+    }
     fprintf(out, ".\n\n| strategy |");
     budget_cells(out, ": opt/found [Q1, Q3] | P | 5% |");
     fprintf(out, " ms/run |\n|---|");

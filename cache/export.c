@@ -89,6 +89,7 @@ typedef struct collect_state {
     json_t *problems; /* name -> [device names] */
     json_t *order;    /* problem names in the order first read */
     int no_memory;
+    cutune_objective objective; /* of the records collected */
 } collect_state;
 
 static int collect_visit(void *user, const cutune_cache_record *r,
@@ -98,6 +99,8 @@ static int collect_visit(void *user, const cutune_cache_record *r,
     (void)path;
     (void)line;
     collect_state *st = user;
+    if (r->objective != st->objective)
+        return 0;
     json_t *devices = json_object_get(st->problems, r->problem_name);
     if (!devices) {
         devices = json_array();
@@ -178,7 +181,8 @@ static cutune_status model_all_devices(cutune_cache *cache,
                                        size_t n, json_t *problems,
                                        char *warning, size_t wsize)
 {
-    collect_state cs = {json_object(), json_array(), 0};
+    collect_state cs = {json_object(), json_array(), 0,
+                        n ? queries[0].objective : CUTUNE_OBJECTIVE_TIME};
     cutune_status status = CUTUNE_OK;
     if (!cs.problems || !cs.order)
         status = no_memory(cache);
@@ -870,6 +874,9 @@ static cutune_status render(cutune_cache *cache, json_t *model,
         emit(o, "Launch configurations for every cached device, with a "
                 "lookup function per kernel");
     }
+    json_t *objective = json_object_get(model, "objective");
+    if (json_is_string(objective))
+        emit(o, ", tuned for %s", json_string_value(objective));
     emit(o, ". */\n#ifndef CUTUNE_EXPORT_");
     emit_ident(o, base, IDENT_MACRO);
     emit(o, "\n#define CUTUNE_EXPORT_");
@@ -906,11 +913,14 @@ cutune_status cutune_cache_export(cutune_cache *cache,
         if (!queries[i].problem_name || !queries[i].problem_name[0])
             return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                                       "export query %zu names no problem", i);
-        if (names_device(&queries[i]) != one)
+        if (names_device(&queries[i]) != one ||
+            queries[i].objective != queries[0].objective)
             return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
                                       "export queries must all name a "
-                                      "device or none");
+                                      "device or none, and one objective");
     }
+    cutune_objective objective =
+        n_queries ? queries[0].objective : CUTUNE_OBJECTIVE_TIME;
 
     char warning[1024] = "";
     json_t *problems = json_array();
@@ -922,6 +932,14 @@ cutune_status cutune_cache_export(cutune_cache *cache,
     json_t *model = json_pack("{s:i, s:s, s:s*, s:o*}", "cutune_export",
                               EXPORT_FORMAT, "cutune", CUTUNE_VERSION_STRING,
                               "device", device, "problems", problems);
+    /* Named only where it is not time, the one objective of every export
+     * before there were others. */
+    if (model && objective != CUTUNE_OBJECTIVE_TIME &&
+        json_object_set_new(model, "objective",
+                            json_string(cutune_objective_str(objective)))) {
+        json_decref(model);
+        model = NULL;
+    }
     if (!model)
         return no_memory(cache);
     cutune_status status =

@@ -2,7 +2,8 @@
  *
  * Records are the same when their keys are: the device (its UUID, or its
  * name when it has no UUID, both compared case-insensitively) and the
- * problem key (name, source hash, problem size, compiler options). Of the
+ * problem key (name, source hash, problem size, compiler options), tuned
+ * for one objective (a time record and an energy record both stay). Of the
  * same records the newer stays (its timestamp; between equal timestamps
  * the one read later), the rule lookup uses between records of one key
  * (store_lookup.c): a merge keeps what a lookup of the inputs answers, so
@@ -50,7 +51,7 @@ static char *make_key(const cutune_cache_record *r)
 {
     size_t len = strlen(r->device.uuid) + strlen(r->device.name) +
                  strlen(r->problem_name) + strlen(r->source_hash) +
-                 strlen(r->compiler_options) + 21 * r->n_problem_size + 16;
+                 strlen(r->compiler_options) + 21 * r->n_problem_size + 24;
     char *key = malloc(len);
     if (!key)
         return NULL;
@@ -66,7 +67,8 @@ static char *make_key(const cutune_cache_record *r)
     for (size_t i = 0; i < r->n_problem_size; i++)
         used += (size_t)snprintf(key + used, len - used, "%lld,",
                                  r->problem_size[i]);
-    snprintf(key + used, len - used, "\x1f%s", r->compiler_options);
+    snprintf(key + used, len - used, "\x1f%s\x1f%d", r->compiler_options,
+             (int)r->objective);
     return key;
 }
 

@@ -11,9 +11,14 @@
 
 #include "cutune/cutune.h"
 
-/* The "cutune_cache" value written in every line. Readers skip lines with
- * any other value, so a newer format is never misread by an older cutune. */
-#define CUTUNE__CACHE_FORMAT 1
+/* The "cutune_cache" value written in every line: 1 for a record tuned for
+ * time, 2 for one of another objective (its "objective" field says
+ * which), so that a cutune that knows only time refuses it instead of
+ * taking it for a time record. Readers take versions 1 to
+ * CUTUNE__CACHE_FORMAT and skip lines with any other value, so a newer
+ * format is never misread by an older cutune. */
+#define CUTUNE__CACHE_FORMAT      2
+#define CUTUNE__CACHE_FORMAT_TIME 1
 
 /* Room for any name cutune__cache_file_name() makes, NUL included. */
 #define CUTUNE__CACHE_FILE_NAME_MAX 96

@@ -126,6 +126,26 @@ static int decode_device(json_t *dev, cutune_device *d)
     return 1;
 }
 
+/* Version 1 records were all tuned for time; version 2 names its
+ * objective, and one it does not name, or names wrongly, is no record. The
+ * winner's energy, where the tune measured it, is in stats. */
+static int decode_objective(json_t *root, long long version,
+                            cutune_cache_record *r)
+{
+    const char *name;
+    double energy;
+    r->energy_j = get_real(json_object_get(root, "stats"), "energy_j", &energy)
+                      ? energy
+                      : NAN;
+    if (!isnan(r->energy_j) && !(r->energy_j >= 0))
+        return 0;
+    r->objective = CUTUNE_OBJECTIVE_TIME;
+    if (version == CUTUNE__CACHE_FORMAT_TIME)
+        return 1;
+    return get_string(root, "objective", &name) &&
+           cutune_objective_parse(name, &r->objective) == 0;
+}
+
 /* Takes `root` in every case. Anything short of a complete record of a
  * known version is DECODE_INVALID: a line is read whole or not at all. */
 int cutune__store_decode_entry(json_t *root, cache_entry *e)
@@ -138,8 +158,9 @@ int cutune__store_decode_entry(json_t *root, cache_entry *e)
     int rc = DECODE_INVALID;
 
     if (!json_is_object(root) ||
-        !get_int(root, "cutune_cache", CUTUNE__CACHE_FORMAT,
-                 CUTUNE__CACHE_FORMAT, &version))
+        !get_int(root, "cutune_cache", CUTUNE__CACHE_FORMAT_TIME,
+                 CUTUNE__CACHE_FORMAT, &version) ||
+        !decode_objective(root, version, r))
         goto out;
     if (!decode_device(json_object_get(root, "device"), &r->device))
         goto out;

@@ -120,6 +120,17 @@ cutune_status cutune__store_check_record(cutune_cache *cache,
                                   "record field baseline.time_ms is %g; a "
                                   "time is 0 or above (NaN: no baseline)",
                                   r->baseline_ms);
+    if (strcmp(cutune_objective_str(r->objective), "unknown") == 0)
+        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
+                                  "record field objective is %d, none of "
+                                  "%s",
+                                  (int)r->objective, CUTUNE_OBJECTIVE_NAMES);
+    if (!isnan(r->energy_j) && !(r->energy_j >= 0 && isfinite(r->energy_j)))
+        return cutune__cache_fail(cache, CUTUNE_ERR_INVALID_ARGUMENT,
+                                  "record field stats.energy_j is %g; an "
+                                  "energy is 0 or above (0 or NaN: not "
+                                  "measured)",
+                                  r->energy_j);
     if ((unsigned long long)r->runs > (unsigned long long)LLONG_MAX ||
         (unsigned long long)r->evaluations > (unsigned long long)LLONG_MAX)
         return cutune__cache_fail(
@@ -221,12 +232,17 @@ cutune_status cutune__store_encode_record(cutune_cache *cache,
     put(&e, stats, "time_stddev_ms", json_real(r->time_stddev_ms));
     put(&e, stats, "runs", json_integer((json_int_t)r->runs));
     put(&e, stats, "gbs", json_real(r->gbs));
+    if (r->energy_j > 0 && isfinite(r->energy_j))
+        put(&e, stats, "energy_j", json_real(r->energy_j));
 
     put(&e, baseline, "config", params_object(r->baseline, r->n_baseline));
     put(&e, baseline, "time_ms",
         isnan(r->baseline_ms) ? json_null() : json_real(r->baseline_ms));
 
-    put(&e, root, "cutune_cache", json_integer(CUTUNE__CACHE_FORMAT));
+    int timed = r->objective == CUTUNE_OBJECTIVE_TIME;
+    put(&e, root, "cutune_cache",
+        json_integer(timed ? CUTUNE__CACHE_FORMAT_TIME
+                           : CUTUNE__CACHE_FORMAT));
     put(&e, root, "device", dev);
     put(&e, root, "problem", problem);
     put(&e, root, "config", params_object(r->config, r->n_config));
@@ -236,6 +252,8 @@ cutune_status cutune__store_encode_record(cutune_cache *cache,
     put(&e, root, "evaluations", json_integer((json_int_t)r->evaluations));
     put(&e, root, "tune_seconds", json_real(r->tune_seconds));
     put(&e, root, "timestamp", text(when));
+    if (!timed)
+        put(&e, root, "objective", text(cutune_objective_str(r->objective)));
 
     char *json = NULL;
     if (!e.failed)

@@ -134,7 +134,9 @@ static int lookup_visit(void *user, cache_entry *e, const char *path,
     const cutune_cache_query *q = st->query;
     const cutune_cache_record *r = &e->record;
 
-    if (strcmp(r->problem_name, q->problem_name) != 0)
+    /* A record tuned for another objective answers another question. */
+    if (strcmp(r->problem_name, q->problem_name) != 0 ||
+        r->objective != q->objective)
         return 0;
     if (!st->default_only && is_query_device(q, r)) {
         cutune_match level = CUTUNE_MATCH_EXACT;
@@ -212,6 +214,7 @@ static int accept_then_visit(void *user, cache_entry *e, const char *path,
     const cutune_cache_query *q = av->st->query;
     char why[256] = "";
     if (strcmp(e->record.problem_name, q->problem_name) == 0 &&
+        e->record.objective == q->objective &&
         !q->accept(q->accept_user, &e->record, why, sizeof why)) {
         av->cache->skipped_lines++;
         av->cache->refused++;
@@ -399,9 +402,13 @@ cutune_status cutune_cache_lookup(cutune_cache *cache,
                      query->device_name);
         else
             snprintf(device, sizeof device, "any device");
+        char tuned[48] = "";
+        if (query->objective != CUTUNE_OBJECTIVE_TIME)
+            snprintf(tuned, sizeof tuned, " tuned for %s",
+                     cutune_objective_str(query->objective));
         return cutune__cache_fail(
             cache, CUTUNE_ERR_NOT_FOUND,
-            "no cache record for problem \"%s\" on %s%s in %s%s",
+            "no cache record%s for problem \"%s\" on %s%s in %s%s", tuned,
             query->problem_name, device,
             query->fallback ? " or any other device" : "", cache->dir,
             missing ? " (the directory does not exist)" : "");

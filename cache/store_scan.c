@@ -121,7 +121,8 @@ cutune_status cutune__store_scan_file(cutune_cache *cache, const char *path,
         }
         json_t *version = json_object_get(root, "cutune_cache");
         if (json_is_integer(version) &&
-            json_integer_value(version) != CUTUNE__CACHE_FORMAT) {
+            (json_integer_value(version) < CUTUNE__CACHE_FORMAT_TIME ||
+             json_integer_value(version) > CUTUNE__CACHE_FORMAT)) {
             long long v = (long long)json_integer_value(version);
             if (cache->version_skipped == 0 || v > cache->other_version)
                 cache->other_version = v;
@@ -275,12 +276,13 @@ static void note_skipped(cutune_cache *cache, const char *where)
     if (cache->version_skipped > 0)
         n = snprintf(cache->warning, sizeof cache->warning,
                      "%zu record%s of cache format version %lld%s in %s "
-                     "refused: this cutune reads format version %d only%s",
+                     "refused: this cutune reads format versions %d and %d "
+                     "only%s",
                      cache->version_skipped,
                      cache->version_skipped == 1 ? "" : "s",
                      cache->other_version,
                      cache->version_skipped > 1 ? " (or other versions)" : "",
-                     where, CUTUNE__CACHE_FORMAT,
+                     where, CUTUNE__CACHE_FORMAT_TIME, CUTUNE__CACHE_FORMAT,
                      cache->other_version > CUTUNE__CACHE_FORMAT
                          ? "; upgrade cutune to read them"
                          : "");

@@ -89,6 +89,25 @@ typedef enum cutune_outcome {
 
 const char *cutune_outcome_str(cutune_outcome outcome);
 
+/* What a tune minimises. TIME: the median runtime of a launch (ms).
+ * ENERGY: the energy of a launch (J), from the device's power readings.
+ * EDP: the energy-delay product, J per launch times s per launch (J s),
+ * which weighs speed more than ENERGY does. Stable values. */
+typedef enum cutune_objective {
+    CUTUNE_OBJECTIVE_TIME = 0,
+    CUTUNE_OBJECTIVE_ENERGY,
+    CUTUNE_OBJECTIVE_EDP
+} cutune_objective;
+
+/* "time", "energy", "edp": the names the command line, the cache and T4
+ * `objectives` use; "unknown" for a value outside the enum. */
+const char *cutune_objective_str(cutune_objective objective);
+/* The objective named `name` (one of the names above, exactly) into
+ * *out: 0, or -1 when `name` (NULL included) names none. */
+int cutune_objective_parse(const char *name, cutune_objective *out);
+/* Every objective's name, "time, energy, edp", for messages. */
+#define CUTUNE_OBJECTIVE_NAMES "time, energy, edp"
+
 typedef enum cutune_log_level {
     CUTUNE_LOG_ERROR = 0,
     CUTUNE_LOG_WARN = 1,
@@ -298,6 +317,16 @@ typedef struct cutune_session_options {
      * instead of CUTUNE_LOG_INFO: the progress says the same. */
     cutune_progress_fn progress;
     void *progress_user;
+    /* What the search, the final round and the winner minimise (default
+     * TIME). ENERGY and EDP need the device's energy readings: a
+     * configuration measured without one has no value for them and cannot
+     * win. They also turn off dropping candidates early on their time
+     * (a slower configuration may take less energy). */
+    cutune_objective objective;
+    /* Measure energy and power even when the objective is TIME, so that
+     * the evaluations and the T4 output carry them; ENERGY and EDP imply
+     * it. */
+    int measure_energy;
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -340,6 +369,12 @@ typedef struct cutune_eval {
     size_t worker;       /* which of the tune's devices measured
                             it: an index into the session's
                             devices (0 with one device) */
+    double energy_j;     /* J per launch; NaN when not measured */
+    double power_w;      /* mean W while it ran; NaN when not
+                            measured */
+    double energy_rsd;   /* relative standard deviation of the
+                            repeated energy readings; NaN when
+                            fewer than two */
 } cutune_eval;
 
 typedef struct cutune_tune_result {
@@ -363,21 +398,24 @@ typedef struct cutune_tune_result {
     const char *strategy;
     const cutune_eval *evals; /* every evaluation, in order */
     size_t n_evals;
-    size_t tied;         /* finalists whose confidence
-                            intervals overlap the winner's */
-    double gpu_busy;     /* GPU time spent measuring (kernels,
-                            output resets, validation, L2
-                            flushes) / wall time of the tune */
-    double kernel_share; /* the candidates' kernel time alone /
-                            wall time */
-    double best_gflops;  /* 0 when the problem names no FLOPs */
-    size_t reused;       /* evaluations taken from earlier
-                            measurements (reuse_measurements) */
-    size_t finalists;    /* the search's best few, measured again
-                            after it; the winner is one of them */
-    size_t workers;      /* devices the search measured on */
-    size_t restarts;     /* workers started again after a
-                            candidate killed or hung one */
+    size_t tied;                /* finalists whose confidence
+                                   intervals overlap the winner's */
+    double gpu_busy;            /* GPU time spent measuring (kernels,
+                                   output resets, validation, L2
+                                   flushes) / wall time of the tune */
+    double kernel_share;        /* the candidates' kernel time alone /
+                                   wall time */
+    double best_gflops;         /* 0 when the problem names no FLOPs */
+    size_t reused;              /* evaluations taken from earlier
+                                   measurements (reuse_measurements) */
+    size_t finalists;           /* the search's best few, measured again
+                                   after it; the winner is one of them */
+    size_t workers;             /* devices the search measured on */
+    size_t restarts;            /* workers started again after a
+                                   candidate killed or hung one */
+    cutune_objective objective; /* what the winner was picked by */
+    double best_energy_j;       /* the winner's J per launch and */
+    double best_power_w;        /* mean W; NaN when not measured */
 } cutune_tune_result;
 
 /* Tunes `problem` on the session's device. *result is borrowed from the
@@ -466,6 +504,14 @@ typedef struct cutune_cache_record {
     size_t evaluations;
     double tune_seconds;
     long long timestamp; /* seconds since the Unix epoch */
+    /* What the tune picked the configuration by. A record of an
+     * objective other than TIME is written in format version 2, which
+     * cutune before 0.1.0's energy objective refuses instead of taking
+     * it for a time record (docs/cache-and-pipelines.md). */
+    cutune_objective objective;
+    double energy_j; /* the configuration's J per launch; 0 or
+                        NaN: not measured (absent in the file,
+                        read back as NaN) */
 } cutune_cache_record;
 
 typedef enum cutune_match {
@@ -508,6 +554,10 @@ typedef struct cutune_cache_query {
     int (*accept)(void *accept_user, const cutune_cache_record *record,
                   char *why, size_t why_size);
     void *accept_user;
+    /* Only records tuned for this objective answer, on every level of the
+     * chain (0, TIME, for a zeroed query: what every record before the
+     * objective existed was tuned for). */
+    cutune_objective objective;
 } cutune_cache_query;
 
 /* An accept function for cutune_cache_query: 1 when `record` fits the
@@ -591,6 +641,10 @@ typedef struct cutune_import_options {
     /* The device that measured the file, where the file names none
      * (borrowed for the call; NULL: none given). */
     const char *device_name;
+    /* The best is the least of this objective's value (ENERGY and EDP:
+     * among the results with a recorded energy, t4_energy.c), and the
+     * record is filed as tuned for it. 0: TIME. */
+    cutune_objective objective;
 } cutune_import_options;
 
 void cutune_import_options_init(cutune_import_options *options);

@@ -86,6 +86,11 @@ struct cutune_plan_backend {
     /* cutune_problem_options.max_space_visits of every problem the plan
      * loads (CUTUNE_SPACE_LIMIT in the command); 0: the default bound. */
     unsigned long long max_space_visits;
+    /* What every task is tuned for, and which cached records count as
+     * tuned already (those of this objective). The session backend takes
+     * it from its options; set it after creating a backend to change it.
+     * A backend filled in by hand: 0, TIME, when zeroed. */
+    cutune_objective objective;
 };
 
 /* Tunes on the GPUs through sessions made from `options` (copied; its

@@ -66,6 +66,13 @@ typedef struct cutune_simulate_options {
      * ahead, speculation, the GPU waiting for compiles, the final round;
      * docs/strategies.md#the-clock). A batch of 0 is then the tune's. */
     int threads;
+    /* What the runs minimise, as a tune's objective (cutune.h): TIME
+     * (default) the median runtime, ENERGY the recorded J per launch
+     * (T4 measurements `energy` or `nvml_energy`, or the power times the
+     * time), EDP J times s. A result recorded correct with no energy has
+     * no value for ENERGY or EDP and counts as failed; a file with none
+     * at all is refused. The result's *_ms figures are then in J or J s. */
+    cutune_objective objective;
 } cutune_simulate_options;
 
 void cutune_simulate_options_init(cutune_simulate_options *options);
@@ -100,6 +107,11 @@ typedef struct cutune_simulate_run {
     size_t compiles;      /* compiles started */
     size_t spec_compiles; /* ... as speculation */
     size_t spec_used;     /* ... that a later batch wanted */
+    /* The best configuration's recorded median time (ms) and energy (J
+     * per launch), whatever the objective; NaN when none or not
+     * recorded. */
+    double best_time_ms;
+    double best_energy_j;
 } cutune_simulate_run;
 
 /* Quartiles over the runs (the median of an even count is the mean of the
@@ -144,6 +156,10 @@ typedef struct cutune_simulate_result {
     cutune_quartiles wall_s;
     cutune_quartiles seconds_to[CUTUNE_SIMULATE_N_RATIOS];
     size_t runs_to[CUTUNE_SIMULATE_N_RATIOS];
+    /* The objective the runs minimised: optimum_ms, random_best_ms and
+     * each run's best_ms and random_best_ms are in its unit (ms for
+     * TIME, J for ENERGY, J s for EDP). */
+    cutune_objective objective;
 } cutune_simulate_result;
 
 typedef struct cutune_simulation cutune_simulation;

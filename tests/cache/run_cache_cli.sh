@@ -45,7 +45,7 @@ expect default 0 'RTX Imaginary 5000 \(default match' $L --device-name "GTX Next
 expect simulated 0 'GTX Simulated 7000 \[simulated\] \(exact' \
     $L --device-name "GTX Simulated 7000"
 expect simulated-json 0 '"simulated": true' $L --device-name "GTX Simulated 7000" --json
-expect version-warning 0 'warning: 1 record of cache format version 2 in .* refused' \
+expect version-warning 0 'warning: 1 record of cache format version 3 in .* refused' \
     $L --device-name "GTX Fictional 9000"
 expect occupancy 5 'no record; use the occupancy suggestion' \
     $cutune lookup vector_add --cache-dir "$tmp/empty" --device-name X
@@ -141,7 +141,7 @@ cp "$fleet/gtx-fictional-9100-22222222.jsonl" "$tmp/copy.jsonl"
 mkdir "$tmp/merged"
 expect merge 0 '5 records written \(6 read from 2 inputs, 1 duplicate dropped\)' \
     $cutune merge "$fleet" "$tmp/copy.jsonl" -o "$tmp/merged/all.jsonl"
-expect merge-warns 0 'warning: 1 record of cache format version 2' \
+expect merge-warns 0 'warning: 1 record of cache format version 3' \
     $cutune merge "$fleet" -o "$tmp/merged/all.jsonl"
 expect merged-reads 0 'GTX Fictional 9100 \(exact match' \
     $cutune lookup vector_add --size 1048576 --cache-dir "$tmp/merged" --device-name "GTX Fictional 9100"

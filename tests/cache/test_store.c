@@ -577,7 +577,7 @@ static void test_torn_and_future_lines(void)
     const char *rest = second_line + strlen(v1);
     char *line = malloc(strlen(text) + 256);
     const char *heads[] = {
-        "{\"cutune_cache\":2,",
+        "{\"cutune_cache\":3,",
         "{\"cutune_cache\":\"1\",",
         "{\"cutune_cache\":0,",
         "{",
@@ -1110,9 +1110,9 @@ static void test_version_refused(void)
     const char *v1 = "{\"cutune_cache\":1,";
     const char *rest = text ? text + strlen(v1) : "";
     char *line = malloc(strlen(rest) + 64);
-    sprintf(line, "{\"cutune_cache\":3,%s", rest);
+    sprintf(line, "{\"cutune_cache\":4,%s", rest);
     append_text(file, line);
-    sprintf(line, "{\"cutune_cache\":2,%s", rest);
+    sprintf(line, "{\"cutune_cache\":3,%s", rest);
     append_text(file, line);
     append_text(file, "{\"cutune_cache\":1,\"device\":{\"na"); /* torn */
 
@@ -1125,7 +1125,7 @@ static void test_version_refused(void)
     CHECK_INT(cutune_cache_skipped_lines(cache), 3);
     CHECK_INT(cutune_cache_version_skipped(cache), 2);
     CHECK_CONTAINS(cutune_cache_warning(cache), "2 records of cache format "
-                                                "version 3");
+                                                "version 4");
     CHECK_CONTAINS(cutune_cache_warning(cache), "upgrade cutune");
     CHECK_CONTAINS(cutune_cache_warning(cache), "1 line in");
     CHECK_CONTAINS(cutune_cache_warning(cache), "torn");

@@ -94,6 +94,19 @@ case_ simulate-no-results 1 simulate sim.json
 case_ simulate-input 0 simulate sim_input.json --budget-evals 8 --repeat 3 --seed 1
 case_ simulate-unknown-strategy 1 simulate sim.json --results sim_T4.json --strategy nosuch
 case_ simulate-cache 0 simulate sim.json --results sim_T4.json --budget-evals 8 --seed 1 --cache-dir "$tmp/simcache" --device-name "GTX Simulated 1"
+# Energy as the objective (docs/energy.md): synthetic recordings of the
+# sim space (tests/data/energy), cutune's names and Kernel Tuner's; a cache
+# holding a time record and a newer energy record of one key.
+case_ simulate-energy 0 simulate sim.json --results ../../data/energy/sim_energy_T4.json --objective energy --budget-evals 8 --repeat 3 --seed 1
+case_ simulate-edp-nvml-json 0 simulate sim.json --results ../../data/energy/sim_nvml_T4.json --objective edp --strategy brute_force --json
+case_ simulate-energy-unrecorded 1 simulate sim.json --results sim_T4.json --objective energy
+case_ simulate-bad-objective 1 simulate sim.json --results sim_T4.json --objective joules
+case_ tune-bad-objective 1 tune vector_add --objective joules
+case_ lookup-objective-time 0 lookup vector_add --size 1048576 --device-name "GTX Fictional 9000" --cache-dir energy
+case_ lookup-objective-energy 0 lookup vector_add --size 1048576 --device-name "GTX Fictional 9000" --cache-dir energy --objective energy
+case_ lookup-objective-edp 5 lookup vector_add --size 1048576 --device-name "GTX Fictional 9000" --cache-dir energy --objective edp --no-fallback
+case_ export-objective-energy 0 export vector_add --size 1048576 --device-name "GTX Fictional 9000" --cache-dir energy --objective energy --format json -o -
+case_ export-objective-no-problem 1 export --cache-dir energy --objective energy --format json -o -
 case_ report-help 0 report --help
 case_ report-no-output 1 report sim.json --results sim_T4.json
 case_ report-results-and-cache 1 report sim.json --results sim_T4.json --cache fleet -o "$tmp/r.html"

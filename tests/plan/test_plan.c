@@ -140,7 +140,7 @@ static void test_run(void)
               CUTUNE_OK);
     failing f = {replay, 2, 0};
     cutune_plan_backend backend = {
-        failing_device, failing_tune, NULL, &f, 1, 0};
+        failing_device, failing_tune, NULL, &f, 1, 0, CUTUNE_OBJECTIVE_TIME};
     cutune_plan *plan =
         parse("{\"items\": [{\"problem\": \"sim.json\", \"sizes\": [[1024], "
               "[2048], [4096]], \"devices\": [0, 1, 2]}, "

@@ -274,7 +274,7 @@ static void test_cache(void)
     cutune_report *r = NULL;
     CHECK_INT(cutune_report_create_cache(c, NULL, &r), CUTUNE_OK);
     CHECK_INT(cutune_report_write(r, "cache.html"), CUTUNE_OK);
-    CHECK_INT(cutune_report_note_count(r), 1); /* the refused version 2 */
+    CHECK_INT(cutune_report_note_count(r), 1); /* the refused version 3 */
     cutune_report_destroy(r);
     cutune_cache_close(c);
     char *html = slurp("cache.html", NULL);

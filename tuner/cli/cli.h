@@ -70,6 +70,10 @@ void cli_print_error(const char *msg, cutune_status st);
 int cli_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+/* --objective NAME into *out (NULL: time). 0, or CLI_EXIT_USAGE after
+ * printing the value and the objectives there are. */
+int cli_parse_objective(const char *text, cutune_objective *out);
+
 /* Checks an output path given to `option` (cutune_output_path_check)
  * before the command does work that a bad path would waste. 0 when `path` is
  * NULL or can be written; else CLI_EXIT_INPUT after printing

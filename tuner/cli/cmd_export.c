@@ -33,12 +33,15 @@ static const char usage[] =
     "  --sm-count N        its SM count (with --device-name)\n"
     "  --no-fallback       the device's own records only\n"
     "  --size N[,N...]     problem size (default: each problem's own)\n"
+    "  --objective NAME    the records tuned for time (default), energy or\n"
+    "                      edp; other than time, name the PROBLEMs\n"
     "  --cache-dir DIR     tuning cache\n";
 
 int cli_cmd_export(int argc, char **argv)
 {
     const char *problems[MAX_PROBLEMS], *format = NULL, *output = NULL,
-                                        *out_short = NULL, *cache_dir = NULL;
+                                        *out_short = NULL, *cache_dir = NULL,
+                                        *objective = NULL;
     cli_device_opts dopt = {-1, NULL, NULL, -1, 0, 0};
     cli_sizes size = {{0}, 0};
     int help;
@@ -53,6 +56,7 @@ int cli_cmd_export(int argc, char **argv)
                             {"--no-fallback", CLI_FLAG, &dopt.no_fallback},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
+                            {"--objective", CLI_STRING, &objective},
                             {NULL, 0, NULL}};
     int rc = cli_parse(argc, argv, opts, problems, MAX_PROBLEMS, &n, &help);
     if (rc || help) {
@@ -71,6 +75,12 @@ int cli_cmd_export(int argc, char **argv)
         return cli_usage_error("--format: give header or json");
     if (!output)
         return cli_usage_error("missing -o FILE");
+    cutune_objective wanted;
+    if ((rc = cli_parse_objective(objective, &wanted)))
+        return rc;
+    if (wanted != CUTUNE_OBJECTIVE_TIME && n == 0)
+        return cli_usage_error("--objective %s: name the PROBLEMs to export",
+                               objective);
     if ((rc = cli_check_output("-o", output)))
         return rc;
 
@@ -81,6 +91,7 @@ int cli_cmd_export(int argc, char **argv)
     cutune_device fp;
     cutune_cache_query dev;
     memset(&dev, 0, sizeof dev);
+    dev.objective = wanted;
     int one = dopt.device >= 0 || dopt.name;
     if (one && (rc = cli_device_query(&dopt, &fp, &dev)))
         return rc;

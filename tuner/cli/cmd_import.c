@@ -21,11 +21,15 @@ static const char usage[] =
     "                      names none\n"
     "  --size N[,N...]     problem size the file was measured at (default:\n"
     "                      the problem's own)\n"
+    "  --objective NAME    the best by time (default), energy or edp (the\n"
+    "                      file's energy measurements), filed as tuned for\n"
+    "                      it\n"
     "  --cache-dir DIR     tuning cache\n";
 
 int cli_cmd_import(int argc, char **argv)
 {
     const char *file = NULL, *problem = NULL, *cache_dir = NULL;
+    const char *objective = NULL;
     cutune_import_options io;
     cutune_import_options_init(&io);
     cli_sizes size = {{0}, 0};
@@ -33,9 +37,12 @@ int cli_cmd_import(int argc, char **argv)
                             {"--device-name", CLI_STRING, &io.device_name},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
+                            {"--objective", CLI_STRING, &objective},
                             {NULL, 0, NULL}};
     int rc;
     if (!cli_parse_problem(argc, argv, opts, usage, &file, &rc))
+        return rc;
+    if ((rc = cli_parse_objective(objective, &io.objective)))
         return rc;
     if (!problem)
         return cli_usage_error("import: --problem is required (the T1 file "

@@ -1,4 +1,5 @@
 /* cutune lookup: the cached winner of a problem for a device. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@ static const char usage[] =
     "  --no-fallback       the device's own records only\n"
     "  --size N[,N...]     problem size (default: the problem's own)\n"
     "  --cache-dir DIR     tuning cache\n"
+    "  --objective NAME    the record tuned for time (default), energy or\n"
+    "                      edp (tune --objective)\n"
     "  --json              print the record as JSON\n";
 
 static void print_record(const cutune_cache_record *rec, cutune_match match,
@@ -32,7 +35,7 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
         json_t *ps = json_array();
         for (size_t d = 0; d < rec->n_problem_size; d++)
             json_array_append_new(ps, json_integer(rec->problem_size[d]));
-        cli_print_json(json_pack(
+        json_t *j = json_pack(
             "{s:s, s:s, s:b, s:o, s:o, s:s, s:o, s:f, s:f, s:I, s:s, s:I}",
             "problem", rec->problem_name, "match", cutune_match_str(match),
             "simulated", rec->device.simulated != 0, "device",
@@ -42,7 +45,19 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
             rec->time_ms, "gbs", rec->gbs, "evaluations",
             (json_int_t)rec->evaluations, "strategy",
             rec->strategy ? rec->strategy : "", "timestamp",
-            (json_int_t)rec->timestamp));
+            (json_int_t)rec->timestamp);
+        /* Named where the record is not a time record without energy. */
+        if (j && (rec->objective != CUTUNE_OBJECTIVE_TIME ||
+                  isfinite(rec->energy_j))) {
+            json_object_set_new(
+                j, "objective",
+                json_string(cutune_objective_str(rec->objective)));
+            json_object_set_new(j, "energy_j",
+                                isfinite(rec->energy_j)
+                                    ? json_real(rec->energy_j)
+                                    : json_null());
+        }
+        cli_print_json(j);
         return;
     }
     printf("%s on %s%s (%s match", rec->problem_name, rec->device.name,
@@ -55,12 +70,16 @@ static void print_record(const cutune_cache_record *rec, cutune_match match,
     printf("\n  %.4f ms", rec->time_ms);
     if (rec->gbs > 0)
         printf(", %.1f GB/s", rec->gbs);
+    if (isfinite(rec->energy_j))
+        printf(", %.6g J per launch", rec->energy_j);
+    if (rec->objective != CUTUNE_OBJECTIVE_TIME)
+        printf(" (tuned for %s)", cutune_objective_str(rec->objective));
     printf("\n");
 }
 
 int cli_cmd_lookup(int argc, char **argv)
 {
-    const char *problem = NULL, *cache_dir = NULL;
+    const char *problem = NULL, *cache_dir = NULL, *objective = NULL;
     cli_device_opts dopt = {-1, NULL, NULL, -1, 0, 0};
     cli_sizes size = {{0}, 0};
     int json = 0;
@@ -72,9 +91,13 @@ int cli_cmd_lookup(int argc, char **argv)
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--json", CLI_FLAG, &json},
+                            {"--objective", CLI_STRING, &objective},
                             {NULL, 0, NULL}};
     int rc;
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
+        return rc;
+    cutune_objective wanted;
+    if ((rc = cli_parse_objective(objective, &wanted)))
         return rc;
     cutune_problem *p;
     if ((rc = cli_load_problem(problem, &size, &p)))
@@ -83,6 +106,7 @@ int cli_cmd_lookup(int argc, char **argv)
     cutune_cache_query q;
     memset(&q, 0, sizeof q);
     cli_problem_query(p, dims, &q);
+    q.objective = wanted;
     cutune_device fp;
     cutune_cache *c = NULL;
     if ((rc = cli_device_query(&dopt, &fp, &q)))

@@ -29,6 +29,9 @@ static const char usage[] =
     "  --budget-fraction X at most a share X of each space\n"
     "  --budget-seconds S  at most S seconds per task\n"
     "  --seed N            seed of randomized strategies (default 1)\n"
+    "  --objective NAME    time (default), energy or edp: what each task\n"
+    "                      minimises; only records tuned for it count as\n"
+    "                      cached (see cutune tune --help)\n"
     "  --cache-dir DIR     tuning cache\n"
     "  --threads N         NVRTC compile threads\n"
     "  --quiet             no progress line\n"
@@ -40,7 +43,7 @@ static const char usage[] =
     "makes the sessions measure on replayed devices (docs/devices.md).\n";
 
 typedef struct plan_args {
-    const char *plan, *strategy, *cache_dir, *devices;
+    const char *plan, *strategy, *cache_dir, *devices, *objective;
     long long device, budget, seed, threads;
     double seconds, fraction;
     int force, quiet, verbose;
@@ -233,6 +236,8 @@ static int run_plan(const plan_args *a)
         return rc ? rc : cli_exit_code(st);
     }
     backend->max_space_visits = limit;
+    cutune_objective_parse(a->objective ? a->objective : "time",
+                           &backend->objective);
     cutune_plan_run_options o;
     cutune_plan_run_options_init(&o);
     o.cache_dir = a->cache_dir;
@@ -265,7 +270,7 @@ static int run_plan(const plan_args *a)
 
 int cli_cmd_plan(int argc, char **argv)
 {
-    plan_args a = {NULL, NULL, NULL, NULL, -1, 0, 1, 0, 0, 0, 0, 0, 0};
+    plan_args a = {NULL, NULL, NULL, NULL, NULL, -1, 0, 1, 0, 0, 0, 0, 0, 0};
     const cli_opt opts[] = {{"--plan", CLI_STRING, &a.plan},
                             {"--force", CLI_FLAG, &a.force},
                             {"--device", CLI_COUNT, &a.device},
@@ -275,6 +280,7 @@ int cli_cmd_plan(int argc, char **argv)
                             {"--budget-seconds", CLI_NUMBER, &a.seconds},
                             {"--budget-fraction", CLI_NUMBER, &a.fraction},
                             {"--seed", CLI_COUNT, &a.seed},
+                            {"--objective", CLI_STRING, &a.objective},
                             {"--cache-dir", CLI_STRING, &a.cache_dir},
                             {"--threads", CLI_COUNT, &a.threads},
                             {"--quiet", CLI_FLAG, &a.quiet},
@@ -305,6 +311,9 @@ int cli_cmd_plan(int argc, char **argv)
         return cli_usage_error("--device or --threads out of range");
     if (a.devices && a.device >= 0)
         return cli_usage_error("--device and --devices: give one of them");
+    cutune_objective objective;
+    if ((rc = cli_parse_objective(a.objective, &objective)))
+        return rc;
     if (a.device < 0)
         a.device = 0;
     return run_plan(&a);

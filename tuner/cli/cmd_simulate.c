@@ -30,6 +30,10 @@ static const char usage[] =
     "  --budget-fraction X   evaluations as a share of the space, 0 < X <= 1\n"
     "  --budget-seconds S    simulated time: the recorded compilation and\n"
     "                        run times of what was evaluated\n"
+    "  --objective NAME      what the runs minimise: time (default), energy\n"
+    "                        (J per launch: the recorded measurements energy\n"
+    "                        or nvml_energy, or power times the time) or edp\n"
+    "                        (J x s); the figures are then in J or J s\n"
     "  --seed K              seed of the first run (default 1, as `tune`'s);\n"
     "                        the runs use K, K + 1, ...\n"
     "  --repeat R            runs (default 1)\n"
@@ -121,10 +125,26 @@ static void print_clock(const cutune_simulate_result *r)
     }
 }
 
+/* The unit of the objective's figures, and how they print: time as it
+ * always has, energies (a few µJ to J per launch) with their digits. */
+static const char *unit_of(cutune_objective o)
+{
+    return o == CUTUNE_OBJECTIVE_TIME     ? "ms"
+           : o == CUTUNE_OBJECTIVE_ENERGY ? "J"
+                                          : "J s";
+}
+
+static void fmt_value(char *buf, size_t len, cutune_objective o, double v)
+{
+    snprintf(buf, len, o == CUTUNE_OBJECTIVE_TIME ? "%.4f" : "%.4g", v);
+}
+
 static void print_text(const cutune_problem *p,
                        const cutune_simulate_result *r)
 {
     static const char *within[] = {"1%", "2%", "5%"};
+    const char *unit = unit_of(r->objective);
+    char v[32];
     printf("%s: strategy %s, ", cutune_problem_name(p), r->strategy);
     if (r->budget)
         printf("%zu evaluations", r->budget);
@@ -133,8 +153,12 @@ static void print_text(const cutune_problem *p,
     printf(", %zu run%s\n", r->n_runs, r->n_runs == 1 ? "" : "s");
     printf("space: %zu configurations, %zu recorded, %zu correct\n",
            r->space_size, r->recorded, r->correct);
+    if (r->objective != CUTUNE_OBJECTIVE_TIME)
+        printf("objective: %s (%s per launch)\n",
+               cutune_objective_str(r->objective), unit);
     if (r->optimum) {
-        printf("optimum: %.4f ms  ", r->optimum_ms);
+        fmt_value(v, sizeof v, r->objective, r->optimum_ms);
+        printf("optimum: %s %s  ", v, unit);
         cli_print_config(r->optimum, r->n_params);
         printf("\n");
     }
@@ -146,11 +170,16 @@ static void print_text(const cutune_problem *p,
                    ? "the default at the occupancy API's block size"
                    : "the default configuration: no occupancy answer given");
     }
-    if (!isnan(r->random_best_ms))
-        printf("random search with %zu evaluations expects %.4f ms (B)\n",
-               r->budget, r->random_best_ms);
-    printf("\n  run  seed  evals  fails    best ms  opt/best      P"
-           "     1%%     2%%     5%%\n");
+    if (!isnan(r->random_best_ms)) {
+        fmt_value(v, sizeof v, r->objective, r->random_best_ms);
+        printf("random search with %zu evaluations expects %s %s (B)\n",
+               r->budget, v, unit);
+    }
+    char head[16];
+    snprintf(head, sizeof head, "best %s", unit);
+    printf("\n  run  seed  evals  fails %10s  opt/best      P"
+           "     1%%     2%%     5%%\n",
+           head);
     for (size_t k = 0; k < r->n_runs; k++) {
         const cutune_simulate_run *run = &r->runs[k];
         char w[3][16], best[16], score[16], ratio[16];
@@ -159,7 +188,7 @@ static void print_text(const cutune_problem *p,
                       run->evals_within[i] ? (double)run->evals_within[i]
                                            : INFINITY);
         if (run->best) {
-            snprintf(best, sizeof best, "%.4f", run->best_ms);
+            fmt_value(best, sizeof best, r->objective, run->best_ms);
             snprintf(ratio, sizeof ratio, "%.3f", run->ratio);
         } else {
             snprintf(best, sizeof best, "-");
@@ -291,6 +320,13 @@ static void print_json(const cutune_problem *p,
         "start_source", r->start_source);
     if (out && r->threads > 0)
         clock_json(out, r);
+    /* The *_ms figures hold the objective's value: named where it is not
+     * the time. */
+    if (out && r->objective != CUTUNE_OBJECTIVE_TIME) {
+        json_object_set_new(out, "objective",
+                            json_string(cutune_objective_str(r->objective)));
+        json_object_set_new(out, "unit", json_string(unit_of(r->objective)));
+    }
     cli_print_json(out);
 }
 
@@ -305,7 +341,7 @@ static void on_log(void *user, cutune_log_level level, const char *msg)
 int cli_cmd_simulate(int argc, char **argv)
 {
     const char *problem = NULL, *results = NULL, *strategy = NULL;
-    const char *cache_dir = NULL, *device_name = NULL;
+    const char *cache_dir = NULL, *device_name = NULL, *objective = NULL;
     long long evals = 0, seed = 1, repeat = 1, batch = 0, occupancy = 0;
     long long threads = 0;
     double fraction = 0, seconds = 0;
@@ -317,6 +353,7 @@ int cli_cmd_simulate(int argc, char **argv)
                             {"--budget-fraction", CLI_NUMBER, &fraction},
                             {"--budget-seconds", CLI_NUMBER, &seconds},
                             {"--seed", CLI_COUNT, &seed},
+                            {"--objective", CLI_STRING, &objective},
                             {"--repeat", CLI_COUNT, &repeat},
                             {"--batch", CLI_COUNT, &batch},
                             {"--threads", CLI_COUNT, &threads},
@@ -333,6 +370,9 @@ int cli_cmd_simulate(int argc, char **argv)
         return cli_usage_error("--budget-fraction: '%g' is above 1", fraction);
     if (repeat < 1)
         return cli_usage_error("--repeat: at least 1 run");
+    cutune_objective minimise;
+    if ((rc = cli_parse_objective(objective, &minimise)))
+        return rc;
     if (threads > 4096)
         return cli_usage_error("--threads: '%lld' is above 4096", threads);
     if (cache_dir && !device_name)
@@ -377,6 +417,7 @@ int cli_cmd_simulate(int argc, char **argv)
     so.cache_dir = cache_dir;
     so.device_name = device_name;
     so.log = on_log;
+    so.objective = minimise;
     cutune_simulation *sim = NULL;
     st = cutune_simulate(p, &so, &sim);
     const cutune_simulate_result *r = cutune_simulation_result(sim);

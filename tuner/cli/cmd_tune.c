@@ -30,6 +30,12 @@ static const char usage[] =
     "                      space\n"
     "  --budget-seconds S  stop starting new evaluations after S seconds\n"
     "  --seed N            seed of randomized strategies (default 1)\n"
+    "  --objective NAME    what to minimise: time (default; ms per launch),\n"
+    "                      energy (J per launch) or edp (J x s per launch,\n"
+    "                      the energy-delay product); energy and edp need\n"
+    "                      the device's power readings (docs/energy.md)\n"
+    "  --measure-energy    measure energy and power with --objective time\n"
+    "                      too (in the T4 output and the result)\n"
     "  --size N[,N...]     problem size (replaces the T1 ProblemSize)\n"
     "  --cache-dir DIR     tuning cache (default $CUTUNE_CACHE_DIR or\n"
     "                      ~/.cache/cutune)\n"
@@ -78,6 +84,12 @@ static json_t *result_json(const cutune_problem *p,
                       e->sm_clock_mhz, "temperature_c", e->temperature_c));
         json_object_set_new(json_array_get(evals, i), "worker",
                             json_integer((json_int_t)e->worker));
+        if (isfinite(e->energy_j)) {
+            json_object_set_new(json_array_get(evals, i), "energy_j",
+                                json_real(e->energy_j));
+            json_object_set_new(json_array_get(evals, i), "power_w",
+                                number_or_null(e->power_w));
+        }
     }
     json_t *j = json_pack(
         "{s:s, s:o, s:f, s:i, s:o, s:o, s:o, s:f, s:f, s:I, s:f, s:o, "
@@ -97,7 +109,32 @@ static json_t *result_json(const cutune_problem *p,
         r->best_gflops, "reused", (json_int_t)r->reused, "evaluated", evals);
     json_object_set_new(j, "workers", json_integer((json_int_t)r->workers));
     json_object_set_new(j, "restarts", json_integer((json_int_t)r->restarts));
+    /* Only where there is something to say, so that a time tune's JSON
+     * stays as it was. */
+    if (r->objective != CUTUNE_OBJECTIVE_TIME || isfinite(r->best_energy_j)) {
+        json_object_set_new(j, "objective",
+                            json_string(cutune_objective_str(r->objective)));
+        json_object_set_new(j, "best_energy_j",
+                            number_or_null(r->best_energy_j));
+        json_object_set_new(j, "best_power_w",
+                            number_or_null(r->best_power_w));
+    }
     return j;
+}
+
+/* The winner's energy, and what it was picked by, where either is not
+ * the time alone. */
+static void print_energy(const cutune_tune_result *r)
+{
+    if (r->objective != CUTUNE_OBJECTIVE_TIME)
+        printf("  objective: %s (the winner has the least %s)\n",
+               cutune_objective_str(r->objective),
+               r->objective == CUTUNE_OBJECTIVE_ENERGY
+                   ? "energy per launch"
+                   : "energy x time per launch");
+    if (isfinite(r->best_energy_j))
+        printf("  energy:    %.6g J per launch, %.1f W (the winner's)\n",
+               r->best_energy_j, r->best_power_w);
 }
 
 static void print_result(const cutune_problem *p, const cutune_tune_result *r)
@@ -119,7 +156,9 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     }
     if (r->best_gflops > 0)
         printf(", %.1f GFLOP/s", r->best_gflops);
-    printf("\n  occupancy: ");
+    printf("\n");
+    print_energy(r);
+    printf("  occupancy: ");
     cli_print_config(r->baseline, r->n_params);
     printf("\n             (the occupancy API suggests %d threads per block)",
            r->occupancy_block_size);
@@ -144,10 +183,15 @@ static void print_result(const cutune_problem *p, const cutune_tune_result *r)
     if (r->finalists)
         printf("\n             final round: the best %zu measured again",
                r->finalists);
-    if (r->tied)
+    if (r->tied && r->objective == CUTUNE_OBJECTIVE_TIME)
         printf("; %zu other%s tied with the winner (95%% intervals of the "
                "median overlap)",
                r->tied, r->tied == 1 ? "" : "s");
+    else if (r->tied)
+        printf("; %zu other%s tied with the winner (intervals of the %s "
+               "overlap)",
+               r->tied, r->tied == 1 ? "" : "s",
+               cutune_objective_str(r->objective));
     printf("\n");
 }
 
@@ -251,13 +295,13 @@ static int tune_models(cutune_problem *p, cutune_session_options *o,
 int cli_cmd_tune(int argc, char **argv)
 {
     const char *problem = NULL, *strategy = NULL, *cache_dir = NULL;
-    const char *check = NULL, *devices = NULL;
+    const char *check = NULL, *devices = NULL, *objective = NULL;
     tune_outputs out = {NULL, NULL, 0, NULL};
     long long device = -1, budget = 0, seed = 1, threads = 0;
     double seconds = 0, fraction = 0;
     cli_sizes size = {{0}, 0};
     int no_cache = 0, quiet = 0, no_binaries = 0, warm = 0;
-    int verbose = 0, resume = 0;
+    int verbose = 0, resume = 0, energy = 0;
     const cli_opt opts[] = {{"--device", CLI_COUNT, &device},
                             {"--devices", CLI_STRING, &devices},
                             {"--strategy", CLI_STRING, &strategy},
@@ -265,6 +309,8 @@ int cli_cmd_tune(int argc, char **argv)
                             {"--budget-seconds", CLI_NUMBER, &seconds},
                             {"--budget-fraction", CLI_NUMBER, &fraction},
                             {"--seed", CLI_COUNT, &seed},
+                            {"--objective", CLI_STRING, &objective},
+                            {"--measure-energy", CLI_FLAG, &energy},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--no-cache", CLI_FLAG, &no_cache},
@@ -302,6 +348,9 @@ int cli_cmd_tune(int argc, char **argv)
                                check);
     if (device > 1024 || threads > 4096)
         return cli_usage_error("--device or --threads out of range");
+    cutune_objective minimise;
+    if ((rc = cli_parse_objective(objective, &minimise)))
+        return rc;
     cli_devices dl;
     if (devices && device >= 0)
         return cli_usage_error("--device and --devices: give one of them");
@@ -331,6 +380,8 @@ int cli_cmd_tune(int argc, char **argv)
     o.warm_cache = warm;
     o.reuse_measurements = resume;
     o.output_check = check_mode;
+    o.objective = minimise;
+    o.measure_energy = energy;
     cli_progress_attach(&pr, p, &o);
     rc = devices ? tune_models(p, &o, &dl, &pr, &out)
                  : tune_once(p, &o, &pr, &out);

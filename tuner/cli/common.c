@@ -53,6 +53,15 @@ int cli_usage_error(const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_parse_objective(const char *text, cutune_objective *out)
+{
+    *out = CUTUNE_OBJECTIVE_TIME;
+    if (text && cutune_objective_parse(text, out) != 0)
+        return cli_usage_error("--objective: '%s' is not an objective (%s)",
+                               text, CUTUNE_OBJECTIVE_NAMES);
+    return 0;
+}
+
 static int parse_value(const cli_opt *o, const char *value)
 {
     char *end;

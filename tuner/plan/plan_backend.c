@@ -125,6 +125,8 @@ static void record_from_result(session_backend *b,
     rec->evaluations = r->evaluations;
     rec->tune_seconds = r->wall_s;
     rec->timestamp = (long long)time(NULL);
+    rec->objective = r->objective;
+    rec->energy_j = r->best_energy_j;
 }
 
 /* The session appended the winner itself: read it back whole (with the
@@ -145,6 +147,7 @@ static cutune_status read_back(session_backend *b,
     q.problem_size = dims;
     q.device_name = device->name;
     q.device_uuid = device->uuid;
+    q.objective = b->base.objective;
     const cutune_cache_record *found = NULL;
     cutune_match match = CUTUNE_MATCH_NONE;
     cutune_cache_close(b->cache);
@@ -169,6 +172,7 @@ static cutune_status session_tune(void *user, const cutune_plan_task *task,
     cutune_session_options o = b->options;
     o.device = task->device;
     o.write_cache = write_cache;
+    o.objective = b->base.objective;
     /* A device of the --devices set shares the search with its model. */
     int members[MAX_SET];
     size_t n = 0;
@@ -252,6 +256,7 @@ cutune_plan_session_backend_create(const cutune_session_options *options,
     b->base.user = b;
     /* Replayed devices need no kernel: problems load for their space. */
     b->base.space_only = b->replay_devices != NULL;
+    b->base.objective = options->objective;
     if ((options->strategy && !b->strategy) ||
         (options->cache_dir && !b->cache_dir) ||
         (options->worker_path && !b->worker_path) ||
@@ -330,6 +335,7 @@ static cutune_status replay_tune(void *user, const cutune_plan_task *task,
     so.strategy = b->strategy;
     so.max_evals = b->max_evals;
     so.seed = b->seed;
+    so.objective = b->base.objective;
     cutune_simulation_destroy(b->simulation);
     b->simulation = NULL;
     cutune_status st = cutune_simulate(problem, &so, &b->simulation);
@@ -346,8 +352,10 @@ static cutune_status replay_tune(void *user, const cutune_plan_task *task,
     record_problem(rec, problem, b->size);
     rec->config = run->best;
     rec->n_config = r->n_params;
-    rec->time_ms = run->best_ms;
-    rec->time_min_ms = run->best_ms;
+    rec->time_ms = run->best_time_ms;
+    rec->time_min_ms = run->best_time_ms;
+    rec->objective = b->base.objective;
+    rec->energy_j = run->best_energy_j;
     /* A replay has no start configuration measured: no baseline. */
     rec->baseline_ms = NAN;
     rec->runs = 1;

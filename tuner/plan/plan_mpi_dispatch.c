@@ -126,9 +126,10 @@ static int on_check(dispatcher *d, int from, json_t *j)
     space_only.space_only = 1;
     cutune_problem *problem = NULL;
     char why[512];
-    int cached = cutune__plan_load_problem(task, &space_only, &problem, why,
-                                           sizeof why) == CUTUNE_OK &&
-                 cutune__plan_cached(d->cache, task, problem, &device);
+    int cached =
+        cutune__plan_load_problem(task, &space_only, &problem, why,
+                                  sizeof why) == CUTUNE_OK &&
+        cutune__plan_cached(d->cache, d->backend->objective, problem, &device);
     cutune_problem_destroy(problem);
     if (cached) {
         release(d, from);
@@ -149,6 +150,7 @@ static int already_there(cutune_cache *cache, const cutune_cache_record *r)
     q.device_uuid = r->device.uuid;
     q.problem_size = r->problem_size;
     q.n_problem_size = r->n_problem_size;
+    q.objective = r->objective;
     const cutune_cache_record *found = NULL;
     cutune_match match = CUTUNE_MATCH_NONE;
     return cutune_cache_lookup(cache, &q, &found, &match) == CUTUNE_OK &&
@@ -326,8 +328,9 @@ static void local_task(dispatcher *d, cutune_plan_task *task)
         st = d->backend->device(d->backend->user, task->device, &device, why,
                                 sizeof why);
     pthread_mutex_lock(&d->lock);
-    int cached = st == CUTUNE_OK && !d->options->force &&
-                 cutune__plan_cached(d->cache, task, problem, &device);
+    int cached =
+        st == CUTUNE_OK && !d->options->force &&
+        cutune__plan_cached(d->cache, d->backend->objective, problem, &device);
     pthread_mutex_unlock(&d->lock);
     cutune_cache_record rec;
     int appended = 0;

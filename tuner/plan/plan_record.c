@@ -100,6 +100,14 @@ json_t *cutune__plan_record_encode(const cutune_cache_record *r)
         json_object_set_new(o, time_keys[k],
                             isfinite(v) ? json_real(v) : json_null());
     }
+    if (o) {
+        json_object_set_new(o, "objective",
+                            json_string(cutune_objective_str(r->objective)));
+        json_object_set_new(o, "energy_j",
+                            isfinite(r->energy_j) && r->energy_j > 0
+                                ? json_real(r->energy_j)
+                                : json_null());
+    }
     return o;
 }
 
@@ -129,6 +137,14 @@ int cutune__plan_record_decode(json_t *o, cutune_cache_record *r,
             return 0;
         *time_field(r, k) = json_is_null(v) ? NAN : json_number_value(v);
     }
+    /* A rank of a cutune before objectives sends none: time. */
+    json_t *objective = json_object_get(o, "objective");
+    json_t *energy = json_object_get(o, "energy_j");
+    if ((objective && cutune_objective_parse(json_string_value(objective),
+                                             &r->objective) != 0) ||
+        (energy && !json_is_number(energy) && !json_is_null(energy)))
+        return 0;
+    r->energy_j = json_is_number(energy) ? json_number_value(energy) : NAN;
     r->runs = (size_t)runs;
     r->evaluations = (size_t)evaluations;
     r->timestamp = timestamp;

@@ -108,7 +108,7 @@ cutune_status cutune__plan_load_problem(const cutune_plan_task *task,
     return st;
 }
 
-int cutune__plan_cached(cutune_cache *cache, const cutune_plan_task *task,
+int cutune__plan_cached(cutune_cache *cache, cutune_objective objective,
                         const cutune_problem *problem,
                         const cutune_device *device)
 {
@@ -124,13 +124,13 @@ int cutune__plan_cached(cutune_cache *cache, const cutune_plan_task *task,
     q.problem_size = dims;
     q.device_name = device->name;
     q.device_uuid = device->uuid;
+    q.objective = objective;
     /* A record that no longer fits the problem (its space changed) is
      * not an answer: tune again. */
     q.accept = cutune_problem_accepts_record;
     q.accept_user = (void *)problem;
     const cutune_cache_record *rec = NULL;
     cutune_match match = CUTUNE_MATCH_NONE;
-    (void)task;
     if (cutune_cache_lookup(cache, &q, &rec, &match) != CUTUNE_OK ||
         match != CUTUNE_MATCH_EXACT)
         return 0;
@@ -156,7 +156,7 @@ static void run_task(cutune_plan_task *task,
         st = backend->device(backend->user, task->device, &device, why,
                              sizeof why);
     if (st == CUTUNE_OK && !o->force &&
-        cutune__plan_cached(cache, task, problem, &device)) {
+        cutune__plan_cached(cache, backend->objective, problem, &device)) {
         task->state = CUTUNE_PLAN_SKIPPED;
         cutune_problem_destroy(problem);
         return;

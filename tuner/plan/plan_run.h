@@ -27,8 +27,8 @@ void cutune__plan_fail(cutune_plan_task *task, cutune_status status,
 
 /* Whether `cache` holds a record of the task's problem at its size
  * (the problem's own when the task names none) on `device` at the EXACT
- * level: 1 yes, 0 no. */
-int cutune__plan_cached(cutune_cache *cache, const cutune_plan_task *task,
+ * level, tuned for `objective`: 1 yes, 0 no. */
+int cutune__plan_cached(cutune_cache *cache, cutune_objective objective,
                         const cutune_problem *problem,
                         const cutune_device *device);
 

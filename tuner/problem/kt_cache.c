@@ -195,10 +195,19 @@ static json_t *entry_result(const char *path, const char *ckey, json_t *entry,
             json_decref(res);
             return NULL;
         }
-        json_object_set_new(res, "measurements",
-                            json_pack("[{s:s, s:f, s:s}]", "name", "time",
-                                      "value", json_number_value(time), "unit",
-                                      "ms"));
+        json_t *meas = json_pack("[{s:s, s:f, s:s}]", "name", "time", "value",
+                                 json_number_value(time), "unit", "ms");
+        json_object_set_new(res, "measurements", meas);
+        /* The NVMLObserver's figures, in J per launch and W, as its T4
+         * writer would give them (t4_energy.c). */
+        static const char *const nvml[] = {"nvml_energy", "nvml_power"};
+        for (size_t k = 0; meas && k < 2; k++) {
+            json_t *v = json_object_get(entry, nvml[k]);
+            if (json_is_number(v))
+                json_array_append_new(meas, json_pack("{s:s, s:O, s:s}",
+                                                      "name", nvml[k], "value",
+                                                      v, "unit", ""));
+        }
     }
     return res;
 }

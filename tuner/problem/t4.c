@@ -26,6 +26,7 @@
 #include "problem.h"
 #include "stats.h"
 #include "strategy/strategy.h"
+#include "t4_energy.h"
 #include "util.h"
 
 /* Factor from the file's time unit to milliseconds; 0 when unknown. The
@@ -136,7 +137,8 @@ static double measured_time(json_t *res)
     return NAN;
 }
 
-/* The numeric measurements besides "time" into the entry; -1 when
+/* The numeric measurements besides "time", energy and power (read by
+ * cutune__t4_read_energy) into the entry; -1 when
  * memory ran out. */
 static int extra_measurements(json_t *res, cutune__t4_entry *e)
 {
@@ -155,6 +157,7 @@ static int extra_measurements(json_t *res, cutune__t4_entry *e)
         const char *name = json_string_value(json_object_get(it, "name"));
         double v;
         if (!name || strcmp(name, "time") == 0 ||
+            cutune__t4_is_energy_name(name) ||
             !json_number(json_object_get(it, "value"), &v))
             continue;
         if (!(e->extra_names[e->n_extra] = strdup(name)))
@@ -275,6 +278,7 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
     cutune__t4_entry *e = &t4->entries[i];
     e->config_index = CUTUNE__NONE;
     e->time_ms = INFINITY;
+    e->energy_j = e->power_w = NAN;
     if (!json_is_object(res))
         return cutune__errf(err, errlen, CUTUNE_ERR_PARSE,
                             "%s: results[%zu]: expected an object", path, i);
@@ -360,7 +364,7 @@ static cutune_status load_entry(const char *path, const cutune_problem *p,
             e->time_ms = t * to_ms;
         }
     }
-    return CUTUNE_OK;
+    return cutune__t4_read_energy(path, res, i, e, err, errlen);
 }
 
 /* The metadata's strings that cutune reads back; -1 when memory ran
@@ -614,7 +618,8 @@ static json_t *number(double v)
 /* Each child is attached to `res` as soon as it exists (jansson's _new
  * calls take the reference even when they fail), so on any failure
  * releasing `res` releases everything. */
-static json_t *record_json(const cutune_problem *p, const cutune__t4_record *r)
+static json_t *record_json(const cutune_problem *p, const cutune__t4_record *r,
+                           const char *objective)
 {
     json_t *res = json_object();
     json_t *conf = json_object();
@@ -687,6 +692,8 @@ static json_t *record_json(const cutune_problem *p, const cutune__t4_record *r)
             bad |= json_array_append_new(
                 meas, json_pack("{s:s, s:o, s:s}", "name", "time", "value",
                                 number(r->time_ms), "unit", "ms"));
+        if (!bad && correct)
+            bad |= cutune__t4_write_energy(meas, r->energy_j, r->power_w);
         for (size_t k = 0; !bad && k < r->n_extra; k++)
             if (isfinite(r->extra_values[k]))
                 bad |= json_array_append_new(
@@ -694,8 +701,8 @@ static json_t *record_json(const cutune_problem *p, const cutune__t4_record *r)
                     json_pack("{s:s, s:f, s:s}", "name", r->extra_names[k],
                               "value", r->extra_values[k], "unit",
                               r->extra_units[k]));
-        bad |=
-            json_object_set_new(res, "objectives", json_pack("[s]", "time"));
+        bad |= json_object_set_new(res, "objectives",
+                                   json_pack("[s]", objective));
     } else {
         json_decref(meas);
     }
@@ -820,7 +827,10 @@ cutune_status cutune__t4_write(const char *path, const cutune_problem *problem,
     if (!results || !root)
         goto oom;
     for (size_t i = 0; i < n; i++)
-        if (json_array_append_new(results, record_json(problem, &records[i])))
+        if (json_array_append_new(results, record_json(problem, &records[i],
+                                                       meta && meta->objective
+                                                           ? meta->objective
+                                                           : "time")))
             goto oom;
     if (json_object_set_new(root, "results", results)) {
         results = NULL;

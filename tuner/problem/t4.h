@@ -6,7 +6,9 @@
  * value), `times` (`runtimes` in ms, `compilation`, `framework`,
  * `search_algorithm`, `validation`), `invalidity` ("correct", "compile",
  * "runtime", "correctness", "constraints", "timeout", ...) and
- * `objectives`.
+ * `objectives`. Measurements cutune reads besides `time`: `energy` (J per
+ * launch) and `power` (W), also under Kernel Tuner's names `nvml_energy`
+ * and `nvml_power` (docs/t1-t4.md).
  *
  * The T4 1.0.0 schema's `invalidity` is an enum that lacks cutune's
  * RESOURCES: such a result is written `"invalidity": "constraints"` with
@@ -39,10 +41,18 @@ typedef struct cutune__t4_entry {
                              times, ms; 0 when absent */
     double timestamp;     /* seconds since the Unix epoch; NAN when
                              absent or unreadable */
-    char **extra_names;   /* measurements besides "time" with a number
-                             (`cutune explain --output`: counters), */
+    char **extra_names;   /* measurements besides "time", energy and
+                             power with a number (`cutune explain
+                             --output`: counters), */
     double *extra_values; /* owned; n_extra of each */
     size_t n_extra;
+    /* J per launch and mean W while it ran, from the measurements
+     * `energy` and `power` (cutune's) or `nvml_energy` and `nvml_power`
+     * (Kernel Tuner's NVMLObserver); one of the two with the time gives
+     * the other (energy = power x time, as Kernel Tuner computes it).
+     * NaN when the result has neither. */
+    double energy_j;
+    double power_w;
 } cutune__t4_entry;
 
 /* Where results come from, as `metadata` names it. Writing, every field
@@ -63,6 +73,7 @@ typedef struct cutune__t4_meta {
     double max_seconds;      /* strategy: 0 where unlimited */
     double fraction;
     const char *cutune_version;
+    const char *objective; /* each result's `objectives`; NULL: "time" */
 } cutune__t4_meta;
 
 typedef struct cutune__t4 {
@@ -144,6 +155,9 @@ typedef struct cutune__t4_record {
     const double *extra_values;     /* counters), written after "time" */
     const char *const *extra_units;
     size_t n_extra;
+    double energy_j; /* measurements `energy` (J per launch) and */
+    double power_w;  /* `power` (W); NaN (or 0 for a zeroed record):
+                        not written */
 } cutune__t4_record;
 
 /* Writes `records` as a T4 file at `path`, gzip-compressed when the path

@@ -64,10 +64,7 @@ static void *measure_loop(void *arg)
     while ((i = next_proposal(c)) != CUTUNE__NONE) {
         c->state[i] = TAKEN;
         eval_record *e = &c->recs[i];
-        memset(e, 0, sizeof *e);
-        e->pub.config_index = c->b->indices[i];
-        e->pub.time_ms = NAN;
-        e->pub.sm_clock_mhz = e->pub.temperature_c = -1;
+        cutune__session_init_eval(e, c->b->indices[i]);
         cutune__session_measure_proposal(s, m->slot, c->b, i, e);
         c->state[i] = MEASURED;
         pthread_cond_broadcast(&c->changed);

@@ -28,6 +28,10 @@ const cutune__measured *cutune__session_earlier(const cutune_session *s,
     if (!m || m->outcome == CUTUNE_OUTCOME_RUNTIME ||
         m->outcome == CUTUNE_OUTCOME_TIMEOUT)
         return NULL;
+    /* A tune that wants energy measures again what was logged without. */
+    if (s->proto.energy && m->outcome == CUTUNE_OUTCOME_CORRECT &&
+        !isfinite(m->energy_j))
+        return NULL;
     unsigned grid[3], block[3];
     char err[64];
     if (cutune__problem_geometry(s->problem, config, grid, block, err,
@@ -57,6 +61,9 @@ int cutune__session_take_earlier(eval_record *e, const cutune__measured *m)
     e->timestamp = m->timestamp;
     e->reused = 1;
     e->final_runs = m->final_runs;
+    e->energy_j = m->energy_j;
+    e->power_w = m->power_w;
+    e->energy_rsd = m->energy_rsd;
     if (m->runs > 0) {
         e->runtimes = malloc(m->runs * sizeof *e->runtimes);
         if (!e->runtimes)
@@ -98,6 +105,9 @@ void cutune__session_log_measurement(cutune_session *s, const eval_record *e,
         .message = (char *)e->pub.message,
         .runtimes = e->runtimes,
         .runs = e->runtimes ? e->runs : 0,
+        .energy_j = e->energy_j,
+        .power_w = e->power_w,
+        .energy_rsd = e->energy_rsd,
         .final_runs = e->runtimes ? e->final_runs : 0,
     };
     char err[64];
@@ -130,7 +140,7 @@ void cutune__session_settle_check(cutune_session *s, size_t first,
             e->pub.outcome = CUTUNE_OUTCOME_CORRECT;
             cutune__session_set_message(e, "");
             if (i >= first && i - first < n_batch)
-                batch[i - first] = e->pub.time_ms;
+                batch[i - first] = cutune__session_rank(s, e, NULL, NULL);
         } else if (e->differs) {
             free(e->runtimes);
             e->runtimes = NULL;
@@ -341,8 +351,7 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
         s->proto.check.agreed += e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
         s->proto.check.differed += e->differs != 0;
     }
-    objectives[i] =
-        e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms : INFINITY;
+    objectives[i] = cutune__session_rank(s, e, NULL, NULL);
     if (s->proto.check.mode == CUTUNE__CHECK_PROBE &&
         s->proto.check.agreed + s->proto.check.differed >=
             CUTUNE__CHECK_SAMPLE)
@@ -351,15 +360,19 @@ void cutune__session_record_result(cutune_session *s, const eval_record *e,
      * time taken from the log was measured under other conditions
      * (clocks, temperature), and a GPU a few % slower now would drop true
      * contenders. */
+    double ms =
+        e->pub.outcome == CUTUNE_OUTCOME_CORRECT ? e->pub.time_ms : INFINITY;
+    if (isfinite(ms) && !reused && (s->best_ms == 0 || ms < s->best_ms))
+        s->best_ms = ms;
     if (isfinite(objectives[i]) && !reused &&
-        (s->best_ms == 0 || objectives[i] < s->best_ms))
-        s->best_ms = objectives[i];
+        (s->best_rank == 0 || objectives[i] < s->best_rank))
+        s->best_rank = objectives[i];
     /* A binary can be let go once its configuration cannot be a finalist
-     * (the best only gets faster): a tune of a large space keeps only
+     * (the best only gets better): a tune of a large space keeps only
      * its contenders' (the final round compiles again what it lacks). */
     if (s->compile.cq && !reused &&
         !(isfinite(objectives[i]) &&
-          objectives[i] <= s->best_ms * (1.0 + FINAL_MARGIN)))
+          objectives[i] <= s->best_rank * (1.0 + FINAL_MARGIN)))
         cutune__cq_release(s->compile.cq, e->pub.config_index);
     const char *from = e->reused ? ", measured before" : "";
     cutune_log_level level =

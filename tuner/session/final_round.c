@@ -1,7 +1,7 @@
 /* The final round: the search's best few (at most FINAL_MAX, within
- * FINAL_MARGIN of the fastest) measured again, FINAL_PASSES passes in
- * opposite orders, so that the winner is named on more than the short
- * measurement that steered the search (see the protocol in
+ * FINAL_MARGIN of the best value of the tune's objective) measured again,
+ * FINAL_PASSES passes in opposite orders, so that the winner is named on more
+ * than the short measurement that steered the search (see the protocol in
  * session_internal.h). */
 #define _POSIX_C_SOURCE 200809L
 
@@ -11,6 +11,48 @@
 
 #include "session_internal.h"
 #include "util.h"
+
+/* The median of v[0..n) (n at most 1 + FINAL_PASSES), and into *rsd the
+ * relative standard deviation (NaN for fewer than two). */
+static double median_of_few(const double *v, size_t n, double *rsd)
+{
+    double d[1 + FINAL_PASSES];
+    double mean = 0.0, ss = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i;
+        for (; k > 0 && d[k - 1] > v[i]; k--)
+            d[k] = d[k - 1];
+        d[k] = v[i];
+        mean += v[i] / (double)n;
+    }
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - mean) * (v[i] - mean);
+    *rsd = n > 1 && mean > 0 ? sqrt(ss / (double)(n - 1)) / mean : NAN;
+    return n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2]);
+}
+
+/* A final-round energy reading of e's configuration, `t`'s, joins the
+ * search's: e's energy and power become the medians over those readings
+ * (one per measurement, each already the device's summary of its own
+ * repeated readings), its spread theirs. */
+static void merge_energy(eval_record *e, const eval_record *t)
+{
+    if (!isfinite(t->energy_j))
+        return;
+    if (e->n_energy_seen == 0 && isfinite(e->energy_j)) {
+        e->energy_seen[0] = e->energy_j;
+        e->power_seen[0] = e->power_w;
+        e->n_energy_seen = 1;
+    }
+    if (e->n_energy_seen == 1 + FINAL_PASSES)
+        return;
+    e->energy_seen[e->n_energy_seen] = t->energy_j;
+    e->power_seen[e->n_energy_seen++] = t->power_w;
+    double spread;
+    e->energy_j = median_of_few(e->energy_seen, e->n_energy_seen, &spread);
+    e->energy_rsd = e->n_energy_seen > 1 ? spread : t->energy_rsd;
+    e->power_w = median_of_few(e->power_seen, e->n_energy_seen, &spread);
+}
 
 /* Adds `t`, a final-round measurement of e's configuration, to `e`, and
  * frees t's parts. A finalist that fails now (a race that gives a wrong
@@ -36,6 +78,7 @@ static int merge_final(eval_record *e, eval_record *t)
             e->final_runs += t->runs;
         }
         rc = rt ? cutune__session_summarize(e, e->runs) : -1;
+        merge_energy(e, t);
     }
     free((char *)t->pub.message);
     free(t->runtimes);
@@ -48,31 +91,79 @@ int cutune__session_contender(const eval_record *e)
     return e->pub.outcome == CUTUNE_OUTCOME_CORRECT && !e->pub.stopped_early;
 }
 
-int cutune__session_faster_first(const void *a, const void *b)
+/* Energy's interval: two relative standard deviations of its readings
+ * either side of the median, about 95% of the readings for a normal
+ * spread; with fewer than two readings, the value alone. */
+static void energy_interval(const eval_record *e, double *lo, double *hi)
+{
+    double r = isfinite(e->energy_rsd) ? 2.0 * e->energy_rsd : 0.0;
+    *lo = e->energy_j * (1.0 - r);
+    *hi = e->energy_j * (1.0 + r);
+}
+
+double cutune__session_rank(const cutune_session *s, const eval_record *e,
+                            double *lo, double *hi)
+{
+    double v = INFINITY, l = INFINITY, h = INFINITY;
+    int correct = e->pub.outcome == CUTUNE_OUTCOME_CORRECT;
+    switch (s->proto.objective) {
+    case CUTUNE_OBJECTIVE_ENERGY:
+        if (correct && e->energy_j > 0 && isfinite(e->energy_j)) {
+            v = e->energy_j;
+            energy_interval(e, &l, &h);
+        }
+        break;
+    case CUTUNE_OBJECTIVE_EDP:
+        if (correct && e->energy_j > 0 && isfinite(e->energy_j) &&
+            isfinite(e->pub.time_ms)) {
+            v = e->energy_j * e->pub.time_ms * 1e-3;
+            energy_interval(e, &l, &h);
+            l *= e->ci_lo_ms * 1e-3;
+            h *= e->ci_hi_ms * 1e-3;
+        }
+        break;
+    default:
+        if (correct) {
+            v = e->pub.time_ms;
+            l = e->ci_lo_ms;
+            h = e->ci_hi_ms;
+        }
+        break;
+    }
+    if (lo)
+        *lo = l;
+    if (hi)
+        *hi = h;
+    return v;
+}
+
+int cutune__session_better_first(const void *a, const void *b)
 {
     const eval_record *x = *(eval_record *const *)a;
     const eval_record *y = *(eval_record *const *)b;
-    if (x->pub.time_ms != y->pub.time_ms)
-        return x->pub.time_ms < y->pub.time_ms ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
     return x->pub.config_index < y->pub.config_index
                ? -1
                : x->pub.config_index > y->pub.config_index;
 }
 
-/* The finalists: the contenders within FINAL_MARGIN of the fastest, at
- * most FINAL_MAX, fastest first, marked as finalists; those without
- * final-round launches yet (to measure) moved to fin[0..*n_todo). Returns
- * the array (malloc'ed; *n_fin 0 and NULL when nothing is correct, NULL
- * with *n_fin 1 when memory ran out). */
+/* The finalists: the contenders within FINAL_MARGIN of the best value of
+ * the objective, at most FINAL_MAX, best first, marked as finalists;
+ * those without final-round launches yet (to measure) moved to
+ * fin[0..*n_todo). Returns the array (malloc'ed; *n_fin 0 and NULL when
+ * nothing is correct, NULL with *n_fin 1 when memory ran out). */
 static eval_record **choose_finalists(cutune_session *s, size_t *n_fin,
                                       size_t *n_todo)
 {
     *n_fin = *n_todo = 0;
     double fastest = INFINITY;
-    for (size_t i = 0; i < s->record.n_evals; i++)
-        if (cutune__session_contender(&s->record.evals[i]) &&
-            s->record.evals[i].pub.time_ms < fastest)
-            fastest = s->record.evals[i].pub.time_ms;
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        eval_record *e = &s->record.evals[i];
+        e->rank = cutune__session_rank(s, e, NULL, NULL);
+        if (cutune__session_contender(e) && e->rank < fastest)
+            fastest = e->rank;
+    }
     if (!isfinite(fastest))
         return NULL;
     eval_record **fin = malloc(s->record.n_evals * sizeof *fin);
@@ -82,9 +173,9 @@ static eval_record **choose_finalists(cutune_session *s, size_t *n_fin,
     }
     for (size_t i = 0; i < s->record.n_evals; i++)
         if (cutune__session_contender(&s->record.evals[i]) &&
-            s->record.evals[i].pub.time_ms <= fastest * (1.0 + FINAL_MARGIN))
+            s->record.evals[i].rank <= fastest * (1.0 + FINAL_MARGIN))
             fin[(*n_fin)++] = &s->record.evals[i];
-    qsort(fin, *n_fin, sizeof *fin, cutune__session_faster_first);
+    qsort(fin, *n_fin, sizeof *fin, cutune__session_better_first);
     if (*n_fin > FINAL_MAX)
         *n_fin = FINAL_MAX;
     for (size_t k = 0; k < *n_fin; k++) {
@@ -121,9 +212,7 @@ static cutune_status measure_finalists(cutune_session *s, eval_record **fin,
                 continue;
             }
             eval_record t;
-            memset(&t, 0, sizeof t);
-            t.pub.config_index = e->pub.config_index;
-            t.pub.time_ms = NAN;
+            cutune__session_init_eval(&t, e->pub.config_index);
             cutune__session_measure(s, s->slots, &t, job, 1);
             if (s->fatal) {
                 /* No worker could be brought back: that says nothing of
@@ -164,7 +253,14 @@ static void log_finalists(cutune_session *s, eval_record **fin, size_t n_todo,
         if (whole && fin[k]->final_runs > 0 &&
             cutune__session_contender(fin[k]) && passes_done == FINAL_PASSES)
             cutune__session_log_measurement(s, fin[k], cfg);
-        if (cutune__session_contender(fin[k]))
+        if (cutune__session_contender(fin[k]) &&
+            s->proto.objective != CUTUNE_OBJECTIVE_TIME)
+            cutune__session_log(s, CUTUNE_LOG_INFO,
+                                "[final] %s: %.4f ms, %.6g J (median of "
+                                "%zu launches, %zu in the final round)",
+                                cfg, fin[k]->pub.time_ms, fin[k]->energy_j,
+                                fin[k]->runs, fin[k]->final_runs);
+        else if (cutune__session_contender(fin[k]))
             cutune__session_log(s, CUTUNE_LOG_INFO,
                                 "[final] %s: %.4f ms (median of %zu "
                                 "launches, %zu in the final round)",

@@ -27,11 +27,17 @@ eval_record *cutune__session_add_eval(cutune_session *s, size_t config)
         s->record.cap_evals = cap;
     }
     eval_record *e = &s->record.evals[s->record.n_evals++];
+    cutune__session_init_eval(e, config);
+    return e;
+}
+
+void cutune__session_init_eval(eval_record *e, size_t config)
+{
     memset(e, 0, sizeof *e);
     e->pub.config_index = config;
     e->pub.time_ms = NAN;
     e->pub.sm_clock_mhz = e->pub.temperature_c = -1;
-    return e;
+    e->energy_j = e->power_w = e->energy_rsd = NAN;
 }
 
 void cutune__session_set_message(eval_record *e, const char *msg)
@@ -230,7 +236,11 @@ void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
     cutune__run_request rq;
     cutune__session_fill_run_request(&rq, grid, block, p->shared_memory,
                                      CUTUNE__RUN_MEASURE);
-    rq.best_ms = final ? 0.0 : s->best_ms;
+    /* Dropping early on time would drop a slower configuration that
+     * takes less energy. */
+    rq.best_ms = final || s->proto.objective != CUTUNE_OBJECTIVE_TIME
+                     ? 0.0
+                     : s->best_ms;
     rq.check = s->proto.check.mode;
     if (final) {
         rq.min_seconds = FINAL_SECONDS;

@@ -166,6 +166,9 @@ static int parse_line(const char *line, size_t len, cutune__measured *m)
     if (!(final_runs >= 0 && final_runs <= (double)m->runs))
         goto bad;
     m->final_runs = (size_t)final_runs;
+    m->energy_j = get_number(o, "energy_j", NAN);
+    m->power_w = get_number(o, "power_w", NAN);
+    m->energy_rsd = get_number(o, "energy_rsd", NAN);
     json_decref(o);
     return 0;
 bad:
@@ -650,6 +653,22 @@ int cutune__measure_log_append(cutune__measure_log *log,
                  "message", m->message ? m->message : "", "runtimes", rt,
                  "final_runs", (json_int_t)m->final_runs)
            : NULL;
+    /* Only where measured, so that a time tune's lines stay as they
+     * were. */
+    const struct {
+        const char *key;
+        double v;
+    } energy[] = {{"energy_j", m->energy_j},
+                  {"power_w", m->power_w},
+                  {"energy_rsd", m->energy_rsd}};
+    int measured = m->energy_j > 0 && isfinite(m->energy_j);
+    for (size_t k = 0; o && measured && k < sizeof energy / sizeof *energy;
+         k++)
+        if (isfinite(energy[k].v) &&
+            json_object_set_new(o, energy[k].key, json_real(energy[k].v))) {
+            json_decref(o);
+            o = NULL;
+        }
     if (!o)
         return -1;
     char *text = json_dumps(o, JSON_COMPACT);

@@ -56,6 +56,9 @@ typedef struct cutune__measured {
     size_t runs;
     size_t final_runs; /* how many of the last runtimes are the tune's
                           final round (0: not a finalist) */
+    double energy_j;   /* J per launch, mean W, and the spread of */
+    double power_w;    /* the energy readings; NaN: not measured */
+    double energy_rsd; /* (not written; absent reads as NaN) */
 } cutune__measured;
 
 typedef struct cutune__measure_log cutune__measure_log;

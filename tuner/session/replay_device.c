@@ -2,8 +2,9 @@
  * paths of a tune on several devices (the slots, the shared search, the
  * final round, the cache records) run where there is no GPU. A slot on a
  * replayed device answers a configuration with its recorded outcome and
- * runtimes, after sleeping its recorded compile and run time times the
- * time scale; NVRTC and the worker are skipped. The records are placed on
+ * runtimes (and energy and power, where recorded), after sleeping its
+ * recorded compile and run time times the time scale; NVRTC and the
+ * worker are skipped. The records are placed on
  * the space by the T4 reader the simulator uses (t4.h). */
 #define _POSIX_C_SOURCE 200809L
 
@@ -261,6 +262,12 @@ static void replay_measure(cutune_session *s, cutune__mslot *slot,
         e->runtimes[0] = en->time_ms;
     e->runs = n;
     e->gpu_ms = run_ms;
+    /* As a GPU would: energy only where the tune asks for it; one
+     * recorded reading, no spread. */
+    if (s->proto.energy) {
+        e->energy_j = en->energy_j;
+        e->power_w = en->power_w;
+    }
     /* The tune's GPU time is the simulated GPUs' time, as slept. */
     s->tel.gpu_ms += run_ms * s->opt.replay_time_scale;
     s->tel.span_ms += run_ms * s->opt.replay_time_scale;

@@ -89,6 +89,15 @@ cutune_status cutune_session_create(const cutune_session_options *options,
                                     "unknown strategy '%s' (known: %s)",
                                     s->strategy, names);
     }
+    if (strcmp(cutune_objective_str(s->opt.objective), "unknown") == 0)
+        return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                    "objective %d is none of "
+                                    "CUTUNE_OBJECTIVE_* (%s)",
+                                    (int)s->opt.objective,
+                                    CUTUNE_OBJECTIVE_NAMES);
+    s->proto.objective = s->opt.objective;
+    s->proto.energy =
+        s->opt.measure_energy || s->opt.objective != CUTUNE_OBJECTIVE_TIME;
     if (cutune__session_init_slots(s) != CUTUNE_OK)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     cutune_status st = cutune__replay_devices_open(s);
@@ -106,6 +115,7 @@ void cutune__session_clear_tune(cutune_session *s)
     memset(&s->tel, 0, sizeof s->tel);
     s->record.warned_other_processes = 0;
     s->best_ms = 0;
+    s->best_rank = 0;
     s->tuned_with = NULL;
     for (size_t i = 0; i < s->record.n_evals; i++) {
         free((char *)s->record.evals[i].pub.message);

@@ -112,6 +112,19 @@ typedef struct eval_record {
     int differs;         /* CHECK_PROBE: timed, but its output differs from
                             the default's; CORRECTNESS until settled */
     size_t final_runs;   /* the last runtimes that the final round added */
+    /* Energy and power, set by the device's measure (NaN: not measured):
+     * J per launch, mean W while it ran, and the relative standard
+     * deviation of the repeated energy readings (NaN: fewer than two).
+     * After a final round, the median and spread over the search's
+     * measurement and each pass's (energy_seen, power_seen). */
+    double energy_j;
+    double power_w;
+    double energy_rsd;
+    double energy_seen[1 + FINAL_PASSES];
+    double power_seen[1 + FINAL_PASSES];
+    size_t n_energy_seen;
+    double rank; /* its value of the tune's objective, set by
+                    cutune__session_rank before comparing */
     /* Hardware counters and static figures of `cutune explain`, as T4
      * measurements; names and units are static strings. */
     const char **extra_names;
@@ -221,6 +234,11 @@ struct cutune_session {
             uint32_t mode;           /* cutune__check of the runs now */
             size_t agreed, differed; /* CHECK_PROBE's sample so far */
         } check;
+        cutune_objective objective; /* what the search, the final round
+                                       and the winner minimise */
+        int energy;                 /* energy and power are measured
+                                       (measure_energy, or an objective
+                                       that needs them) */
     } proto;
     /* What it measures on, picked once at create (device.h). */
     const cutune__device *dev;
@@ -258,6 +276,9 @@ struct cutune_session {
     double best_ms;   /* best median measured so far in this
                          session, for early stops, racing and
                          time limits */
+    double best_rank; /* best value of the objective measured so far
+                         in this session (0: none), for letting
+                         binaries go */
     double batch_end; /* when the last batch was evaluated */
     struct {
         size_t start;                /* the search's first configuration */
@@ -379,6 +400,8 @@ int cutune__session_search_async(cutune_session *s,
 
 /* measure.c: evaluation records and measuring one of them. */
 eval_record *cutune__session_add_eval(cutune_session *s, size_t config);
+/* A fresh record of `config`: nothing measured (times and energy NaN). */
+void cutune__session_init_eval(eval_record *e, size_t config);
 void cutune__session_set_message(eval_record *e, const char *msg);
 int cutune__session_describe(const cutune_problem *p, size_t config, char *buf,
                              size_t len);
@@ -469,9 +492,20 @@ int cutune__crew_take(cutune__crew *c, size_t i, eval_record *e);
  * not taken is dropped. */
 void cutune__crew_stop(cutune__crew *c);
 
-/* final_round.c: the search's best few measured again. */
+/* final_round.c: the search's best few measured again, ranked by the
+ * tune's objective. */
 int cutune__session_contender(const eval_record *e);
-int cutune__session_faster_first(const void *a, const void *b);
+/* e's value of the session's objective (time: the median in ms; energy:
+ * J per launch; edp: J s), INFINITY when it has none (failed, or energy
+ * not measured), and its interval of the median in lo, hi (either may be
+ * NULL): time's 95% confidence interval, energy's median +- 2 relative
+ * standard deviations of its readings (none: the value alone), the
+ * product of both for edp. */
+double cutune__session_rank(const cutune_session *s, const eval_record *e,
+                            double *lo, double *hi);
+/* qsort order of eval_record pointers: lower `rank` first, then lower
+ * configuration index. */
+int cutune__session_better_first(const void *a, const void *b);
 cutune_status cutune__session_final_round(cutune_session *s);
 
 /* tune.c: the device ready to measure (arguments, the device list, the

@@ -56,6 +56,8 @@ cutune_status cutune__session_record_winner(cutune_session *s)
         rec.evaluations = r->evaluations;
         rec.tune_seconds = r->wall_s;
         rec.timestamp = (long long)time(NULL);
+        rec.objective = r->objective;
+        rec.energy_j = r->best_energy_j;
         st = cutune_cache_append(cache, &rec);
     }
     if (st)
@@ -63,6 +65,70 @@ cutune_status cutune__session_record_winner(cutune_session *s)
                                   cutune_cache_errmsg(cache));
     cutune_cache_close(cache);
     return st;
+}
+
+/* The tune ends without a winner: nothing `what` ("ran correctly"), or
+ * under an energy objective, nothing that also had energy measured. */
+static cutune_status no_winner(cutune_session *s, const char *what)
+{
+    size_t correct = 0;
+    for (size_t i = 0; i < s->record.n_evals; i++)
+        correct += cutune__session_contender(&s->record.evals[i]);
+    if (s->proto.objective != CUTUNE_OBJECTIVE_TIME && correct > 0)
+        return cutune__session_fail(
+            s, CUTUNE_ERR_NO_VALID_RESULT,
+            "%s: objective %s: none of the %zu configurations evaluated "
+            "has an energy measurement (the device gave no energy "
+            "readings)",
+            s->problem->origin, cutune_objective_str(s->proto.objective),
+            s->record.n_evals);
+    return cutune__session_fail(s, CUTUNE_ERR_NO_VALID_RESULT,
+                                "%s: none of the %zu configurations %s",
+                                s->problem->origin, s->record.n_evals, what);
+}
+
+/* The winner is the best, by the tune's objective, of the final round's
+ * finalists that are still correct (of every result, where none is).
+ * Configurations whose intervals (cutune__session_rank) overlap its
+ * interval are tied; the tie goes to the lowest index, so that noise
+ * does not change the winner from one tune to the next. NULL: none. */
+static const eval_record *pick_winner(cutune_session *s)
+{
+    cutune_tune_result *r = &s->out.result;
+    int any_finalist = 0;
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        eval_record *e = &s->record.evals[i];
+        e->rank = cutune__session_rank(s, e, NULL, NULL);
+        any_finalist |=
+            e->finalist && cutune__session_contender(e) && isfinite(e->rank);
+        r->finalists += e->finalist;
+    }
+    const eval_record *fastest = NULL;
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        const eval_record *e = &s->record.evals[i];
+        if (cutune__session_contender(e) && isfinite(e->rank) &&
+            (e->finalist || !any_finalist) &&
+            (!fastest || cutune__session_better_first(&e, &fastest) < 0))
+            fastest = e;
+    }
+    if (!fastest)
+        return NULL;
+    double f_lo, f_hi;
+    cutune__session_rank(s, fastest, &f_lo, &f_hi);
+    const eval_record *best = fastest;
+    for (size_t i = 0; i < s->record.n_evals; i++) {
+        const eval_record *e = &s->record.evals[i];
+        double lo, hi;
+        cutune__session_rank(s, e, &lo, &hi);
+        if (e == fastest || !cutune__session_contender(e) ||
+            !isfinite(e->rank) || (any_finalist && !e->finalist) ||
+            lo > f_hi || f_lo > hi)
+            continue;
+        r->tied++;
+        if (e->pub.config_index < best->pub.config_index)
+            best = e;
+    }
+    return best;
 }
 
 cutune_status cutune__session_publish(cutune_session *s,
@@ -78,6 +144,8 @@ cutune_status cutune__session_publish(cutune_session *s,
     r->evaluations = s->record.n_evals;
     r->workers = s->n_slots;
     r->restarts = s->tel.restarts;
+    r->objective = s->proto.objective;
+    r->best_energy_j = r->best_power_w = NAN;
     s->out.pub_evals = calloc(s->record.n_evals + 1, sizeof *s->out.pub_evals);
     s->out.best_values = calloc(p->n_params, sizeof *s->out.best_values);
     s->out.baseline_values =
@@ -88,6 +156,9 @@ cutune_status cutune__session_publish(cutune_session *s,
         s->out.pub_evals[i] = s->record.evals[i].pub;
         s->out.pub_evals[i].runs = s->record.evals[i].runs;
         s->out.pub_evals[i].final_runs = s->record.evals[i].final_runs;
+        s->out.pub_evals[i].energy_j = s->record.evals[i].energy_j;
+        s->out.pub_evals[i].power_w = s->record.evals[i].power_w;
+        s->out.pub_evals[i].energy_rsd = s->record.evals[i].energy_rsd;
         if (s->record.evals[i].pub.outcome != CUTUNE_OUTCOME_CORRECT)
             r->failures++;
     }
@@ -102,46 +173,10 @@ cutune_status cutune__session_publish(cutune_session *s,
                          : NAN;
     r->wall_s = cutune__now() - s->started;
     if (sr->best == CUTUNE__NONE)
-        return cutune__session_fail(
-            s, CUTUNE_ERR_NO_VALID_RESULT,
-            "%s: none of the %zu configurations evaluated ran "
-            "correctly",
-            p->origin, s->record.n_evals);
-    /* The winner is the fastest of the final round's finalists that are
-     * still correct (of every result, where none is). Configurations
-     * whose intervals overlap its interval are tied; the tie goes to the
-     * lowest index, so that noise does not change the winner from one
-     * tune to the next. */
-    int any_finalist = 0;
-    for (size_t i = 0; i < s->record.n_evals; i++) {
-        any_finalist |= s->record.evals[i].finalist &&
-                        cutune__session_contender(&s->record.evals[i]);
-        r->finalists += s->record.evals[i].finalist;
-    }
-    const eval_record *fastest = NULL;
-    for (size_t i = 0; i < s->record.n_evals; i++) {
-        const eval_record *e = &s->record.evals[i];
-        if (cutune__session_contender(e) && (e->finalist || !any_finalist) &&
-            (!fastest || cutune__session_faster_first(&e, &fastest) < 0))
-            fastest = e;
-    }
-    if (!fastest)
-        return cutune__session_fail(
-            s, CUTUNE_ERR_NO_VALID_RESULT,
-            "%s: none of the %zu configurations evaluated stayed "
-            "correct in the final round",
-            p->origin, s->record.n_evals);
-    const eval_record *best = fastest;
-    for (size_t i = 0; i < s->record.n_evals; i++) {
-        const eval_record *e = &s->record.evals[i];
-        if (e == fastest || !cutune__session_contender(e) ||
-            (any_finalist && !e->finalist) ||
-            e->ci_lo_ms > fastest->ci_hi_ms || fastest->ci_lo_ms > e->ci_hi_ms)
-            continue;
-        r->tied++;
-        if (e->pub.config_index < best->pub.config_index)
-            best = e;
-    }
+        return no_winner(s, "evaluated ran correctly");
+    const eval_record *best = pick_winner(s);
+    if (!best)
+        return no_winner(s, "evaluated stayed correct in the final round");
     r->gpu_busy = r->wall_s > 0 ? s->tel.span_ms * 1e-3 / r->wall_s : 0.0;
     r->reused = s->tel.reused;
     r->kernel_share = r->wall_s > 0 ? s->tel.gpu_ms * 1e-3 / r->wall_s : 0.0;
@@ -152,6 +187,8 @@ cutune_status cutune__session_publish(cutune_session *s,
     r->best_min_ms = best->min_ms;
     r->best_stddev_ms = best->stddev_ms;
     r->best_runs = best->runs;
+    r->best_energy_j = best->energy_j;
+    r->best_power_w = best->power_w;
     double bytes = cutune__problem_bytes(p, best->pub.config_index);
     r->best_gbs = bytes > 0 ? bytes / (r->best_ms * 1e-3) / 1e9 : 0.0;
     double flops = cutune__problem_flops(p, best->pub.config_index);
@@ -190,6 +227,8 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
         recs[i].extra_values = e->extra_values;
         recs[i].extra_units = e->extra_units;
         recs[i].n_extra = e->n_extra;
+        recs[i].energy_j = e->energy_j;
+        recs[i].power_w = e->power_w;
     }
     const cutune_device *dev = &s->proto.device.fingerprint;
     const cutune_problem *p = s->problem;
@@ -208,6 +247,7 @@ cutune_status cutune_session_write_t4(cutune_session *s, const char *path)
         .max_seconds = s->budget.max_seconds,
         .fraction = s->budget.fraction,
         .cutune_version = cutune_version(),
+        .objective = cutune_objective_str(s->proto.objective),
     };
     char err[1024];
     cutune_status st = cutune__t4_write(path, s->problem, &meta, recs,

@@ -30,10 +30,22 @@ void cutune_import_options_init(cutune_import_options *o)
         memset(o, 0, sizeof *o);
 }
 
-/* The entry with the smallest time among the correct ones on the space;
- * NULL when there is none. */
+/* An entry's value of objective `o`; INFINITY without the energy it
+ * needs. */
+static double value_of(const cutune__t4_entry *e, cutune_objective o)
+{
+    if (o == CUTUNE_OBJECTIVE_TIME)
+        return e->time_ms;
+    if (!(e->energy_j > 0) || !isfinite(e->energy_j))
+        return INFINITY;
+    return o == CUTUNE_OBJECTIVE_ENERGY ? e->energy_j
+                                        : e->energy_j * e->time_ms * 1e-3;
+}
+
+/* The entry with the least value of `o` among the correct ones on the
+ * space; NULL when there is none. */
 static const cutune__t4_entry *best_entry(const cutune__t4 *t4,
-                                          size_t *correct)
+                                          cutune_objective o, size_t *correct)
 {
     const cutune__t4_entry *best = NULL;
     *correct = 0;
@@ -43,7 +55,8 @@ static const cutune__t4_entry *best_entry(const cutune__t4 *t4,
             e->config_index == CUTUNE__NONE)
             continue;
         (*correct)++;
-        if (!best || e->time_ms < best->time_ms)
+        if (isfinite(value_of(e, o)) &&
+            (!best || value_of(e, o) < value_of(best, o)))
             best = e;
     }
     return best;
@@ -165,7 +178,9 @@ cutune_status cutune_cache_import(cutune_cache *cache,
     cutune_cache_record rec;
     memset(&rec, 0, sizeof rec);
     size_t correct = 0;
-    const cutune__t4_entry *best = best_entry(t4, &correct);
+    cutune_objective objective =
+        options ? options->objective : CUTUNE_OBJECTIVE_TIME;
+    const cutune__t4_entry *best = best_entry(t4, objective, &correct);
     cutune_param_value *config =
         calloc(problem->n_params ? problem->n_params : 1, sizeof *config);
     if (!config)
@@ -176,12 +191,15 @@ cutune_status cutune_cache_import(cutune_cache *cache,
              !(st = check_size(cache, path, t4, problem)) && !best)
         st = cutune__cache_fail(cache, CUTUNE_ERR_NO_VALID_RESULT,
                                 "%s: no correct result on the space of %s "
-                                "(%zu results, %zu outside it)",
+                                "(%zu results, %zu outside it)%s",
                                 path, problem->name, t4->n_entries,
-                                t4->n_outside);
+                                t4->n_outside,
+                                correct ? " with an energy measurement" : "");
     if (!st) {
         fill_record(&rec, problem, t4, best, config,
                     t4->from_kernel_tuner ? "kernel_tuner" : "import");
+        rec.objective = objective;
+        rec.energy_j = best->energy_j;
         st = cutune_cache_append(cache, &rec);
     }
     if (result) {

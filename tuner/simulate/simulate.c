@@ -106,6 +106,17 @@ static void logf_(const cutune_simulate_options *o, cutune_log_level level,
     o->log(o->log_user, level, buf);
 }
 
+/* The record of a T4 file by space index, NaN where nothing was
+ * recorded: objectives, the seconds the budget of simulated time spends
+ * on each (cost), what trying it costs the strategy (try_cost,
+ * cutune__search_cost), and for the clock its compilation and its
+ * measurement (every launch and the framework's time around them). */
+typedef struct record {
+    double *objective, *cost, *try_cost, *compile_s, *measure_s;
+    double *time_ms, *energy_j; /* of the objective's value, for the cache
+                                   record of the winner */
+} record;
+
 static cutune_status append_winner(cutune_simulation *sim,
                                    const cutune_problem *problem,
                                    const cutune_simulate_options *o,
@@ -125,8 +136,10 @@ static cutune_status append_winner(cutune_simulation *sim,
     rec.compiler_options = "";
     rec.config = win->best;
     rec.n_config = sim->result.n_params;
-    rec.time_ms = win->best_ms;
-    rec.time_min_ms = win->best_ms;
+    rec.time_ms = win->best_time_ms;
+    rec.time_min_ms = rec.time_ms;
+    rec.objective = o->objective;
+    rec.energy_j = win->best_energy_j;
     rec.runs = 1;
     rec.strategy = sim->result.strategy;
     rec.evaluations = win->evaluations;
@@ -190,19 +203,11 @@ static cutune__budget simulated_budget(const cutune_problem *problem,
                                   cutune__space_size(problem->space), type);
 }
 
-/* The record of a T4 file by space index, NaN where nothing was
- * recorded: objectives, the seconds the budget of simulated time spends
- * on each (cost), what trying it costs the strategy (try_cost,
- * cutune__search_cost), and for the clock its compilation and its
- * measurement (every launch and the framework's time around them). */
-typedef struct record {
-    double *objective, *cost, *try_cost, *compile_s, *measure_s;
-} record;
-
 static int record_alloc(record *rec, size_t n)
 {
-    double **v[] = {&rec->objective, &rec->cost, &rec->try_cost,
-                    &rec->compile_s, &rec->measure_s};
+    double **v[] = {&rec->objective, &rec->cost,      &rec->try_cost,
+                    &rec->compile_s, &rec->measure_s, &rec->time_ms,
+                    &rec->energy_j};
     int ok = 1;
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
         *v[k] = malloc((n ? n : 1) * sizeof **v[k]);
@@ -220,11 +225,28 @@ static void record_free(record *rec)
     free(rec->try_cost);
     free(rec->compile_s);
     free(rec->measure_s);
+    free(rec->time_ms);
+    free(rec->energy_j);
+}
+
+/* An entry's value of the objective: INFINITY when it failed, or has no
+ * energy where the objective needs it. */
+static double entry_objective(const cutune__t4_entry *en, cutune_objective o)
+{
+    if (en->outcome != CUTUNE_OUTCOME_CORRECT || !isfinite(en->time_ms))
+        return INFINITY;
+    if (o == CUTUNE_OBJECTIVE_TIME)
+        return en->time_ms;
+    if (!(en->energy_j > 0) || !isfinite(en->energy_j))
+        return INFINITY;
+    return o == CUTUNE_OBJECTIVE_ENERGY ? en->energy_j
+                                        : en->energy_j * en->time_ms * 1e-3;
 }
 
 /* Fills `rec` from the T4 file, and the optimum. */
 static void read_record(cutune_simulation *sim, const cutune_problem *problem,
-                        const cutune__t4 *t4, record *rec, size_t repeat)
+                        const cutune__t4 *t4, record *rec, size_t repeat,
+                        cutune_objective minimised)
 {
     double *objective = rec->objective;
     size_t n = cutune__space_size(problem->space);
@@ -237,16 +259,13 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
         size_t i = en->config_index;
         if (i >= n)
             continue;
-        double obj =
-            en->outcome == CUTUNE_OUTCOME_CORRECT && isfinite(en->time_ms)
-                ? en->time_ms
-                : INFINITY;
+        double obj = entry_objective(en, minimised);
         /* A configuration recorded twice counts once, at its better. */
-        if (isnan(objective[i])) {
-            r->recorded++;
+        if (isnan(objective[i]) || obj < objective[i]) {
+            r->recorded += isnan(objective[i]) != 0;
             objective[i] = obj;
-        } else if (obj < objective[i]) {
-            objective[i] = obj;
+            rec->time_ms[i] = en->time_ms;
+            rec->energy_j[i] = en->energy_j;
         }
         rec->cost[i] = cutune__t4_entry_seconds(en);
         rec->try_cost[i] = cutune__t4_entry_try_seconds(en);
@@ -264,6 +283,16 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
                                       sim->configs + repeat * np);
         r->optimum = sim->configs + repeat * np;
     }
+}
+
+/* Whether a correct result of the file has an energy. */
+static int any_energy(const cutune__t4 *t4)
+{
+    for (size_t e = 0; e < t4->n_entries; e++)
+        if (t4->entries[e].outcome == CUTUNE_OUTCOME_CORRECT &&
+            t4->entries[e].energy_j > 0 && isfinite(t4->entries[e].energy_j))
+            return 1;
+    return 0;
 }
 
 /* Where every run starts: where a tune would (search/strategy/seed.h). Its
@@ -332,7 +361,10 @@ static int replay_one(cutune_simulation *sim, const cutune_problem *problem,
     run->best_ms = rr.search.best_objective;
     run->best_index = rr.search.best;
     run->seconds = rr.seconds;
+    run->best_time_ms = run->best_energy_j = NAN;
     if (rr.search.best != CUTUNE__NONE) {
+        run->best_time_ms = rec->time_ms[rr.search.best];
+        run->best_energy_j = rec->energy_j[rr.search.best];
         cutune__problem_config_values(problem, rr.search.best,
                                       sim->configs + k * np);
         run->best = sim->configs + k * np;
@@ -402,6 +434,11 @@ check_options(cutune_simulation *sim, const cutune_problem *problem,
              "device name");
         return NULL;
     }
+    if (strcmp(cutune_objective_str(o->objective), "unknown") == 0) {
+        fail(sim, *st, "objective %d is none of CUTUNE_OBJECTIVE_* (%s)",
+             (int)o->objective, CUTUNE_OBJECTIVE_NAMES);
+        return NULL;
+    }
     if (o->max_fraction < 0 || o->max_fraction > 1 || o->max_seconds < 0) {
         fail(sim, *st,
              "budget: the fraction of the space must lie in (0, "
@@ -424,7 +461,7 @@ cutune_status cutune_simulate(const cutune_problem *problem,
 {
     cutune_simulation *sim;
     cutune__t4 *t4 = NULL;
-    record rec = {NULL, NULL, NULL, NULL, NULL};
+    record rec = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     double *scratch = NULL;
     char err[512];
     cutune_status st;
@@ -467,7 +504,16 @@ cutune_status cutune_simulate(const cutune_problem *problem,
         goto out;
     }
     cutune_simulate_result *r = &sim->result;
-    read_record(sim, problem, t4, &rec, repeat);
+    read_record(sim, problem, t4, &rec, repeat, o.objective);
+    r->objective = o.objective;
+    if (o.objective != CUTUNE_OBJECTIVE_TIME && !any_energy(t4)) {
+        st = fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
+                  "%s: objective %s: no correct result has an energy "
+                  "measurement (energy or nvml_energy, or a power with the "
+                  "time)",
+                  o.results_path, cutune_objective_str(o.objective));
+        goto out;
+    }
     r->strategy = type->name;
     r->threads = o.threads;
     set_start(sim, problem, &o, repeat);
