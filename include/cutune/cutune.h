@@ -243,6 +243,15 @@ typedef struct cutune_progress {
 typedef void (*cutune_progress_fn)(void *user,
                                    const cutune_progress *progress);
 
+/* What a tune minimizes: the median time of a launch, its energy (J per
+ * launch, from NVML's energy counter: docs/measuring.md#energy-and-power)
+ * or their product. Stable values. */
+typedef enum cutune_objective {
+    CUTUNE_OBJECTIVE_TIME = 0,
+    CUTUNE_OBJECTIVE_ENERGY,
+    CUTUNE_OBJECTIVE_EDP
+} cutune_objective;
+
 typedef struct cutune_session_options {
     int device;              /* CUDA device ordinal */
     const char *strategy;    /* strategy name; NULL for the default */
@@ -298,6 +307,14 @@ typedef struct cutune_session_options {
      * instead of CUTUNE_LOG_INFO: the progress says the same. */
     cutune_progress_fn progress;
     void *progress_user;
+    /* What the tune minimizes (default CUTUNE_OBJECTIVE_TIME). Any other
+     * objective needs NVML's energy counter on every device of the tune:
+     * without it the tune fails before the search, naming the device. */
+    cutune_objective objective;
+    /* Measure energy and power (cutune_eval's energy_j, power_w,
+     * energy_rsd) even when the objective is time; where NVML's energy
+     * counter is absent the tune goes on without them, with a warning. */
+    int measure_energy;
 } cutune_session_options;
 
 void cutune_session_options_init(cutune_session_options *options);
@@ -340,6 +357,13 @@ typedef struct cutune_eval {
     size_t worker;       /* which of the tune's devices measured
                             it: an index into the session's
                             devices (0 with one device) */
+    /* Energy and power of back-to-back launches, from NVML, when the
+     * objective is not time or measure_energy is set (docs/measuring.md).
+     * NaN when not measured. */
+    double energy_j;   /* J per launch, the median of the windows */
+    double power_w;    /* mean W while it ran */
+    double energy_rsd; /* relative standard deviation of the windows'
+                          J per launch; NaN with fewer than two */
 } cutune_eval;
 
 typedef struct cutune_tune_result {

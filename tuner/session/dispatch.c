@@ -66,6 +66,7 @@ static void *measure_loop(void *arg)
         e->pub.config_index = c->b->indices[i];
         e->pub.time_ms = NAN;
         e->pub.sm_clock_mhz = e->pub.temperature_c = -1;
+        e->energy_j = e->power_w = e->energy_rsd = NAN;
         cutune__session_measure_proposal(s, m->slot, c->b, i, e);
         c->state[i] = MEASURED;
         pthread_cond_broadcast(&c->changed);

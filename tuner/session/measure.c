@@ -31,6 +31,7 @@ eval_record *cutune__session_add_eval(cutune_session *s, size_t config)
     e->pub.config_index = config;
     e->pub.time_ms = NAN;
     e->pub.sm_clock_mhz = e->pub.temperature_c = -1;
+    e->energy_j = e->power_w = e->energy_rsd = NAN;
     return e;
 }
 
@@ -289,4 +290,8 @@ void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
         cutune__session_set_message(e, "no timed launch completed");
     }
     free(rr);
+    /* The final round and explain only time: a finalist keeps the
+     * energy its search measured. */
+    if (!final)
+        cutune__session_measure_energy(s, slot, e, grid, block);
 }

@@ -67,6 +67,8 @@ cutune_status cutune_session_create(const cutune_session_options *options,
         cutune_session_options_init(&s->opt);
     pthread_mutex_init(&s->lock, NULL);
     s->replay_fail.config = SIZE_MAX;
+    s->proto.objective = s->opt.objective;
+    s->proto.measure_energy = s->opt.measure_energy != 0;
     s->strategy = dup_or_null(s->opt.strategy);
     s->cache_dir = dup_or_null(s->opt.cache_dir);
     s->worker_path = cutune__worker_locate(s->opt.worker_path);

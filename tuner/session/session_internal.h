@@ -112,6 +112,10 @@ typedef struct eval_record {
     int differs;         /* CHECK_PROBE: timed, but its output differs from
                             the default's; CORRECTNESS until settled */
     size_t final_runs;   /* the last runtimes that the final round added */
+    /* Energy and power (measure_energy.c); NaN when not measured. */
+    double energy_j;   /* J per launch */
+    double power_w;    /* mean W while it ran */
+    double energy_rsd; /* relative spread of the windows */
     /* Hardware counters and static figures of `cutune explain`, as T4
      * measurements; names and units are static strings. */
     const char **extra_names;
@@ -221,6 +225,16 @@ struct cutune_session {
             uint32_t mode;           /* cutune__check of the runs now */
             size_t agreed, differed; /* CHECK_PROBE's sample so far */
         } check;
+        cutune_objective objective; /* what the tune minimizes */
+        int measure_energy;         /* energy and power even for time */
+        /* The energy windows (measure_energy.c), settled before the
+         * search. */
+        struct {
+            int on;           /* measured after each candidate's RUN */
+            double window_s;  /* CUTUNE_ENERGY_WINDOW_MS */
+            uint32_t windows; /* CUTUNE_ENERGY_WINDOWS */
+            int warned;       /* a candidate without a figure was logged */
+        } energy;
     } proto;
     /* What it measures on, picked once at create (device.h). */
     const cutune__device *dev;
@@ -386,6 +400,14 @@ int cutune__session_summarize(eval_record *e, size_t n);
 void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
                              eval_record *e, cutune__compile_job *job,
                              int final);
+
+/* measure_energy.c: whether energy is measured in this tune (NVML's
+ * counter on every slot, the settings from the environment), settled
+ * before the search; a candidate's energy and power after its RUN. */
+cutune_status cutune__session_check_energy(cutune_session *s);
+void cutune__session_measure_energy(cutune_session *s, cutune__mslot *slot,
+                                    eval_record *e, const unsigned grid[3],
+                                    const unsigned block[3]);
 
 /* slots.c: the session lock, the slots of a tune and their devices. */
 void cutune__session_lock(cutune_session *s);

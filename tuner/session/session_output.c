@@ -87,6 +87,9 @@ cutune_status cutune__session_publish(cutune_session *s,
         s->out.pub_evals[i] = s->record.evals[i].pub;
         s->out.pub_evals[i].runs = s->record.evals[i].runs;
         s->out.pub_evals[i].final_runs = s->record.evals[i].final_runs;
+        s->out.pub_evals[i].energy_j = s->record.evals[i].energy_j;
+        s->out.pub_evals[i].power_w = s->record.evals[i].power_w;
+        s->out.pub_evals[i].energy_rsd = s->record.evals[i].energy_rsd;
         if (s->record.evals[i].pub.outcome != CUTUNE_OUTCOME_CORRECT)
             r->failures++;
     }

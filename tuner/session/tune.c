@@ -154,7 +154,8 @@ cutune_status cutune__session_open_device(cutune_session *s, double *t_devices,
 {
     cutune_status st;
     if ((st = cutune__session_prepare_args(s)) ||
-        (st = cutune__session_choose_devices(s)))
+        (st = cutune__session_choose_devices(s)) ||
+        (st = cutune__session_check_energy(s)))
         return st;
     size_t ref = cutune__problem_default_config(s->problem);
     *t_devices = cutune__now();
