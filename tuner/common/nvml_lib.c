@@ -188,6 +188,11 @@ int cutune__nvml_power_mw(cutune__nvml *n, unsigned *mw, int *instant)
     *instant = instant_mw(n, mw) == 0;
     if (*instant)
         return CUTUNE__NVML_OK;
+    return cutune__nvml_power_usage_mw(n, mw);
+}
+
+int cutune__nvml_power_usage_mw(cutune__nvml *n, unsigned *mw)
+{
     return n->power ? n->power(n->device, mw) : CUTUNE__NVML_NO_FUNCTION;
 }
 

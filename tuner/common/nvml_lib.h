@@ -48,6 +48,8 @@ int cutune__nvml_energy_mj(cutune__nvml *n, unsigned long long *mj);
  * second (*instant 0), too slow to tell one candidate from the one
  * before. */
 int cutune__nvml_power_mw(cutune__nvml *n, unsigned *mw, int *instant);
+/* nvmlDeviceGetPowerUsage alone, mW (bench/energy_probe compares). */
+int cutune__nvml_power_usage_mw(cutune__nvml *n, unsigned *mw);
 
 int cutune__nvml_clock_mhz(cutune__nvml *n, int domain, unsigned *mhz);
 /* The application clock the GPU runs kernels at, as its owner set it. */
