@@ -63,7 +63,8 @@ typedef enum cutune_status {
 const char *cutune_status_str(cutune_status status);
 
 /* The one reader of cutune's numeric environment variables
- * (CUTUNE_MAX_INPUT_MB, CUTUNE_SPACE_LIMIT, CUTUNE_REPLAY_TIME_SCALE):
+ * (CUTUNE_MAX_INPUT_MB, CUTUNE_SPACE_LIMIT, CUTUNE_REPLAY_TIME_SCALE,
+ * CUTUNE_ENERGY_WINDOW_MS, CUTUNE_ENERGY_WINDOWS):
  * `name` as a number from `min` to `max`, a whole number written in
  * digits only when `integer`, a finite one otherwise. Unset or empty:
  * CUTUNE_OK with *value untouched (the caller's default). Anything else

@@ -34,8 +34,14 @@ static int energy_wanted(const cutune_session *s)
            s->proto.measure_energy;
 }
 
-static cutune_status read_settings(cutune_session *s)
+/* Read for every device when the tune starts, before any device is
+ * opened, so that a bad value is refused at once, GPU or not. */
+cutune_status cutune__session_energy_settings(cutune_session *s)
 {
+    s->proto.energy.on = 0;
+    s->proto.energy.warned = 0;
+    if (!energy_wanted(s))
+        return CUTUNE_OK;
     char msg[256];
     double window_ms = ENERGY_WINDOW_MS, windows = ENERGY_WINDOWS;
     if (cutune_env_number("CUTUNE_ENERGY_WINDOW_MS", ENERGY_WINDOW_MS_MIN,
@@ -54,13 +60,8 @@ static cutune_status read_settings(cutune_session *s)
  * anything is measured. */
 cutune_status cutune__session_check_energy(cutune_session *s)
 {
-    s->proto.energy.on = 0;
-    s->proto.energy.warned = 0;
     if (!energy_wanted(s))
         return CUTUNE_OK;
-    cutune_status st = read_settings(s);
-    if (st)
-        return st;
     for (size_t i = 0; i < s->n_slots; i++) {
         cutune__mslot *slot = &s->slots[i];
         const cutune_device *d = &s->props[slot->ordinal].fingerprint;
@@ -88,6 +89,18 @@ cutune_status cutune__session_check_energy(cutune_session *s)
         return CUTUNE_OK;
     }
     s->proto.energy.on = 1;
+    /* The counter is the GPU's: two workers on one GPU each count the
+     * other's launches too. */
+    for (size_t i = 0; i < s->n_slots; i++)
+        for (size_t j = i + 1; j < s->n_slots; j++)
+            if (s->slots[i].ordinal == s->slots[j].ordinal) {
+                cutune__session_log(s, CUTUNE_LOG_WARN,
+                                    "device %d measures with two workers: "
+                                    "each candidate's energy includes the "
+                                    "launches of the other's",
+                                    s->slots[i].ordinal);
+                i = j = s->n_slots;
+            }
     cutune__session_log(s, CUTUNE_LOG_DEBUG,
                         "energy: %u windows of at least %.0f ms after a "
                         "lead of %.0f ms per candidate",
@@ -142,6 +155,7 @@ void cutune__session_measure_energy(cutune_session *s, cutune__mslot *slot,
                                           : r->head.message);
         if (cr == CUTUNE__CALL_OK && r->head.fatal)
             cutune__worker_stop(&slot->worker);
+        e->pub.time_ms = NAN;
         free(r);
         return;
     }

@@ -401,9 +401,11 @@ void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
                              eval_record *e, cutune__compile_job *job,
                              int final);
 
-/* measure_energy.c: whether energy is measured in this tune (NVML's
- * counter on every slot, the settings from the environment), settled
- * before the search; a candidate's energy and power after its RUN. */
+/* measure_energy.c: the energy windows' settings (the environment's),
+ * read as any tune starts; whether a CUDA tune measures energy (NVML's
+ * counter on every slot), settled before the search; a candidate's
+ * energy and power after its RUN. */
+cutune_status cutune__session_energy_settings(cutune_session *s);
 cutune_status cutune__session_check_energy(cutune_session *s);
 void cutune__session_measure_energy(cutune_session *s, cutune__mslot *slot,
                                     eval_record *e, const unsigned grid[3],

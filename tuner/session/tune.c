@@ -177,7 +177,8 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
             ? CUTUNE__CHECK_REFERENCE
         : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
                                                      : CUTUNE__CHECK_PROBE;
-    return s->dev->start(s, start);
+    cutune_status st = cutune__session_energy_settings(s);
+    return st ? st : s->dev->start(s, start);
 }
 
 /* The CUDA device's start (device.h): the arguments, the device, the

@@ -169,8 +169,10 @@ static cudaError_t run_windows(cutune__worker *w,
             (uint32_t)fmin(BATCH_S / (q->launch_ms * 1e-3), MAX_BATCH);
     unsigned made = 0;
     cudaError_t e = cudaSuccess;
-    for (; made < DEPTH && e == cudaSuccess; made++)
-        e = cudaEventCreateWithFlags(&b.done[made], cudaEventDisableTiming);
+    while (made < DEPTH && e == cudaSuccess)
+        if ((e = cudaEventCreateWithFlags(
+                 &b.done[made], cudaEventDisableTiming)) == cudaSuccess)
+            made++;
     double last_t = 0, last_power = -1;
     unsigned long long last_mj = 0;
     int stepped = 0, marked = 0;
