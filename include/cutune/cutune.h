@@ -63,7 +63,8 @@ typedef enum cutune_status {
 const char *cutune_status_str(cutune_status status);
 
 /* The one reader of cutune's numeric environment variables
- * (CUTUNE_MAX_INPUT_MB, CUTUNE_SPACE_LIMIT, CUTUNE_REPLAY_TIME_SCALE):
+ * (CUTUNE_MAX_INPUT_MB, CUTUNE_SPACE_LIMIT, CUTUNE_REPLAY_TIME_SCALE,
+ * CUTUNE_ENERGY_WINDOW_MS, CUTUNE_ENERGY_WINDOWS):
  * `name` as a number from `min` to `max`, a whole number written in
  * digits only when `integer`, a finite one otherwise. Unset or empty:
  * CUTUNE_OK with *value untouched (the caller's default). Anything else
@@ -90,7 +91,8 @@ typedef enum cutune_outcome {
 const char *cutune_outcome_str(cutune_outcome outcome);
 
 /* What a tune minimises. TIME: the median runtime of a launch (ms).
- * ENERGY: the energy of a launch (J), from the device's power readings.
+ * ENERGY: the energy of a launch (J), on a GPU from NVML's energy counter
+ * (docs/measuring.md#energy-and-power).
  * EDP: the energy-delay product, J per launch times s per launch (J s),
  * which weighs speed more than ENERGY does. Stable values. */
 typedef enum cutune_objective {
@@ -318,14 +320,16 @@ typedef struct cutune_session_options {
     cutune_progress_fn progress;
     void *progress_user;
     /* What the search, the final round and the winner minimise (default
-     * TIME). ENERGY and EDP need the device's energy readings: a
-     * configuration measured without one has no value for them and cannot
-     * win. They also turn off dropping candidates early on their time
-     * (a slower configuration may take less energy). */
+     * CUTUNE_OBJECTIVE_TIME). A configuration measured without an energy
+     * reading has no value for ENERGY or EDP and cannot win; they also
+     * turn off dropping candidates early on their time (a slower
+     * configuration may take less energy). On GPUs,
+     * they need NVML's energy counter on every device of the tune:
+     * without it the tune fails before the search, naming the device. */
     cutune_objective objective;
-    /* Measure energy and power even when the objective is TIME, so that
-     * the evaluations and the T4 output carry them; ENERGY and EDP imply
-     * it. */
+    /* Measure energy and power (cutune_eval's energy_j, power_w,
+     * energy_rsd) even when the objective is time; where NVML's energy
+     * counter is absent the tune goes on without them, with a warning. */
     int measure_energy;
 } cutune_session_options;
 
@@ -369,12 +373,13 @@ typedef struct cutune_eval {
     size_t worker;       /* which of the tune's devices measured
                             it: an index into the session's
                             devices (0 with one device) */
-    double energy_j;     /* J per launch; NaN when not measured */
-    double power_w;      /* mean W while it ran; NaN when not
-                            measured */
-    double energy_rsd;   /* relative standard deviation of the
-                            repeated energy readings; NaN when
-                            fewer than two */
+    /* Energy and power of back-to-back launches, from NVML, when the
+     * objective is not time or measure_energy is set (docs/measuring.md).
+     * NaN when not measured. */
+    double energy_j;   /* J per launch, the median of the windows */
+    double power_w;    /* mean W while it ran */
+    double energy_rsd; /* relative standard deviation of the windows'
+                          J per launch; NaN with fewer than two */
 } cutune_eval;
 
 typedef struct cutune_tune_result {

@@ -29,7 +29,7 @@ const cutune__measured *cutune__session_earlier(const cutune_session *s,
         m->outcome == CUTUNE_OUTCOME_TIMEOUT)
         return NULL;
     /* A tune that wants energy measures again what was logged without. */
-    if (s->proto.energy && m->outcome == CUTUNE_OUTCOME_CORRECT &&
+    if (s->proto.energy_wanted && m->outcome == CUTUNE_OUTCOME_CORRECT &&
         !isfinite(m->energy_j))
         return NULL;
     unsigned grid[3], block[3];

@@ -1,90 +1,38 @@
-#define _GNU_SOURCE
-
+/* The conditions of a measurement, read through NVML (common/nvml_lib.c,
+ * which loads it at run time). */
 #include "gpu_monitor.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* The few NVML declarations used, from its documented ABI (no nvml.h is
- * needed to build). */
-typedef int nvml_return;
-typedef void *nvml_device;
-enum { NVML_OK = 0, NVML_INSUFFICIENT_SIZE = 7 };
-enum { NVML_CLOCK_SM = 1, NVML_TEMPERATURE_GPU = 0 };
-typedef struct nvml_process_info {
-    unsigned int pid;
-    unsigned long long used_gpu_memory;
-    unsigned int gpu_instance_id;
-    unsigned int compute_instance_id;
-} nvml_process_info;
+#include "nvml_lib.h"
 
 struct cutune__gpu_monitor {
-    void *lib;
-    nvml_device device;
-    nvml_return (*shutdown)(void);
-    nvml_return (*clock)(nvml_device, int, unsigned int *);
-    nvml_return (*temperature)(nvml_device, int, unsigned int *);
-    nvml_return (*processes)(nvml_device, unsigned int *, nvml_process_info *);
+    cutune__nvml *nvml;
 };
-
-static void say(char *why, size_t len, const char *what)
-{
-    if (why && len)
-        snprintf(why, len, "%s", what);
-}
 
 cutune__gpu_monitor *cutune__gpu_monitor_open(const char *uuid, char *why,
                                               size_t whylen)
 {
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        say(why, whylen, "NVML (libnvidia-ml.so.1) is not installed");
+    cutune__nvml *n = cutune__nvml_open(uuid, why, whylen);
+    if (!n)
+        return NULL;
+    cutune__gpu_monitor *m = calloc(1, sizeof *m);
+    if (!m) {
+        cutune__nvml_close(n);
+        if (why && whylen)
+            snprintf(why, whylen, "out of memory");
         return NULL;
     }
-    cutune__gpu_monitor *m = calloc(1, sizeof *m);
-    nvml_return (*init)(void) =
-        (nvml_return(*)(void))dlsym(lib, "nvmlInit_v2");
-    nvml_return (*by_uuid)(const char *, nvml_device *) = (nvml_return(*)(
-        const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByUUID");
-    if (!m || !init || !by_uuid) {
-        say(why, whylen, "NVML lacks the functions cutune uses");
-        goto fail;
-    }
-    m->lib = lib;
-    m->shutdown = (nvml_return(*)(void))dlsym(lib, "nvmlShutdown");
-    m->clock = (nvml_return(*)(nvml_device, int, unsigned int *))dlsym(
-        lib, "nvmlDeviceGetClockInfo");
-    m->temperature = (nvml_return(*)(nvml_device, int, unsigned int *))dlsym(
-        lib, "nvmlDeviceGetTemperature");
-    m->processes =
-        (nvml_return(*)(nvml_device, unsigned int *, nvml_process_info *))
-            dlsym(lib, "nvmlDeviceGetComputeRunningProcesses_v3");
-    if (init() != NVML_OK) {
-        say(why, whylen, "NVML could not be initialized");
-        goto fail;
-    }
-    if (by_uuid(uuid, &m->device) != NVML_OK) {
-        say(why, whylen, "NVML does not know the device");
-        if (m->shutdown)
-            m->shutdown();
-        goto fail;
-    }
+    m->nvml = n;
     return m;
-fail:
-    free(m);
-    dlclose(lib);
-    return NULL;
 }
 
 void cutune__gpu_monitor_close(cutune__gpu_monitor *m)
 {
     if (!m)
         return;
-    if (m->shutdown)
-        m->shutdown();
-    dlclose(m->lib);
+    cutune__nvml_close(m->nvml);
     free(m);
 }
 
@@ -94,22 +42,29 @@ void cutune__gpu_monitor_sample(cutune__gpu_monitor *m, pid_t ours,
     out->sm_clock_mhz = out->temperature_c = out->other_processes = -1;
     if (!m)
         return;
-    unsigned int v;
-    if (m->clock && m->clock(m->device, NVML_CLOCK_SM, &v) == NVML_OK)
+    unsigned v;
+    if (cutune__nvml_clock_mhz(m->nvml, CUTUNE__NVML_CLOCK_SM, &v) ==
+        CUTUNE__NVML_OK)
         out->sm_clock_mhz = (int)v;
-    if (m->temperature &&
-        m->temperature(m->device, NVML_TEMPERATURE_GPU, &v) == NVML_OK)
+    if (cutune__nvml_temperature_c(m->nvml, &v) == CUTUNE__NVML_OK)
         out->temperature_c = (int)v;
-    if (m->processes) {
-        nvml_process_info info[64];
-        unsigned int n = 64;
-        nvml_return r = m->processes(m->device, &n, info);
-        if (r == NVML_OK || r == NVML_INSUFFICIENT_SIZE) {
-            int others = 0;
-            for (unsigned int i = 0; i < n && i < 64; i++)
-                others += (pid_t)info[i].pid != ours;
-            /* More than fit means at least that many others. */
-            out->other_processes = r == NVML_OK ? others : (int)n;
-        }
-    }
+    out->other_processes =
+        cutune__nvml_other_processes(m->nvml, (unsigned)ours);
+}
+
+int cutune__gpu_monitor_energy(cutune__gpu_monitor *m, char *why,
+                               size_t whylen)
+{
+    unsigned long long mj;
+    int st = cutune__nvml_energy_mj(m->nvml, &mj);
+    if (st == CUTUNE__NVML_OK)
+        return 0;
+    if (why && whylen)
+        snprintf(why, whylen, "nvmlDeviceGetTotalEnergyConsumption: %s%s",
+                 cutune__nvml_error(m->nvml, st),
+                 st == CUTUNE__NVML_NOT_SUPPORTED
+                     ? " (the counter needs a Volta or newer GPU, not a "
+                       "MIG instance)"
+                     : "");
+    return -1;
 }

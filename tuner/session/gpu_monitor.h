@@ -1,7 +1,8 @@
 /* Conditions of measurement, read through NVML when the driver provides it:
- * the SM clock and temperature to record with each result, and whether
- * another process is using the GPU during a tune. NVML is loaded at run
- * time (libnvidia-ml.so.1), so cutune builds and runs without it. */
+ * the SM clock and temperature to record with each result, whether
+ * another process is using the GPU during a tune, and whether its energy
+ * counter can be read. NVML is loaded at run time (common/nvml_lib.h), so
+ * cutune builds and runs without it. */
 #ifndef CUTUNE_TUNER_GPU_MONITOR_H
 #define CUTUNE_TUNER_GPU_MONITOR_H
 
@@ -26,5 +27,10 @@ typedef struct cutune__gpu_sample {
  * counted as another process. */
 void cutune__gpu_monitor_sample(cutune__gpu_monitor *m, pid_t ours,
                                 cutune__gpu_sample *out);
+
+/* 0 when NVML's energy counter can be read; else -1 and `why` (may be
+ * NULL) says what NVML answered. */
+int cutune__gpu_monitor_energy(cutune__gpu_monitor *m, char *why,
+                               size_t whylen);
 
 #endif

@@ -299,4 +299,8 @@ void cutune__cuda_measure(cutune_session *s, cutune__mslot *slot,
         cutune__session_set_message(e, "no timed launch completed");
     }
     free(rr);
+    /* The final round and explain only time: a finalist keeps the
+     * energy its search measured. */
+    if (!final)
+        cutune__session_measure_energy(s, slot, e, grid, block);
 }

@@ -264,7 +264,7 @@ static void replay_measure(cutune_session *s, cutune__mslot *slot,
     e->gpu_ms = run_ms;
     /* As a GPU would: energy only where the tune asks for it; one
      * recorded reading, no spread. */
-    if (s->proto.energy) {
+    if (s->proto.energy_wanted) {
         e->energy_j = en->energy_j;
         e->power_w = en->power_w;
     }

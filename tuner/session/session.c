@@ -96,7 +96,7 @@ cutune_status cutune_session_create(const cutune_session_options *options,
                                     (int)s->opt.objective,
                                     CUTUNE_OBJECTIVE_NAMES);
     s->proto.objective = s->opt.objective;
-    s->proto.energy =
+    s->proto.energy_wanted =
         s->opt.measure_energy || s->opt.objective != CUTUNE_OBJECTIVE_TIME;
     if (cutune__session_init_slots(s) != CUTUNE_OK)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");

@@ -234,11 +234,18 @@ struct cutune_session {
             uint32_t mode;           /* cutune__check of the runs now */
             size_t agreed, differed; /* CHECK_PROBE's sample so far */
         } check;
-        cutune_objective objective; /* what the search, the final round
-                                       and the winner minimise */
-        int energy;                 /* energy and power are measured
+        cutune_objective objective; /* what the tune minimizes */
+        int energy_wanted;          /* energy and power are measured
                                        (measure_energy, or an objective
                                        that needs them) */
+        /* The energy windows (measure_energy.c), settled before the
+         * search. */
+        struct {
+            int on;           /* measured after each candidate's RUN */
+            double window_s;  /* CUTUNE_ENERGY_WINDOW_MS */
+            uint32_t windows; /* CUTUNE_ENERGY_WINDOWS */
+            int warned;       /* a candidate without a figure was logged */
+        } energy;
     } proto;
     /* What it measures on, picked once at create (device.h). */
     const cutune__device *dev;
@@ -409,6 +416,16 @@ int cutune__session_summarize(eval_record *e, size_t n);
 void cutune__session_measure(cutune_session *s, cutune__mslot *slot,
                              eval_record *e, cutune__compile_job *job,
                              int final);
+
+/* measure_energy.c: the energy windows' settings (the environment's),
+ * read as any tune starts; whether a CUDA tune measures energy (NVML's
+ * counter on every slot), settled before the search; a candidate's
+ * energy and power after its RUN. */
+cutune_status cutune__session_energy_settings(cutune_session *s);
+cutune_status cutune__session_check_energy(cutune_session *s);
+void cutune__session_measure_energy(cutune_session *s, cutune__mslot *slot,
+                                    eval_record *e, const unsigned grid[3],
+                                    const unsigned block[3]);
 
 /* slots.c: the session lock, the slots of a tune and their devices. */
 void cutune__session_lock(cutune_session *s);

@@ -155,7 +155,8 @@ cutune_status cutune__session_open_device(cutune_session *s, double *t_devices,
 {
     cutune_status st;
     if ((st = cutune__session_prepare_args(s)) ||
-        (st = cutune__session_choose_devices(s)))
+        (st = cutune__session_choose_devices(s)) ||
+        (st = cutune__session_check_energy(s)))
         return st;
     size_t ref = cutune__problem_default_config(s->problem);
     *t_devices = cutune__now();
@@ -177,7 +178,8 @@ static cutune_status start_tune(cutune_session *s, size_t *start)
             ? CUTUNE__CHECK_REFERENCE
         : s->opt.output_check == CUTUNE_CHECK_FINITE ? CUTUNE__CHECK_FINITE
                                                      : CUTUNE__CHECK_PROBE;
-    return s->dev->start(s, start);
+    cutune_status st = cutune__session_energy_settings(s);
+    return st ? st : s->dev->start(s, start);
 }
 
 /* The CUDA device's start (device.h): the arguments, the device, the

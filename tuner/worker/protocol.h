@@ -15,7 +15,7 @@
 #include "cutune/cutune.h"
 
 #define CUTUNE__PROTO_MAGIC       0x43555457u /* "CUTW" */
-#define CUTUNE__PROTO_VERSION     4u
+#define CUTUNE__PROTO_VERSION     5u
 #define CUTUNE__PROTO_MAX_PAYLOAD ((uint64_t)1 << 32)
 
 /* The fd on which an exec'ed worker finds its socket. */
@@ -33,7 +33,8 @@ typedef enum cutune__msg_type {
     CUTUNE__MSG_HANG = 9,       /* testing only: never reply */
     CUTUNE__MSG_COMPILE = 10,   /* NVRTC only; never touches CUDA */
     CUTUNE__MSG_REFERENCE = 11, /* expected contents of one output */
-    CUTUNE__MSG_PROFILE = 12    /* hardware counters of one launch config */
+    CUTUNE__MSG_PROFILE = 12,   /* hardware counters of one launch config */
+    CUTUNE__MSG_ENERGY = 13     /* energy and power of one launch config */
 } cutune__msg_type;
 
 typedef struct cutune__msg_header {
@@ -287,6 +288,51 @@ typedef struct cutune__profile_reply {
     int32_t range_of_ours; /* the profiled range was opened around the
                               launch, not the kernel's own */
 } cutune__profile_reply;
+
+/* ENERGY: the loaded kernel launched back to back, in batches of about a
+ * millisecond of GPU time kept queued so that the GPU never waits, while
+ * the worker polls NVML's energy counter (and the power every 10 ms); the
+ * windows between the counter's steps give the energy per launch
+ * (common/energy.h). No output reset and no L2 flush between launches:
+ * the windows hold the kernel's energy alone, as in a loop that calls it.
+ * It runs until `windows` windows are closed and at least `min_launches`
+ * launches completed, or max_seconds passed. The worker reads NVML
+ * itself rather than the tuning process around the request: the counter
+ * must be polled while the kernels run, and the launches counted at the
+ * same moments; in the worker both happen in one loop, with no socket or
+ * process wake-up between a step and the launches it is set against. */
+typedef struct cutune__energy_request {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_smem;
+    uint32_t windows;      /* wanted */
+    uint32_t min_launches; /* at least, however long they take */
+    uint32_t reserved;
+    double lead_s;      /* launches before the first window */
+    double window_s;    /* each window spans at least this */
+    double launch_ms;   /* the kernel's time (RUN's median): the batches'
+                           size */
+    double max_seconds; /* stop then, windows closed or not */
+} cutune__energy_request;
+
+typedef struct cutune__energy_reply {
+    cutune__reply head;    /* a CUDA error: a launch failed */
+    int32_t why;           /* cutune__energy_why; the message says
+                              more unless OK */
+    int32_t power_instant; /* power_w from NVML's instantaneous
+                              field, not its one-second average */
+    uint32_t windows;      /* closed */
+    uint32_t reserved;
+    double energy_j;    /* median J per launch of the windows; NaN */
+    double energy_rsd;  /* their relative standard deviation; NaN */
+    double power_w;     /* mean power read within the windows; NaN */
+    double counter_w;   /* the counter's energy over the windows' time */
+    double launches;    /* in the windows */
+    double seconds;     /* the windows' span */
+    double step_s;      /* mean time between the counter's steps */
+    double run_s;       /* the whole run, lead and drain included */
+    uint64_t completed; /* launches of the whole run */
+} cutune__energy_reply;
 
 /* Sends header + a + b (either may be empty). 0, or -1 when the peer is
  * gone. Never raises SIGPIPE. */

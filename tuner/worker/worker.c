@@ -364,6 +364,9 @@ int cutune__worker_main(int fd)
         case CUTUNE__MSG_PROFILE:
             cutune__worker_handle_profile(&w, payload, size);
             break;
+        case CUTUNE__MSG_ENERGY:
+            cutune__worker_handle_energy(&w, payload, size);
+            break;
         case CUTUNE__MSG_HANG:
             for (;;)
                 pause();

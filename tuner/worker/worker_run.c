@@ -39,12 +39,17 @@ void cutune__worker_handle_occupancy(cutune__worker *w, const void *payload,
     cutune__msg_send(w->fd, CUTUNE__MSG_OCCUPANCY, &r, sizeof r, NULL, 0);
 }
 
+cudaError_t cutune__worker_launch(cutune__worker *w, const uint32_t grid[3],
+                                  const uint32_t block[3], uint32_t smem)
+{
+    dim3 g = {grid[0], grid[1], grid[2]};
+    dim3 b = {block[0], block[1], block[2]};
+    return cudaLaunchKernel((const void *)w->kernel, g, b, w->params, smem, 0);
+}
+
 static cudaError_t launch(cutune__worker *w, const cutune__run_request *q)
 {
-    dim3 grid = {q->grid[0], q->grid[1], q->grid[2]};
-    dim3 block = {q->block[0], q->block[1], q->block[2]};
-    return cudaLaunchKernel((const void *)w->kernel, grid, block, w->params,
-                            q->dynamic_smem, 0);
+    return cutune__worker_launch(w, q->grid, q->block, q->dynamic_smem);
 }
 
 cudaError_t cutune__worker_copy_outputs(cutune__worker *w, void **dst,

@@ -56,6 +56,10 @@ typedef struct cutune__worker {
     cudaEvent_t *events;
     size_t n_events;
 
+    struct cutune__nvml *nvml; /* opened on the first ENERGY, or NULL */
+    int nvml_tried;
+    char nvml_why[256]; /* why it did not open */
+
     struct cutune__cupti *cupti; /* loaded on the first PROFILE, or NULL */
     int cupti_tried;
     char cupti_why[512]; /* why it did not load */
@@ -76,6 +80,10 @@ int cutune__worker_context_broken(void);
 cudaError_t cutune__worker_copy_outputs(cutune__worker *w, void **dst,
                                         void **src);
 
+/* Launches the loaded kernel once on the default stream. */
+cudaError_t cutune__worker_launch(cutune__worker *w, const uint32_t grid[3],
+                                  const uint32_t block[3], uint32_t smem);
+
 /* Request handlers: each reads its request from `payload` (`size` bytes,
  * borrowed) and sends its reply on w->fd. */
 void cutune__worker_handle_args(cutune__worker *w, const void *payload,
@@ -90,6 +98,8 @@ void cutune__worker_handle_run(cutune__worker *w, const void *payload,
                                size_t size);
 void cutune__worker_handle_profile(cutune__worker *w, const char *payload,
                                    size_t size);
+void cutune__worker_handle_energy(cutune__worker *w, const void *payload,
+                                  size_t size);
 void cutune__worker_handle_bandwidth(cutune__worker *w, const void *payload,
                                      size_t size);
 
