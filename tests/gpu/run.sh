@@ -20,7 +20,7 @@ run() {
         *) echo "== $name: FAILED ($rc)"; status=1 ;;
     esac
 }
-for t in test_occupancy test_fill_gpu test_tune_gpu test_t4_gpu test_templates_gpu \
+for t in test_occupancy test_fill_gpu test_tune_gpu test_energy_gpu test_t4_gpu test_templates_gpu \
     test_devices_gpu; do
     run "$t" "$build/tests/$t"
 done
