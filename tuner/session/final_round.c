@@ -5,6 +5,7 @@
  * session_internal.h). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,9 @@
  * relative standard deviation (NaN for fewer than two). */
 static double median_of_few(const double *v, size_t n, double *rsd)
 {
-    double d[1 + FINAL_PASSES];
+    double d[1 + FINAL_PASSES] = {0};
     double mean = 0.0, ss = 0.0;
+    assert(n > 0 && n <= 1 + FINAL_PASSES);
     for (size_t i = 0; i < n; i++) {
         size_t k = i;
         for (; k > 0 && d[k - 1] > v[i]; k--)
