@@ -45,10 +45,10 @@
  * slowly otherwise spends a time budget on few of them (on the hub
  * convolution spaces it made 105-113 evaluations in the seconds random
  * search makes 100 in; with costs 119-131). The costs are predicted by an
- * additive model of the log seconds, not by the Gaussian process: its
- * length scales are the runtime's, and what costs (an unroll factor's
- * compile time) often barely changes the runtime. With an evaluation
- * budget the costs change nothing.
+ * additive model of the log seconds (cost_model.h), not by the Gaussian
+ * process: its length scales are the runtime's, and what costs (an unroll
+ * factor's compile time) often barely changes the runtime. With an
+ * evaluation budget the costs change nothing.
  */
 #include "strategy.h"
 
@@ -64,6 +64,7 @@
 #include <gsl/gsl_vector.h>
 
 #include "bayes.h"
+#include "cost_model.h"
 #include "history.h"
 
 /* Observations the model holds at most; beyond that the search goes on
@@ -168,18 +169,9 @@ typedef struct bayes_state {
     size_t local_cap;
 
     /* What evaluations cost, where the evaluator says (the `cost`
-     * callback): an additive model of the log seconds, one shrunk mean
-     * per parameter value. Not the Gaussian process: its length scales
-     * are the runtime's, and what costs (an unroll factor's compile time)
-     * is often what barely changes the runtime. */
-    int against_clock;  /* no evaluation budget: the time limits */
-    size_t cost_index;  /* the configuration cost_now belongs to */
-    double cost_now;    /* log seconds of the result about to come */
-    size_t *cost_off;   /* d: offset of each varying parameter */
-    double *cost_sum;   /* per value: summed log seconds */
-    double *cost_count; /* per value: results with a known cost */
-    double cost_total;  /* summed log seconds of all */
-    size_t n_costs;     /* results with a known cost */
+     * callback): cost_model.h. */
+    int against_clock; /* no evaluation budget: the time limits */
+    cutune__cost_model costs;
 } bayes_state;
 
 static void bayes_destroy(void *state)
@@ -188,9 +180,7 @@ static void bayes_destroy(void *state)
     if (st->row)
         for (size_t j = 0; j < st->cap; j++)
             free(st->row[j]);
-    free(st->cost_count);
-    free(st->cost_sum);
-    free(st->cost_off);
+    cutune__cost_model_free(&st->costs);
     free(st->local);
     free(st->acq);
     free(st->kvec);
@@ -259,9 +249,9 @@ static int build_pool(bayes_state *st, size_t n)
     return 0;
 }
 
-/* The observations' and the acquisition's buffers, and the per-value
- * cost statistics. 0, or -1 when memory ran out. */
-static int alloc_observations(bayes_state *st, const cutune__space *s)
+/* The observations' and the acquisition's buffers. 0, or -1 when memory
+ * ran out. */
+static int alloc_observations(bayes_state *st)
 {
     st->obs_index = malloc(st->cap * sizeof *st->obs_index);
     st->obs_x = malloc((st->cap * st->d + 1) * sizeof *st->obs_x);
@@ -278,18 +268,9 @@ static int alloc_observations(bayes_state *st, const cutune__space *s)
     st->kvec = malloc(st->cap * sizeof *st->kvec);
     st->local =
         malloc((st->local_cap ? st->local_cap : 1) * sizeof *st->local);
-    st->cost_off = malloc((st->d ? st->d : 1) * sizeof *st->cost_off);
-    size_t n_values = 0;
-    for (size_t j = 0; st->cost_off && j < st->d; j++) {
-        st->cost_off[j] = n_values;
-        n_values += cutune__space_value_count(s, st->varying[j]);
-    }
-    st->cost_sum = calloc(n_values ? n_values : 1, sizeof *st->cost_sum);
-    st->cost_count = calloc(n_values ? n_values : 1, sizeof *st->cost_count);
     if (!st->obs_index || !st->obs_x || !st->obs_y || !st->obs_raw ||
         !st->waiting || !st->L || !st->alpha || !st->row || !st->ssq ||
-        !st->dot || !st->acq || !st->kvec || !st->local || !st->cost_off ||
-        !st->cost_sum || !st->cost_count)
+        !st->dot || !st->acq || !st->kvec || !st->local)
         return -1;
     return 0;
 }
@@ -328,11 +309,11 @@ static int bayes_init(void *state, const cutune__strategy_ctx *ctx)
     if (st->cap < 1)
         st->cap = 1;
 
-    if (build_pool(st, n) != 0 || alloc_observations(st, s) != 0)
+    if (build_pool(st, n) != 0 || alloc_observations(st) != 0 ||
+        cutune__cost_model_init(&st->costs, s) != 0)
         goto fail;
 
     st->against_clock = ctx->budget == CUTUNE__UNLIMITED;
-    st->cost_index = CUTUNE__NONE;
     st->next_refit = st->prm.initial;
     return 0;
 fail:
@@ -535,48 +516,16 @@ static int add_observation(bayes_state *st, size_t index, double y)
 static void bayes_cost(void *state, size_t index, double seconds)
 {
     bayes_state *st = state;
-    st->cost_index = index;
-    st->cost_now = log(seconds > 1e-6 ? seconds : 1e-6);
-}
-
-/* Adds a result's log seconds to the cost model. */
-static void learn_cost(bayes_state *st, size_t index, double log_cost)
-{
-    const uint32_t *c = cutune__space_config(st->base.space, index);
-    for (size_t j = 0; j < st->d; j++) {
-        size_t at = st->cost_off[j] + c[st->varying[j]];
-        st->cost_sum[at] += log_cost;
-        st->cost_count[at] += 1;
-    }
-    st->cost_total += log_cost;
-    st->n_costs++;
-}
-
-/* The predicted log seconds of `index` over their mean: each value's mean
- * deviation, shrunk towards none by COST_PRIOR results' worth. */
-#define COST_PRIOR 2.0
-static double relative_cost(const bayes_state *st, size_t index)
-{
-    const uint32_t *c = cutune__space_config(st->base.space, index);
-    double mean = st->cost_total / (double)st->n_costs, dev = 0;
-    for (size_t j = 0; j < st->d; j++) {
-        size_t at = st->cost_off[j] + c[st->varying[j]];
-        double k = st->cost_count[at];
-        if (k > 0)
-            dev += (st->cost_sum[at] / k - mean) * k / (k + COST_PRIOR);
-    }
-    return dev;
+    cutune__cost_model_tell(&st->costs, index, seconds);
 }
 
 static void bayes_report(void *state, size_t index, double objective)
 {
     bayes_state *st = state;
-    int costed = st->cost_index == index;
-    st->cost_index = CUTUNE__NONE;
-    if (index >= st->base.h.n || st->base.h.done[index])
+    int fresh = index < st->base.h.n && !st->base.h.done[index];
+    cutune__cost_model_settle(&st->costs, index, fresh);
+    if (!fresh)
         return;
-    if (costed)
-        learn_cost(st, index, st->cost_now);
     cutune__history_report(&st->base.h, index, objective);
     objective = st->base.h.objective[index];
     if (isfinite(objective)) {
@@ -640,10 +589,11 @@ static double best_y(const bayes_state *st)
  * have been reported; as it is otherwise. */
 static double per_cost(const bayes_state *st, double ei, size_t index)
 {
-    if (!st->against_clock || st->prm.cost_power <= 0 || st->n_costs < 2 ||
+    if (!st->against_clock || st->prm.cost_power <= 0 || st->costs.n < 2 ||
         ei <= 0)
         return ei;
-    return ei * exp(-st->prm.cost_power * relative_cost(st, index));
+    return ei * exp(-st->prm.cost_power *
+                    cutune__cost_model_relative(&st->costs, index));
 }
 
 /* One proposal by expected improvement; `picked` of this batch so far

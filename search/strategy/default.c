@@ -85,6 +85,17 @@
  *    single switch moves lead to, and a climb free to switch back
  *    returns to the best's niche at once.
  *
+ *  - Costs against the clock (a setting, off in the standard ones).
+ *    With a time limit and no evaluation budget, where the evaluator
+ *    says what each result cost to try, cost_power ranks a node's
+ *    neighbours and the probe's moves by predicted log slowdown plus
+ *    cost_power times the configuration's predicted log seconds over
+ *    their mean (cost_model.h, the model bayes uses), and a climb starts
+ *    at the farthest candidate per predicted second. Best-first expands
+ *    every neighbour of its fastest nodes sooner or later, so this
+ *    delays dear moves more than it skips them: on the benchmark's time
+ *    budget as many medians went down as up (docs/clock.md).
+ *
  *  - Batches. The tuner asks for many proposals at once (its compile pool
  *    works ahead) and reports results one at a time. After each, the
  *    strategy checks whether the next proposal of the batch is still what
@@ -123,6 +134,7 @@ const cutune__default_params cutune__default_params_std = {
     .shapes_first = 0,
     .niche_climbs = 0,
     .niche_ucb = 1.0,
+    .cost_power = 0,
 };
 
 #define FIELD(name) #name, offsetof(cutune__default_params, name)
@@ -161,6 +173,9 @@ static const cutune__setting default_table[] = {
     {FIELD(niche_climbs), CUTUNE__SETTING_LEVEL, 0, 1, 0,
      "every other climb starts at the best with the switch values of the "
      "farthest niche not climbed yet"},
+    {FIELD(cost_power), CUTUNE__SETTING_REAL, 0, 4, 0,
+     "against the clock: moves ranked by predicted runtime ratio times "
+     "predicted seconds to this power (0: costs ignored)"},
 };
 #undef FIELD
 
@@ -177,6 +192,7 @@ int cutune__default_params_set(cutune__default_params *p, const char *name,
 static void default_destroy(void *state)
 {
     cutune__default_state *st = state;
+    cutune__cost_model_free(&st->costs);
     free(st->order);
     free(st->batch);
     free(st->edge_param);
@@ -218,8 +234,11 @@ static int default_init(void *state, const cutune__strategy_ctx *ctx)
     st->first_random = CUTUNE__NONE;
     st->climb = CUTUNE__NONE;
     st->salt = ((uint64_t)gsl_rng_get(ctx->rng) << 32) ^ gsl_rng_get(ctx->rng);
+    st->against_clock = ctx->budget == CUTUNE__UNLIMITED;
     if (cutune__history_init(&st->h, st->n))
         return -1;
+    if (cutune__cost_model_init(&st->costs, s))
+        goto fail;
     size_t np = st->n_params ? st->n_params : 1;
     st->varying = malloc(np * sizeof *st->varying);
     st->stats_off = malloc(np * sizeof *st->stats_off);
@@ -504,12 +523,11 @@ static size_t default_ahead(void *state, size_t index, size_t *out, size_t cap)
     int frozen = st->climb != CUTUNE__NONE && st->climb_frozen;
     for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
-        int known;
         if (cutune__history_is_taken(&st->h, j) ||
             (frozen &&
              st->switch_param[cutune__default_differing_param(st, index, j)]))
             continue;
-        double sc = cutune__default_predicted(st, index, j, 1, &known);
+        double sc = cutune__default_move_score(st, index, j);
         uint64_t o = cutune__default_tie_order(st, j);
         size_t pos = k;
         while (pos > 0 && (sc < score[pos - 1] ||
@@ -551,12 +569,20 @@ static int still_next(cutune__default_state *st, size_t pos)
     return now == st->batch[pos] || (now == CUTUNE__NONE && !climbing);
 }
 
+/* The driver tells a result's cost just before the result. */
+static void default_cost(void *state, size_t index, double seconds)
+{
+    cutune__default_state *st = state;
+    cutune__cost_model_tell(&st->costs, index, seconds);
+}
+
 static void default_report(void *state, size_t index, double objective)
 {
     cutune__default_state *st = state;
+    int fresh = index < st->n && !st->h.done[index];
+    cutune__cost_model_settle(&st->costs, index, fresh);
     if (index >= st->n)
         return;
-    int fresh = !st->h.done[index];
     cutune__history_report(&st->h, index, objective);
     if (!fresh)
         return;
@@ -660,6 +686,7 @@ const cutune__strategy_type cutune__strategy_default_type = {
     .enough = default_enough,
     .withdraw = default_withdraw,
     .ahead = default_ahead,
+    .cost = default_cost,
     .async = 1,
 };
 const cutune__strategy_type *cutune__strategy_default =

@@ -45,6 +45,13 @@ typedef struct cutune__default_params {
                               the switch values of the farthest niche
                               not climbed yet, and keeps them (1; off
                               in the standard settings) */
+    double cost_power;     /* against the clock (no evaluation budget, and
+                              the evaluator reports costs): moves are
+                              ranked by their predicted runtime ratio
+                              times their predicted seconds (relative to
+                              the mean, cost_model.h) to this power, a
+                              log slowdown plus cost_power times a log
+                              relative cost (0: costs ignored) */
 } cutune__default_params;
 
 /* The settings the strategy uses when none are given. */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cost_model.h"
 #include "default.h"
 #include "history.h"
 #include "strategy.h"
@@ -117,6 +118,12 @@ typedef struct cutune__default_state {
                            node of each niche */
     size_t *niche_prop; /* 1 << n_switch: scratch, its proposal */
 
+    /* Against the clock (no evaluation budget), what trying each
+     * configuration costs, where the evaluator says (the `cost`
+     * callback): moves are ranked per predicted second (cost_power). */
+    int against_clock;
+    cutune__cost_model costs;
+
     size_t *nbr;      /* any_size: scratch neighbours */
     uint32_t *config; /* n_params: scratch configuration */
 } cutune__default_state;
@@ -130,6 +137,10 @@ size_t cutune__default_neighbours(cutune__default_state *st, size_t index,
 void cutune__default_learn(cutune__default_state *st, size_t index);
 double cutune__default_predicted(const cutune__default_state *st, size_t from,
                                  size_t to, uint32_t min_count, int *known);
+double cutune__default_cost_penalty(const cutune__default_state *st,
+                                    size_t index);
+double cutune__default_move_score(const cutune__default_state *st, size_t from,
+                                  size_t to);
 int cutune__default_by_score(const void *a, const void *b);
 int cutune__default_faster(double a, double b);
 void cutune__default_heap_push(cutune__default_state *st, size_t index);

@@ -88,6 +88,35 @@ double cutune__default_predicted(const cutune__default_state *st, size_t from,
     return st->delta_sum[e] / st->delta_count[e];
 }
 
+/* What the predicted cost of trying `index` adds to a move's score
+ * against the clock: cost_power times its predicted log seconds over
+ * their mean, so that a score, a log slowdown plus this, ranks moves by
+ * their predicted runtime ratio times their predicted relative seconds to
+ * the power cost_power. A neighbour whose move is predicted as good as
+ * another's but costs twice the seconds comes after it, and one predicted
+ * 2^cost_power times faster evens the cost out. 0 with an evaluation
+ * budget (the costs change nothing there), with cost_power 0, and before
+ * two costs are known. */
+double cutune__default_cost_penalty(const cutune__default_state *st,
+                                    size_t index)
+{
+    if (!st->against_clock || st->prm.cost_power <= 0 || st->costs.n < 2)
+        return 0;
+    return st->prm.cost_power * cutune__cost_model_relative(&st->costs, index);
+}
+
+/* The score that ranks the move from `from` to its neighbour `to` (lower
+ * first): its predicted slowdown (min_count 1), plus its predicted cost
+ * against the clock. */
+double cutune__default_move_score(const cutune__default_state *st, size_t from,
+                                  size_t to)
+{
+    int known;
+    double score = cutune__default_predicted(st, from, to, 1, &known);
+    double penalty = cutune__default_cost_penalty(st, to);
+    return penalty != 0 ? score + penalty : score;
+}
+
 int cutune__default_by_score(const void *a, const void *b)
 {
     const cutune__default_ranked *x = a, *y = b;
@@ -195,7 +224,6 @@ static size_t best_neighbour(cutune__default_state *st, size_t c,
     *pending = 0;
     for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
-        int known;
         if (frozen &&
             st->switch_param[cutune__default_differing_param(st, c, j)])
             continue;
@@ -203,7 +231,7 @@ static size_t best_neighbour(cutune__default_state *st, size_t c,
             *pending |= !st->h.done[j];
             continue;
         }
-        double score = cutune__default_predicted(st, c, j, 1, &known);
+        double score = cutune__default_move_score(st, c, j);
         uint64_t order = cutune__default_tie_order(st, j);
         if (best == CUTUNE__NONE || score < best_score ||
             (score == best_score && order < best_order)) {

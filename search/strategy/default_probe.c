@@ -23,6 +23,16 @@ static double move_effect(const cutune__default_state *st, size_t p,
     return st->delta_count[e] ? st->delta_sum[e] / st->delta_count[e] : 0;
 }
 
+/* A probe move's score (its learnt or observed slowdown) with what
+ * trying `index` is predicted to cost against the clock, as one-step
+ * moves are ranked (cutune__default_cost_penalty). */
+static double with_cost(const cutune__default_state *st, double score,
+                        size_t index)
+{
+    double penalty = cutune__default_cost_penalty(st, index);
+    return penalty != 0 ? score + penalty : score;
+}
+
 static int64_t int_value(const cutune__default_state *st, size_t p, uint32_t v)
 {
     const cutune__value *x = cutune__space_value(st->space, p, v);
@@ -65,8 +75,10 @@ static void add_shapes(cutune__default_state *st, size_t b, size_t n_any)
                 cutune__history_is_taken(&st->h, idx))
                 continue;
             cutune__default_ranked *r = &shapes[n_shapes++];
-            r->score = move_effect(st, px, cb[px], x) +
-                       move_effect(st, py, cb[py], y);
+            r->score = with_cost(st,
+                                 move_effect(st, px, cb[px], x) +
+                                     move_effect(st, py, cb[py], y),
+                                 idx);
             r->index = idx;
             r->order = idx;
         }
@@ -133,7 +145,6 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
         gsl_ran_shuffle(st->rng, st->nbr, m, sizeof *st->nbr);
     for (size_t i = 0; i < m; i++) {
         size_t j = st->nbr[i];
-        int known;
         if (cutune__history_is_taken(&st->h, j))
             continue;
         size_t p = cutune__default_differing_param(st, b, j);
@@ -141,7 +152,7 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
         if (a + 1 == v || v + 1 == a)
             continue;
         cutune__default_ranked *r = &st->list[st->list_count];
-        r->score = cutune__default_predicted(st, b, j, 1, &known);
+        r->score = cutune__default_move_score(st, b, j);
         r->index = j;
         r->order = st->list_count++;
     }
@@ -189,7 +200,7 @@ void cutune__default_load_probe(cutune__default_state *st, size_t b)
                 cutune__history_is_taken(&st->h, idx))
                 continue;
             cutune__default_ranked *r = &pairs[n_pairs++];
-            r->score = singles[a].score + singles[c].score;
+            r->score = with_cost(st, singles[a].score + singles[c].score, idx);
             r->index = idx;
             r->order = idx;
         }
@@ -253,6 +264,12 @@ size_t cutune__default_far_draw(cutune__default_state *st)
             double x = spread(st, c, st->order[e]);
             d = x < d ? x : d;
         }
+        /* Against the clock, distance per predicted second (to the power
+         * cost_power): a climb's one-step moves mostly keep what makes
+         * its start dear. */
+        double penalty = cutune__default_cost_penalty(st, c);
+        if (penalty != 0)
+            d *= exp(-penalty);
         if (d > best_d) {
             best_d = d;
             best = c;
