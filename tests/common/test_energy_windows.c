@@ -105,18 +105,20 @@ static void test_steady(void)
     CHECK_NEAR(f.energy_j, 0.2, 0.002);
     CHECK(isfinite(f.energy_rsd) && f.energy_rsd < 0.01);
     CHECK_NEAR(f.counter_w, 400, 4);
-    /* The power reads, not the counter, when there are any. */
-    CHECK_NEAR(f.power_w, 410, 1e-9);
+    /* The counter's mean power; the reads' mean beside it. */
+    CHECK_NEAR(f.power_w, f.counter_w, 1e-12);
+    CHECK_NEAR(f.sampled_w, 410, 1e-9);
     CHECK_NEAR(f.step_s, 0.1, 0.002);
     /* Windows step to step: three of 0.3 s each. */
     CHECK_NEAR(f.seconds, 0.9, 0.003);
     CHECK_NEAR(f.launches, 1800, 4);
 
-    /* Without power reads, the counter's mean power. */
+    /* Without power reads, the same power and no sampled mean. */
     make(&r);
     cutune__energy_windows(r.reads, r.n_reads, r.marks, r.n_marks, NULL, 0,
                            &plan3, &f);
     CHECK_NEAR(f.power_w, f.counter_w, 1e-12);
+    CHECK(isnan(f.sampled_w));
     /* A run cut short closes fewer windows: the worker goes on. */
     CHECK_INT(cutune__energy_windows(r.reads, 500, r.marks, 100, NULL, 0,
                                      &plan3, NULL),

@@ -72,8 +72,9 @@ typedef struct cutune__energy_figures {
     double energy_rsd; /* their relative standard deviation (sample
                           standard deviation / mean); NaN with fewer
                           than two windows */
-    double power_w;    /* mean of the power reads within the windows;
-                          without any, counter_w */
+    double power_w;    /* the windows' mean power: counter_w */
+    double sampled_w;  /* mean of the power reads within the windows
+                          (a check); NaN without any */
     double counter_w;  /* the windows' energy over their time */
     size_t windows;    /* closed, of plan->windows */
     double launches;   /* in the windows */

@@ -160,7 +160,8 @@ void cutune__session_measure_energy(cutune_session *s, cutune__mslot *slot,
     }
     s->tel.span_ms += 1e3 * r->run_s;
     e->energy_j = r->energy_j;
-    e->power_w = r->power_w;
+    e->power_w = r->counter_w; /* exact over the windows; power_w, the
+                                  reads', is only logged */
     e->energy_rsd = r->energy_rsd;
     char cfg[512];
     cutune__session_describe(s->problem, e->pub.config_index, cfg, sizeof cfg);
@@ -172,12 +173,12 @@ void cutune__session_measure_energy(cutune_session *s, cutune__mslot *slot,
         cutune__session_log(
             s, CUTUNE_LOG_DEBUG,
             "energy of %s: %.4g J per launch (spread %.1f%% over %u "
-            "windows, %.0f launches in %.3f s), %.1f W %s, %.1f W from the "
-            "counter, which steps every %.1f ms; %.3f s in all",
+            "windows, %.0f launches in %.3f s), %.1f W from the counter, "
+            "which steps every %.1f ms (%.1f W %s); %.3f s in all",
             cfg, r->energy_j, 100.0 * r->energy_rsd, r->windows, r->launches,
-            r->seconds, r->power_w,
+            r->seconds, r->counter_w, 1e3 * r->step_s, r->power_w,
             r->power_instant ? "read instantly" : "read as NVML's average",
-            r->counter_w, 1e3 * r->step_s, r->run_s);
+            r->run_s);
     }
     free(r);
 }

@@ -325,7 +325,8 @@ typedef struct cutune__energy_reply {
     uint32_t reserved;
     double energy_j;    /* median J per launch of the windows; NaN */
     double energy_rsd;  /* their relative standard deviation; NaN */
-    double power_w;     /* mean power read within the windows; NaN */
+    double power_w;     /* mean power read within the windows (a check;
+                           the session reports counter_w); NaN */
     double counter_w;   /* the counter's energy over the windows' time */
     double launches;    /* in the windows */
     double seconds;     /* the windows' span */

@@ -274,7 +274,7 @@ void cutune__worker_handle_energy(cutune__worker *w, const void *payload,
     r.windows = (uint32_t)f.windows;
     r.energy_j = f.energy_j;
     r.energy_rsd = f.energy_rsd;
-    r.power_w = f.power_w;
+    r.power_w = f.sampled_w;
     r.counter_w = f.counter_w;
     r.launches = f.launches;
     r.seconds = f.seconds;
