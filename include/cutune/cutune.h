@@ -384,7 +384,9 @@ void cutune_problem_spec_init(cutune_problem_spec *spec);
  * Everything is copied; the spec and what it points to may be freed once
  * this returns. `options` may be NULL; its problem_size replaces the
  * spec's (the arguments' counts are not rescaled). A bad spec fails with
- * CUTUNE_ERR_INVALID_ARGUMENT (or the status a T1 file would get) and one
+ * the status the same mistake in a T1 file gets (CUTUNE_ERR_PARSE for an
+ * expression or value that does not hold, CUTUNE_ERR_INVALID_ARGUMENT for
+ * a field missing or out of its enum, CUTUNE_ERR_EMPTY_SPACE, ...) and one
  * message naming the field. The caller owns *out. */
 cutune_status cutune_problem_from_spec(const cutune_problem_spec *spec,
                                        const cutune_problem_options *options,
