@@ -285,7 +285,12 @@ def tune_kernel(
         rp = POINTER(_lib.TuneResult)()
         st = _lib.session_tune(session, problem.handle, byref(rp))
         if not rp:
-            raise CutuneError("cutune: " + _lib.text(_lib.session_errmsg(session)), st)
+            # No result to return (no configuration ran correctly, no
+            # device): the T4 file still has every evaluation.
+            msg = _lib.text(_lib.session_errmsg(session))
+            if write_t4 is not None:
+                _lib.session_write_t4(session, os.fspath(write_t4).encode())
+            raise CutuneError("cutune: " + msg, st)
         r = rp.contents
         if st != 0:
             warnings.warn("cutune: " + _lib.text(_lib.session_errmsg(session)), stacklevel=2)

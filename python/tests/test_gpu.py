@@ -1,6 +1,8 @@
 """tune_kernel on a real GPU: docs/python.md's vector_add, checked
 against its answer. Skipped, saying why, where cutune sees no GPU."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -55,9 +57,12 @@ def test_vector_add_tunes_and_validates(tmp_path):
 
 def test_a_wrong_answer_fails_every_configuration(tmp_path):
     args, expected = problem(1 << 20)
-    with pytest.warns(UserWarning):
-        results, _ = cutune.tune_kernel(
+    t4 = tmp_path / "wrong.json"
+    with pytest.raises(cutune.CutuneError, match="none of the 2 configurations") as e:
+        cutune.tune_kernel(
             "vector_add", KERNEL, 1 << 20, args, {"block_size_x": [128, 256]},
-            answer=[expected + 1, None, None, None], strategy="brute_force", cache=False,
+            answer=[expected + 1, None, None, None], strategy="brute_force", cache=False, write_t4=t4,
         )
-    assert results and all(isinstance(r["time"], cutune.InvalidConfig) for r in results)
+    assert e.value.status == 12  # CUTUNE_ERR_NO_VALID_RESULT
+    recorded = json.loads(t4.read_text())["results"]
+    assert [r["invalidity"] for r in recorded] == ["correctness", "correctness"]

@@ -8,6 +8,8 @@
 # The package's CMake build stays in BUILD/python-build, so a rerun
 # rebuilds only what changed; pip's own cache keeps the downloads.
 set -eu
+# The tests leave nothing in the source tree.
+export PYTHONDONTWRITEBYTECODE=1
 mode=$1 build=$2 src=$3
 venv="$build/python-venv"
 py="$venv/bin/python"
