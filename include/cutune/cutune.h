@@ -313,7 +313,8 @@ typedef struct cutune_answer_spec {
 typedef struct cutune_problem_spec {
     const char *name;        /* the problem's name in the cache; NULL:
                                 kernel_name */
-    const char *kernel_name; /* the __global__ function, extern "C" */
+    const char *kernel_name; /* the __global__ function (a C++ one is
+                                found by NVRTC's lowered name) */
     const char *source;      /* CUDA source; NVRTC compiles it whole */
     size_t source_len;       /* 0: strlen(source) */
     const char *const *compiler_options; /* NVRTC options */

@@ -9,7 +9,7 @@ import pytest
 import cutune
 
 KERNEL = """
-extern "C" __global__ void vector_add(float *c, float *a, float *b, int n) {
+__global__ void vector_add(float *c, float *a, float *b, int n) {
     int i = blockIdx.x * block_size_x + threadIdx.x;
     if (i < n) {
         c[i] = a[i] + b[i];
