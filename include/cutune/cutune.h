@@ -213,6 +213,207 @@ size_t cutune_problem_space_size(const cutune_problem *problem);
  * the conditions). */
 double cutune_problem_space_seconds(const cutune_problem *problem);
 
+/* The configuration at `index` of the space (0 to
+ * cutune_problem_space_size() - 1, as in cutune_eval.config_index): the
+ * text of parameter `param`'s value there, borrowed from the problem;
+ * NULL when either is out of range. */
+const char *cutune_problem_config_value(const cutune_problem *problem,
+                                        size_t index, size_t param);
+
+/* ------------------------------------------------------------------ */
+/* Problems from memory: what a T1 file says, as structs.              */
+
+/* A tunable parameter's value. A value's text (what -DNAME= gets, what
+ * cutune_problem_value() returns) is the integer, the shortest decimal
+ * that reads back as the double, 1/0 for a bool, the string itself. */
+typedef enum cutune_value_type {
+    CUTUNE_VALUE_INT = 0,
+    CUTUNE_VALUE_FLOAT = 1,
+    CUTUNE_VALUE_BOOL = 2,
+    CUTUNE_VALUE_STRING = 3
+} cutune_value_type;
+
+typedef struct cutune_value {
+    cutune_value_type type;
+    long long i;   /* INT, BOOL (0 or 1) */
+    double f;      /* FLOAT */
+    const char *s; /* STRING */
+} cutune_value;
+
+typedef struct cutune_tunable {
+    const char *name;
+    const cutune_value *values;
+    size_t n_values;
+    /* The default configuration's value (the reference without answers,
+     * where a tune without a block-size suggestion starts): one of
+     * `values`; one that is not stands in its nearest and a warning says
+     * so. NULL: values[0]. */
+    const cutune_value *default_value;
+    /* Nonzero: the values are NVRTC options ("-Xptxas=-dlcm=cg", "" for
+     * none), passed as they are instead of as -DNAME=VALUE. */
+    int compiler_option;
+} cutune_tunable;
+
+/* Element types of arguments. Stable values. */
+typedef enum cutune_dtype {
+    CUTUNE_DTYPE_FLOAT = 0,
+    CUTUNE_DTYPE_DOUBLE = 1,
+    CUTUNE_DTYPE_INT8 = 2,
+    CUTUNE_DTYPE_UINT8 = 3,
+    CUTUNE_DTYPE_INT16 = 4,
+    CUTUNE_DTYPE_UINT16 = 5,
+    CUTUNE_DTYPE_INT32 = 6,
+    CUTUNE_DTYPE_UINT32 = 7,
+    CUTUNE_DTYPE_INT64 = 8,
+    CUTUNE_DTYPE_UINT64 = 9,
+    CUTUNE_DTYPE_HALF = 10 /* IEEE binary16, CUDA's __half */
+} cutune_dtype;
+
+typedef enum cutune_arg_memory {
+    CUTUNE_ARG_VECTOR = 0,  /* a device buffer; the kernel gets a pointer */
+    CUTUNE_ARG_SCALAR = 1,  /* passed by value */
+    CUTUNE_ARG_CONSTANT = 2 /* __constant__ memory: copied into the
+                               module's variable of the argument's name
+                               where the source declares one, else passed
+                               as a pointer */
+} cutune_arg_memory;
+
+/* Where an argument's (or answer's) contents come from. Generated
+ * contents are made on the GPU. */
+typedef enum cutune_fill {
+    CUTUNE_FILL_DATA = 0,     /* `data`: the host's bytes, copied */
+    CUTUNE_FILL_CONSTANT = 1, /* every element fill_value */
+    CUTUNE_FILL_RANDOM = 2    /* uniform in [0, fill_value), from `seed` */
+} cutune_fill;
+
+/* One kernel argument, in the order the kernel takes them. */
+typedef struct cutune_arg_spec {
+    const char *name; /* NULL or "": unnamed; a CONSTANT needs its
+                         __constant__ variable's name */
+    cutune_arg_memory memory;
+    cutune_dtype dtype;
+    uint64_t count; /* elements of a VECTOR or CONSTANT; a SCALAR is one */
+    cutune_fill fill;
+    /* FILL_DATA: `count` elements of `dtype` (a SCALAR: one), copied. A
+     * scalar travels to the worker as a double: an integer it cannot
+     * hold exactly (beyond 2^53) is refused. */
+    const void *data;
+    double fill_value; /* CONSTANT: the value; RANDOM: the bound; a
+                          SCALAR not given as data: its value */
+    uint64_t seed;     /* RANDOM */
+    int output;        /* compared after each configuration: with its answer
+                          where the spec gives any, else with the default
+                          configuration's output */
+} cutune_arg_spec;
+
+/* The expected contents of an output argument (Kernel Tuner's `answer`,
+ * T1's ReferenceArguments). With any answer given, only the arguments
+ * that have one are checked. An element passes when
+ * |out - expected| <= atol + rtol * |expected|. */
+typedef struct cutune_answer_spec {
+    size_t arg;       /* index of a VECTOR argument */
+    cutune_fill fill; /* DATA: `data`, the argument's count of elements */
+    const void *data;
+    double fill_value;
+    uint64_t seed;
+    double atol;
+    double rtol;
+} cutune_answer_spec;
+
+/* A tuning problem without a file. Fill it with cutune_problem_spec_init()
+ * first, then set what the problem has; fields may be added at the end.
+ * Every string is an expression of cutune's expression language (the one
+ * of T1 Conditions, docs/t1-t4.md) where it says "expression"; the
+ * expressions may read the tunables and ProblemSize (a list). The launch
+ * geometry follows Kernel Tuner: the block is (block_size[0..2]), the grid
+ * covers problem_size[d] divided by the product of grid_div_*[d] (by the
+ * block's size in d where that list is NULL; an empty list divides by 1);
+ * with global_size set instead (and no grid_div_* list), T1's
+ * GlobalSize rule. Messages name the fields as written here
+ * ("tune_params[1].values (UNROLL): empty"). */
+typedef struct cutune_problem_spec {
+    const char *name;        /* the problem's name in the cache; NULL:
+                                kernel_name */
+    const char *kernel_name; /* the __global__ function (a C++ one is
+                                found by NVRTC's lowered name) */
+    const char *source;      /* CUDA source; NVRTC compiles it whole */
+    size_t source_len;       /* 0: strlen(source) */
+    const char *const *compiler_options; /* NVRTC options */
+    size_t n_compiler_options;
+
+    const cutune_tunable *tune_params;
+    size_t n_tune_params;
+    const char *const *restrictions; /* boolean expressions; a
+                                        configuration must meet all */
+    size_t n_restrictions;
+
+    /* The problem size per dimension, positive; or, where
+     * problem_size_expr is non-NULL and its entry d is, an expression of
+     * the tunables (Kernel Tuner's problem_size="num_blocks"): that
+     * dimension varies with the configuration. */
+    const long long *problem_size;
+    const char *const *problem_size_expr;
+    size_t n_problem_size;
+
+    /* The block's size per dimension, an expression (a tunable's name is
+     * one; Kernel Tuner's block_size_names are these); NULL: the tunable
+     * block_size_x (y, z) where there is one, else 256 (1, 1), as Kernel
+     * Tuner does. */
+    const char *block_size[3];
+    /* Kernel Tuner's grid_div_x (y, z): the entries (expressions) are
+     * multiplied. NULL: divided by the block's size in that dimension. */
+    const char *const *grid_div_x;
+    size_t n_grid_div_x;
+    const char *const *grid_div_y;
+    size_t n_grid_div_y;
+    const char *const *grid_div_z;
+    size_t n_grid_div_z;
+    /* T1's GlobalSize instead of a division of the problem size: threads
+     * in each dimension (blocks when global_size_in_blocks), used when
+     * all three are set and no grid_div_* list is. */
+    const char *global_size[3];
+    int global_size_in_blocks;
+    unsigned shared_memory; /* dynamic shared memory per block, bytes */
+
+    const cutune_arg_spec *arguments;
+    size_t n_arguments;
+    const cutune_answer_spec *answers;
+    size_t n_answers;
+
+    /* Compile as Kernel Tuner does (cutune_problem_spec_init sets it):
+     * -Dkernel_tuner=1, block_size_x/y/z and grid_size_x/y/z defined
+     * where no tunable has the name, and tunables named
+     * loop_unroll_factor* as constexpr ints rather than macros. */
+    int kernel_tuner_defines;
+    /* Expressions of the bytes and floating-point operations one launch
+     * moves and does, for GB/s and GFLOP/s; NULL: not reported. */
+    const char *bytes_per_launch;
+    const char *flops_per_launch;
+    /* What a tune takes when the session sets none (T1 Budget, Search):
+     * 0 / NULL: nothing. */
+    size_t budget_evals;
+    double budget_seconds;
+    double budget_fraction;
+    const char *strategy;
+} cutune_problem_spec;
+
+/* Zeroes the spec and sets kernel_tuner_defines. */
+void cutune_problem_spec_init(cutune_problem_spec *spec);
+
+/* Builds a problem from `spec` as cutune_problem_load() builds one from a
+ * T1 file (the loader reads the file into a spec and calls this), without
+ * touching the file system: no T1 file, no kernel file, no data file.
+ * Everything is copied; the spec and what it points to may be freed once
+ * this returns. `options` may be NULL; its problem_size replaces the
+ * spec's (the arguments' counts are not rescaled). A bad spec fails with
+ * the status the same mistake in a T1 file gets (CUTUNE_ERR_PARSE for an
+ * expression or value that does not hold, CUTUNE_ERR_INVALID_ARGUMENT for
+ * a field missing or out of its enum, CUTUNE_ERR_EMPTY_SPACE, ...) and one
+ * message naming the field. The caller owns *out. */
+cutune_status cutune_problem_from_spec(const cutune_problem_spec *spec,
+                                       const cutune_problem_options *options,
+                                       cutune_problem **out);
+
 /* Built-in templates embedded in the library. */
 size_t cutune_template_count(void);
 const char *cutune_template_name(size_t index);

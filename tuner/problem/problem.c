@@ -27,94 +27,39 @@
 #include "source_hash.h"
 #include "util.h"
 
-/* Most configurations a load checks the launch geometry of; a larger
- * space is checked at evenly spread configurations. */
-#define GEOMETRY_CHECKS 200000
-
-/* A LocalSize or GlobalSize expression that cannot be evaluated (a
- * division by zero, an overflow, a non-integer) is the file's mistake, not
- * a configuration's: refused at load, naming the field and a
- * configuration. A block out of range stays the configuration's result. */
-static cutune_status check_geometry(cutune_problem *p)
-{
-    size_t n = cutune__space_size(p->space);
-    size_t step = n > GEOMETRY_CHECKS ? n / GEOMETRY_CHECKS : 1;
-    for (size_t c = 0; c < n; c += step) {
-        unsigned grid[3], block[3];
-        char err[512];
-        if (cutune__problem_geometry(p, c, grid, block, err, sizeof err) !=
-            CUTUNE__GEOMETRY_BAD_FIELD)
-            continue;
-        char cfg[512];
-        cutune__t1_config_text(p, cutune__space_config(p->space, c), cfg,
-                               sizeof cfg);
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s (at %s)", err, cfg);
-    }
-    return CUTUNE_OK;
-}
-
-/* The kernel's arguments, in the order the kernel takes them. */
-static cutune_status parse_args(cutune_problem *p, json_t *ks, const char *dir)
-{
-    json_t *args = json_object_get(ks, "Arguments");
-    if (!args || json_is_null(args))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                               "KernelSpecification.Arguments: missing");
-    if (!json_is_array(args))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                               "KernelSpecification.Arguments: expected a "
-                               "list, found %s",
-                               cutune__t1_json_kind(args));
-    p->args = calloc(json_array_size(args) + 1, sizeof *p->args);
-    if (!p->args)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < json_array_size(args); i++) {
-        p->n_args = i + 1;
-        cutune_status st =
-            cutune__t1_parse_arg(p, json_array_get(args, i), i, dir);
-        if (st)
-            return st;
-    }
-    return CUTUNE_OK;
-}
-
-/* A problem read for its space only: the kernel part is not looked at. */
-static cutune_status space_only(cutune_problem *p, json_t *root,
-                                const char *dir,
+/* A problem read for its space only: the kernel part is not looked at,
+ * but a replay runs the strategy and budget a tune would, and its records
+ * carry the source hash a tune's would. */
+static cutune_status space_only(cutune_problem *p, cutune__t1_draft *d,
+                                json_t *root, const char *dir,
                                 const cutune__template *builtin)
 {
-    const char *kname = cutune__t1_string(
-        json_object_get(root, "KernelSpecification"), "KernelName");
-    if ((!p->name && !(p->name = strdup(kname ? kname : "unnamed"))) ||
-        !(p->kernel_name = strdup(kname ? kname : "")))
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    /* A replay runs the strategy and budget a tune would. */
+    json_t *ks = json_object_get(root, "KernelSpecification");
+    d->spec.kernel_name = cutune__t1_string(ks, "KernelName");
     cutune_status st;
-    if ((st = cutune__t1_parse_budget(p, root)) ||
-        (st = cutune__t1_parse_search(p, root)) ||
-        (st = cutune__t1_parse_simulation_input(
-             p, json_object_get(root, "KernelSpecification"), dir)))
+    if ((st = cutune__t1_parse_budget(p, d, root)) ||
+        (st = cutune__t1_parse_search(p, d, root)) ||
+        (st = cutune__t1_parse_simulation_input(p, ks, dir)))
         return st;
-    st = cutune__t1_build_space(p);
-    /* A built-in's hash is that of the source a full load compiles. */
     size_t len = 0;
     char *source = builtin ? cutune__t1_template_source(builtin, &len) : NULL;
-    if (builtin && !source)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    if (st == CUTUNE_OK)
-        cutune__problem_hash_kernel(
-            p,
-            cutune__t1_string(json_object_get(root, "KernelSpecification"),
-                              "KernelFile"),
-            dir, source, len);
-    free(source);
-    return st;
+    if (builtin && !cutune__t1_keep(p, d, source))
+        return CUTUNE_ERR_NO_MEMORY;
+    d->spec.source = source;
+    d->spec.source_len = len;
+    if ((st = cutune__problem_build(p, &d->spec, d->opt, NULL)))
+        return st;
+    if (!builtin)
+        cutune__problem_hash_kernel(p, cutune__t1_string(ks, "KernelFile"),
+                                    dir, NULL, 0);
+    return CUTUNE_OK;
 }
 
-static cutune_status parse_sections(cutune_problem *p, json_t *root,
-                                    const char *dir,
-                                    const cutune__template *builtin,
-                                    const cutune_problem_options *opt)
+/* The sections of a T1 document into the draft, then the problem built
+ * from it as from any spec. */
+static cutune_status parse_sections(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *root, const char *dir,
+                                    const cutune__template *builtin)
 {
     static const char *const known[] = {"General",
                                         "ConfigurationSpace",
@@ -125,11 +70,8 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
                                         NULL};
     static const char *const general_known[] = {"BenchmarkName", NULL};
     cutune_status st;
-    if (opt)
-        p->max_space_visits = opt->max_space_visits;
-    if (opt && opt->space_only)
-        p->space_only = 1;
-    else
+    int only_space = d->opt && d->opt->space_only;
+    if (!only_space)
         cutune__t1_check_known(p, root, "(top level)", known);
     json_t *general = json_object_get(root, "General");
     if (general && !json_is_null(general) && !json_is_object(general))
@@ -137,29 +79,25 @@ static cutune_status parse_sections(cutune_problem *p, json_t *root,
                                "General: expected an "
                                "object, found %s",
                                cutune__t1_json_kind(general));
-    if (!p->space_only && general)
+    if (!only_space && general)
         cutune__t1_check_known(p, general, "General", general_known);
-    const char *bname = cutune__t1_string(general, "BenchmarkName");
-    if (bname && !(p->name = strdup(bname)))
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    if ((st = cutune__t1_parse_problem_size(p, root, opt)) ||
-        (st = cutune__t1_parse_space(p, root)) ||
-        (st = cutune__t1_check_problem_size(p)))
+    d->spec.name = cutune__t1_string(general, "BenchmarkName");
+    d->spec.kernel_tuner_defines = !builtin;
+    if ((st = cutune__t1_parse_problem_size(p, d, root)) ||
+        (st = cutune__t1_parse_space(p, d, root)))
         return st;
-    if (p->space_only)
-        return space_only(p, root, dir, builtin);
+    if (only_space)
+        return space_only(p, d, root, dir, builtin);
     json_t *ks = json_object_get(root, "KernelSpecification");
-    if ((st = cutune__t1_parse_kernel(p, root, dir, builtin)) ||
-        (st = cutune__t1_parse_extensions(p, root)) ||
-        (st = cutune__t1_parse_budget(p, root)) ||
-        (st = cutune__t1_parse_search(p, root)) ||
-        (st = parse_args(p, ks, dir)) ||
+    if ((st = cutune__t1_parse_kernel(p, d, root, dir, builtin)) ||
+        (st = cutune__t1_parse_extensions(p, d, root)) ||
+        (st = cutune__t1_parse_budget(p, d, root)) ||
+        (st = cutune__t1_parse_search(p, d, root)) ||
+        (st = cutune__t1_parse_args(p, d, ks, dir)) ||
         (st = cutune__t1_parse_references(
-             p, json_object_get(ks, "ReferenceArguments"), dir)))
+             p, d, json_object_get(ks, "ReferenceArguments"), dir)))
         return st;
-    if ((st = cutune__t1_build_space(p)))
-        return st;
-    return check_geometry(p);
+    return cutune__problem_build(p, &d->spec, d->opt, d->source_hash);
 }
 
 static cutune_status parse_root(cutune_problem *p, const char *text,
@@ -175,10 +113,15 @@ static cutune_status parse_root(cutune_problem *p, const char *text,
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "line %d, column %d: %s",
                                jerr.line, jerr.column, jerr.text);
     cutune_status st;
+    cutune__t1_draft d;
+    memset(&d, 0, sizeof d);
+    cutune_problem_spec_init(&d.spec);
+    d.opt = opt;
     if (!json_is_object(root))
         st = cutune__t1_fail(p, CUTUNE_ERR_PARSE, "expected a JSON object");
     else
-        st = parse_sections(p, root, dir, builtin, opt);
+        st = parse_sections(p, &d, root, dir, builtin);
+    cutune__t1_draft_free(&d);
     json_decref(root);
     return st;
 }
@@ -232,6 +175,7 @@ cutune_status cutune_problem_load(const char *name_or_path,
             cutune__strdup_printf("built-in template %s", builtin->name);
         if (!p->origin)
             return CUTUNE_ERR_NO_MEMORY;
+        p->builtin = 1;
         return parse_root(p, builtin->json, builtin->json_len, ".", builtin,
                           options);
     }
@@ -273,7 +217,6 @@ cutune_status cutune_problem_load(const char *name_or_path,
         *slash = '\0';
     else
         strcpy(dir, ".");
-    p->is_t1_file = 1;
     st = parse_root(p, text, len, dir, NULL, options);
     free(dir);
     free(text);
@@ -465,7 +408,6 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
 {
     static const long long grid_max[3] = {2147483647LL, 65535, 65535};
     const uint32_t *cfg = cutune__space_config(p->space, config);
-    static const char dims[3] = {'X', 'Y', 'Z'};
     long long size[8];
     if (p->has_grid_div && p->n_problem_size > 0) {
         long long *at = p->n_problem_size > 8
@@ -486,17 +428,22 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
         long long b, g = 1;
         char why[256];
         /* With GridDiv, GlobalSize does not enter (Kernel Tuner's rule). */
+        char field[64];
         if (cutune__t1_eval_int(p, p->local_size[d], cfg, &b, why,
                                 sizeof why) != 0) {
-            snprintf(err, errlen, "KernelSpecification.LocalSize.%c: %s",
-                     dims[d], why);
+            snprintf(err, errlen, "%s: %s",
+                     cutune__problem_field(p, CUTUNE__F_LOCAL, (size_t)d, 0,
+                                           field, sizeof field),
+                     why);
             return CUTUNE__GEOMETRY_BAD_FIELD;
         }
         if (!p->has_grid_div &&
             cutune__t1_eval_int(p, p->global_size[d], cfg, &g, why,
                                 sizeof why) != 0) {
-            snprintf(err, errlen, "KernelSpecification.GlobalSize.%c: %s",
-                     dims[d], why);
+            snprintf(err, errlen, "%s: %s",
+                     cutune__problem_field(p, CUTUNE__F_GLOBAL, (size_t)d, 0,
+                                           field, sizeof field),
+                     why);
             return CUTUNE__GEOMETRY_BAD_FIELD;
         }
         if (p->has_grid_div) {
@@ -514,10 +461,10 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                                             sizeof why) != 0 ||
                         f <= 0 || div > (1LL << 40) / f) {
                         snprintf(err, errlen,
-                                 "KernelSpecification.GridDiv"
-                                 "%c[%zu]: '%s' is not a positive integer "
-                                 "here",
-                                 dims[d], k,
+                                 "%s: '%s' is not a positive integer here",
+                                 cutune__problem_field(p, CUTUNE__F_GRID_DIV,
+                                                       (size_t)d, k, field,
+                                                       sizeof field),
                                  cutune__expr_text(p->grid_div[d][k]));
                         return CUTUNE__GEOMETRY_BAD_FIELD;
                     }
@@ -603,7 +550,7 @@ size_t cutune__problem_default_config(const cutune_problem *p)
  * macros. */
 static int is_unroll_param(const cutune_problem *p, size_t i)
 {
-    return p->is_t1_file &&
+    return p->kernel_tuner_defines &&
            strncmp(p->param_names[i], "loop_unroll_factor", 18) == 0;
 }
 
@@ -684,7 +631,7 @@ char **cutune__problem_options(const cutune_problem *p, size_t config,
         if (!opts[k++])
             goto oom;
     }
-    if (p->is_t1_file && t1_defines(p, config, opts, &k) != 0)
+    if (p->kernel_tuner_defines && t1_defines(p, config, opts, &k) != 0)
         goto oom;
     for (size_t i = 0; i < p->n_options; i++)
         if (!(opts[k++] = strdup(p->options[i])))

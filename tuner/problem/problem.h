@@ -113,9 +113,53 @@ struct cutune_problem {
      * for the caller to show. */
     char **warnings;
     size_t n_warnings;
-    int is_t1_file; /* a T1 file, not a built-in template */
+    int builtin;              /* a built-in template: its warnings are cutune's
+                                 own business, not shown */
+    int kernel_tuner_defines; /* cutune_problem_spec.kernel_tuner_defines */
+    int spec_names; /* made by cutune_problem_from_spec: messages name the
+                       spec's fields, not T1's (cutune__problem_field) */
     unsigned long long max_space_visits; /* 0: the default */
 };
+
+/* The fields of a problem that messages name, as a T1 file calls them
+ * or as cutune_problem_spec does (p->spec_names). */
+typedef enum cutune__field {
+    CUTUNE__F_PARAM,        /* tunable i */
+    CUTUNE__F_PARAMS,       /* the tunables as a whole */
+    CUTUNE__F_CONDITION,    /* condition i */
+    CUTUNE__F_PROBLEM_SIZE, /* the list */
+    CUTUNE__F_SIZE_AT,      /* dimension i */
+    CUTUNE__F_LOCAL,        /* block size in dimension i */
+    CUTUNE__F_GLOBAL,       /* global size in dimension i */
+    CUTUNE__F_GRID_DIV,     /* dimension i, entry k */
+    CUTUNE__F_BYTES,
+    CUTUNE__F_FLOPS,
+    CUTUNE__F_ARG,   /* argument i */
+    CUTUNE__F_ANSWER /* answer (T1 reference) i */
+} cutune__field;
+
+/* The name of field `f` (indices i, k where it has them) into out. */
+const char *cutune__problem_field(const cutune_problem *p, cutune__field f,
+                                  size_t i, size_t k, char *out, size_t len);
+/* A member of a field: `t1` in a T1 file, `spec` in a spec. */
+const char *cutune__problem_member(const cutune_problem *p, const char *t1,
+                                   const char *spec);
+
+/* The one constructor: fills `p` (allocated, origin set, builtin set)
+ * from `spec` as cutune_problem_from_spec documents. `source_hash`, when
+ * not NULL, stands in for the hash of spec->source (a T1 KernelFile's
+ * hash covers the headers it includes). */
+cutune_status cutune__problem_build(cutune_problem *p,
+                                    const cutune_problem_spec *spec,
+                                    const cutune_problem_options *opt,
+                                    const char *source_hash);
+
+/* Evaluates `e` as a T1 Size or FillValue is, before a problem exists:
+ * ProblemSize bound to the spec's (or the options') sizes, each tunable
+ * to the list of its values. Returns 0, or -1 with a message. */
+int cutune__spec_eval(const cutune_problem_spec *spec,
+                      const cutune_problem_options *opt, const cutune__expr *e,
+                      cutune__value *out, char *err, size_t errlen);
 
 /* What cutune__problem_geometry returns besides 0: whose mistake it is,
  * so that no caller has to read it off the message. */

@@ -57,7 +57,7 @@ static size_t find_dtype(const char *type)
 
 /* Type (and TypeSize for custom): the element type and lanes per item. */
 static cutune_status arg_type(cutune_problem *p, json_t *ja, const char *field,
-                              cutune__arg *a, unsigned *lanes)
+                              cutune_arg_spec *a, unsigned *lanes)
 {
     cutune_status st = CUTUNE_OK;
     const char *type = cutune__t1_need_string(p, ja, field, "Type", &st);
@@ -71,7 +71,7 @@ static cutune_status arg_type(cutune_problem *p, json_t *ja, const char *field,
                                "uint8..uint64, half, float, double, their "
                                "2/4/8/16-lane forms, custom)",
                                field, type);
-    a->dtype = dtype_names[k].type;
+    a->dtype = (cutune_dtype)dtype_names[k].type;
     *lanes = dtype_names[k].lanes;
     if (*lanes == 0) {
         json_t *ts = json_object_get(ja, "TypeSize");
@@ -93,7 +93,7 @@ static cutune_status arg_type(cutune_problem *p, json_t *ja, const char *field,
  * parameter where the kernel takes one (the worker decides which, from
  * the loaded module). */
 static cutune_status arg_memory(cutune_problem *p, json_t *ja,
-                                const char *field, cutune__arg *a)
+                                const char *field, cutune_arg_spec *a)
 {
     cutune_status st = CUTUNE_OK;
     const char *mem = cutune__t1_need_string(p, ja, field, "MemoryType", &st);
@@ -113,11 +113,11 @@ static cutune_status arg_memory(cutune_problem *p, json_t *ja,
                                    field, memtype);
     }
     if (strcmp(mem, "Symbol") == 0 || (strcmp(mem, "Vector") == 0 && memtype))
-        a->is_vector = a->is_symbol = 1;
+        a->memory = CUTUNE_ARG_CONSTANT;
     else if (strcmp(mem, "Vector") == 0)
-        a->is_vector = 1;
+        a->memory = CUTUNE_ARG_VECTOR;
     else if (strcmp(mem, "Scalar") == 0)
-        a->is_vector = 0;
+        a->memory = CUTUNE_ARG_SCALAR;
     else if (strcmp(mem, "Local") == 0)
         return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
                                "%s.MemoryType: "
@@ -130,32 +130,48 @@ static cutune_status arg_memory(cutune_problem *p, json_t *ja,
                                "%s.MemoryType: "
                                "'%s' (Vector, Scalar, Symbol)",
                                field, mem);
-    if (a->is_symbol && (!*a->name || strlen(a->name) >= 64))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                               "%s.Name: a constant-"
-                               "memory argument needs the name of its "
-                               "__constant__ variable (under 64 characters)",
-                               field);
     return CUTUNE_OK;
 }
 
-/* A vector's Size, in items. */
-static cutune_status arg_size(cutune_problem *p, json_t *ja, const char *field,
-                              long long *count)
+/* An expression field that must evaluate to a number. */
+static cutune_status eval_number(cutune_problem *p, cutune__t1_draft *d,
+                                 json_t *j, const char *field, int integer,
+                                 double *out)
 {
-    char sfield[96], err[256];
-    cutune_status st = CUTUNE_OK;
+    cutune__value v;
+    cutune_status st = cutune__t1_eval_field(p, d, j, field, &v);
+    if (st)
+        return st;
+    long long i = 0;
+    int rc =
+        integer ? cutune__t1_as_i64(&v, &i) : cutune__t1_as_double(&v, out);
+    cutune__value_clear(&v);
+    if (integer && rc == 0)
+        *out = (double)i;
+    if (rc == 0 && isfinite(*out))
+        return CUTUNE_OK;
+    if (integer)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s: '%s' is not an integer", field,
+                               json_is_string(j) ? json_string_value(j) : "?");
+    return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: not a finite number",
+                           field);
+}
+
+/* A vector's Size, in items. */
+static cutune_status arg_size(cutune_problem *p, cutune__t1_draft *d,
+                              json_t *ja, const char *field, long long *count)
+{
+    char sfield[96];
     snprintf(sfield, sizeof sfield, "%s.Size", field);
     json_t *js = json_object_get(ja, "Size");
     if (!js || json_is_null(js))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: missing", sfield);
-    cutune__expr *size = cutune__t1_parse_field(p, js, sfield, &st);
-    if (!size)
+    double items;
+    cutune_status st = eval_number(p, d, js, sfield, 1, &items);
+    if (st)
         return st;
-    int rc = cutune__t1_eval_int(p, size, NULL, count, err, sizeof err);
-    cutune__expr_free(size);
-    if (rc != 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", sfield, err);
+    *count = (long long)items;
     if (*count <= 0)
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %lld elements",
                                sfield, *count);
@@ -164,33 +180,39 @@ static cutune_status arg_size(cutune_problem *p, json_t *ja, const char *field,
 
 /* A BinaryRaw DataSource (relative to the T1 file's folder) read whole;
  * it must hold exactly `count` elements of `dtype`. */
-static cutune_status read_data_source(cutune_problem *p, const char *src,
-                                      const char *dir, const char *field,
-                                      uint64_t count, cutune__dtype dtype,
-                                      char **data, size_t *size)
+static cutune_status read_data_source(cutune_problem *p, cutune__t1_draft *d,
+                                      const char *src, const char *dir,
+                                      const char *field, uint64_t count,
+                                      cutune__dtype dtype, const void **out)
 {
+    char *data = NULL;
+    size_t size = 0;
     char *path =
         src[0] == '/' ? strdup(src) : cutune__strdup_printf("%s/%s", dir, src);
     if (!path)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     char dfield[112];
     snprintf(dfield, sizeof dfield, "%s.DataSource", field);
-    cutune_status st = cutune__t1_read_file(p, path, data, size, dfield);
+    cutune_status st = cutune__t1_read_file(p, path, &data, &size, dfield);
     free(path);
     if (st)
         return st;
+    if (!cutune__t1_keep(p, d, data))
+        return CUTUNE_ERR_NO_MEMORY;
     size_t want = (size_t)count * cutune__dtype_size(dtype);
-    if (*size != want)
+    if (size != want)
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                "%s: '%s' holds %zu "
                                "bytes; Size and Type make %zu",
-                               dfield, src, *size, want);
+                               dfield, src, size, want);
+    *out = data;
     return CUTUNE_OK;
 }
 
 /* FillType of a vector, with BinaryRaw's DataSource read here. */
-static cutune_status arg_fill(cutune_problem *p, json_t *ja, const char *field,
-                              const char *dir, cutune__arg *a)
+static cutune_status arg_fill(cutune_problem *p, cutune__t1_draft *d,
+                              json_t *ja, const char *field, const char *dir,
+                              cutune_arg_spec *a)
 {
     cutune_status st = CUTUNE_OK;
     json_t *jf = json_object_get(ja, "FillType");
@@ -199,18 +221,18 @@ static cutune_status arg_fill(cutune_problem *p, json_t *ja, const char *field,
         !(fill = cutune__t1_need_string(p, ja, field, "FillType", &st)))
         return st;
     if (!fill || strcmp(fill, "Constant") == 0) {
-        a->fill = CUTUNE__FILL_CONSTANT;
+        a->fill = CUTUNE_FILL_CONSTANT;
     } else if (strcmp(fill, "Random") == 0) {
-        a->fill = CUTUNE__FILL_RANDOM;
+        a->fill = CUTUNE_FILL_RANDOM;
     } else if (strcmp(fill, "BinaryRaw") == 0) {
         const char *src =
             cutune__t1_need_string(p, ja, field, "DataSource", &st);
         if (!src)
             return st;
-        if ((st = read_data_source(p, src, dir, field, a->count, a->dtype,
-                                   &a->data, &a->data_size)))
+        if ((st = read_data_source(p, d, src, dir, field, a->count,
+                                   (cutune__dtype)a->dtype, &a->data)))
             return st;
-        a->fill = CUTUNE__FILL_BINARY;
+        a->fill = CUTUNE_FILL_DATA;
     } else {
         return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
                                "%s.FillType: "
@@ -221,44 +243,32 @@ static cutune_status arg_fill(cutune_problem *p, json_t *ja, const char *field,
 }
 
 /* FillValue: a scalar's value, a vector's constant or random bound. */
-static cutune_status arg_fill_value(cutune_problem *p, json_t *ja,
-                                    const char *field, cutune__arg *a)
+static cutune_status arg_fill_value(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *ja, const char *field,
+                                    cutune_arg_spec *a)
 {
-    char ffield[96], err[256];
-    cutune_status st = CUTUNE_OK;
+    char ffield[96];
     snprintf(ffield, sizeof ffield, "%s.FillValue", field);
     json_t *fv = json_object_get(ja, "FillValue");
     if (!fv || json_is_null(fv)) {
-        if (!a->is_vector)
+        if (a->memory == CUTUNE_ARG_SCALAR)
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                    "%s: a scalar needs "
                                    "one",
                                    ffield);
-        a->fill_value = a->fill == CUTUNE__FILL_RANDOM ? 1.0 : 0.0;
+        a->fill_value = a->fill == CUTUNE_FILL_RANDOM ? 1.0 : 0.0;
         return CUTUNE_OK;
     }
     if (json_is_boolean(fv)) {
         a->fill_value = json_is_true(fv);
         return CUTUNE_OK;
     }
-    cutune__expr *e = cutune__t1_parse_field(p, fv, ffield, &st);
-    if (!e)
-        return st;
-    cutune__value v;
-    int rc = cutune__t1_eval_in(p, e, NULL, &v, err, sizeof err);
-    cutune__expr_free(e);
-    if (rc != 0)
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", ffield, err);
-    rc = cutune__t1_as_double(&v, &a->fill_value);
-    cutune__value_clear(&v);
-    if (rc != 0 || !isfinite(a->fill_value))
-        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: not a finite number",
-                               ffield);
-    return CUTUNE_OK;
+    return eval_number(p, d, fv, ffield, 0, &a->fill_value);
 }
 
-cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
-                                   const char *dir)
+static cutune_status parse_arg(cutune_problem *p, cutune__t1_draft *d,
+                               json_t *ja, size_t i, const char *dir,
+                               cutune_arg_spec *a)
 {
     char field[64];
     static const char *const known[] = {
@@ -272,29 +282,26 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
                                "found %s",
                                field, cutune__t1_json_kind(ja));
     cutune__t1_check_known(p, ja, field, known);
-    cutune__arg *a = &p->args[i];
     json_t *jn = json_object_get(ja, "Name");
     if (jn && !json_is_null(jn) && !json_is_string(jn))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                "%s.Name: expected a "
                                "string, found %s",
                                field, cutune__t1_json_kind(jn));
-    a->name = strdup(json_is_string(jn) ? json_string_value(jn) : "");
-    if (!a->name)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    a->name = json_is_string(jn) ? json_string_value(jn) : "";
     unsigned lanes = 1;
     cutune_status st;
     if ((st = arg_type(p, ja, field, a, &lanes)) ||
         (st = arg_memory(p, ja, field, a)))
         return st;
-    if (!a->is_vector && lanes != 1)
+    if (a->memory == CUTUNE_ARG_SCALAR && lanes != 1)
         return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
                                "%s.Type: a scalar "
                                "of several elements ('%s') is not supported",
                                field, cutune__t1_string(ja, "Type"));
-    if (a->is_vector) {
+    if (a->memory != CUTUNE_ARG_SCALAR) {
         long long items;
-        if ((st = arg_size(p, ja, field, &items)))
+        if ((st = arg_size(p, d, ja, field, &items)))
             return st;
         if ((unsigned long long)items > (1ull << 40) / lanes)
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
@@ -302,10 +309,12 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
                                    "is more than a GPU holds",
                                    field, items);
         a->count = (uint64_t)items * lanes;
-        if ((st = arg_fill(p, ja, field, dir, a)))
+        if ((st = arg_fill(p, d, ja, field, dir, a)))
             return st;
+    } else {
+        a->fill = CUTUNE_FILL_CONSTANT;
     }
-    if ((st = arg_fill_value(p, ja, field, a)))
+    if ((st = arg_fill_value(p, d, ja, field, a)))
         return st;
     json_t *seed = json_object_get(ja, "RandomSeed");
     if (seed && !json_is_null(seed) && !json_is_integer(seed))
@@ -322,16 +331,43 @@ cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
                                "%s.Output: expected true, "
                                "false, 1 or 0, found %s",
                                field, cutune__t1_json_kind(out));
-    a->is_output = a->is_vector &&
-                   (json_is_true(out) ||
-                    (json_is_integer(out) && json_integer_value(out) != 0));
+    a->output = json_is_true(out) ||
+                (json_is_integer(out) && json_integer_value(out) != 0);
+    return CUTUNE_OK;
+}
+
+/* The kernel's arguments, in the order the kernel takes them. */
+cutune_status cutune__t1_parse_args(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *ks, const char *dir)
+{
+    json_t *args = json_object_get(ks, "Arguments");
+    if (!args)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification.Arguments: missing");
+    if (!json_is_array(args))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "KernelSpecification.Arguments: expected a "
+                               "list, found %s",
+                               cutune__t1_json_kind(args));
+    size_t n = json_array_size(args);
+    cutune_arg_spec *a = cutune__t1_alloc(p, d, n, sizeof *a);
+    if (!a)
+        return CUTUNE_ERR_NO_MEMORY;
+    d->spec.arguments = a;
+    for (size_t i = 0; i < n; i++) {
+        d->spec.n_arguments = i + 1;
+        cutune_status st =
+            parse_arg(p, d, json_array_get(args, i), i, dir, &a[i]);
+        if (st)
+            return st;
+    }
     return CUTUNE_OK;
 }
 
 /* ValidationMethod and ValidationThreshold: the tolerance of a
  * reference. */
 static cutune_status ref_validation(cutune_problem *p, json_t *jr,
-                                    const char *field, cutune__reference *r)
+                                    const char *field, cutune_answer_spec *r)
 {
     const char *method = cutune__t1_string(jr, "ValidationMethod");
     json_t *th = json_object_get(jr, "ValidationThreshold");
@@ -369,7 +405,106 @@ static cutune_status ref_validation(cutune_problem *p, json_t *jr,
  * problem gives any, outputs are validated against them instead of
  * against the default configuration's output, and outputs without one are
  * not validated. */
-cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
+/* A reference's expected contents: a constant, random values or a
+ * BinaryRaw file. */
+static cutune_status ref_fill(cutune_problem *p, cutune__t1_draft *d,
+                              json_t *jr, const char *field, const char *dir,
+                              const cutune_arg_spec *a, cutune_answer_spec *r)
+{
+    const char *fill = cutune__t1_string(jr, "FillType");
+    json_t *fv = json_object_get(jr, "FillValue");
+    json_t *seed = json_object_get(jr, "RandomSeed");
+    r->seed =
+        json_is_integer(seed) ? (uint64_t)json_integer_value(seed) : a->seed;
+    if (!fill || strcmp(fill, "Constant") == 0 ||
+        strcmp(fill, "Random") == 0) {
+        r->fill = fill && strcmp(fill, "Random") == 0 ? CUTUNE_FILL_RANDOM
+                                                      : CUTUNE_FILL_CONSTANT;
+        if (!json_is_number(fv))
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.FillValue: a number is "
+                                   "needed",
+                                   field);
+        r->fill_value = json_number_value(fv);
+        return CUTUNE_OK;
+    }
+    if (strcmp(fill, "BinaryRaw") == 0) {
+        const char *src = cutune__t1_string(jr, "DataSource");
+        if (!src)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.DataSource: missing", field);
+        r->fill = CUTUNE_FILL_DATA;
+        return read_data_source(p, d, src, dir, field, a->count,
+                                (cutune__dtype)a->dtype, &r->data);
+    }
+    return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
+                           "%s.FillType: '%s' "
+                           "(Constant, Random, BinaryRaw)",
+                           field, fill);
+}
+
+/* One reference, naming its output (TargetName, else Name). */
+static cutune_status parse_reference(cutune_problem *p, cutune__t1_draft *d,
+                                     json_t *jr, size_t i, const char *dir,
+                                     cutune_answer_spec *r)
+{
+    static const char *const known[] = {
+        "Name",       "TargetName",       "Type",
+        "MemoryType", "AccessType",       "FillType",
+        "FillValue",  "DataSource",       "Size",
+        "RandomSeed", "ValidationMethod", "ValidationThreshold",
+        NULL};
+    char field[80];
+    snprintf(field, sizeof field,
+             "KernelSpecification.ReferenceArguments[%zu]", i);
+    if (!json_is_object(jr))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: expected an object",
+                               field);
+    cutune_status st = cutune__t1_check_known(p, jr, field, known);
+    if (st)
+        return st;
+    const char *target = cutune__t1_string(jr, "TargetName");
+    if (!target)
+        target = cutune__t1_string(jr, "Name");
+    size_t t = CUTUNE__NONE;
+    const cutune_arg_spec *args = d->spec.arguments;
+    for (size_t k = 0; target && k < d->spec.n_arguments; k++)
+        if (strcmp(args[k].name, target) == 0)
+            t = k;
+    if (t == CUTUNE__NONE || args[t].memory != CUTUNE_ARG_VECTOR)
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s: '%s' names no vector "
+                               "argument",
+                               field, target ? target : "(no name)");
+    const cutune_arg_spec *a = &args[t];
+    r->arg = t;
+    const char *type = cutune__t1_string(jr, "Type");
+    if (type) {
+        size_t k = find_dtype(type);
+        if (k == CUTUNE__NONE || (cutune_dtype)dtype_names[k].type != a->dtype)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "%s.Type: '%s' is not the "
+                                   "type of '%s'",
+                                   field, type, a->name);
+    }
+    json_t *size = json_object_get(jr, "Size");
+    if (size && (!json_is_integer(size) ||
+                 (uint64_t)json_integer_value(size) != a->count))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "%s.Size: '%s' has %llu "
+                               "elements",
+                               field, a->name, (unsigned long long)a->count);
+    if ((st = ref_fill(p, d, jr, field, dir, a, r)))
+        return st;
+    return ref_validation(p, jr, field, r);
+}
+
+/* T1 ReferenceArguments: expected contents of output arguments, with how
+ * to compare. When a problem gives any, outputs are validated against
+ * them instead of against the default configuration's output, and
+ * outputs without one are not validated. */
+cutune_status cutune__t1_parse_references(cutune_problem *p,
+                                          cutune__t1_draft *d, json_t *refs,
                                           const char *dir)
 {
     if (!refs || json_is_null(refs))
@@ -379,95 +514,15 @@ cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
                                "KernelSpecification."
                                "ReferenceArguments: expected a list");
     size_t n = json_array_size(refs);
-    p->refs = calloc(n ? n : 1, sizeof *p->refs);
-    if (!p->refs)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    static const char *const known[] = {
-        "Name",       "TargetName",       "Type",
-        "MemoryType", "AccessType",       "FillType",
-        "FillValue",  "DataSource",       "Size",
-        "RandomSeed", "ValidationMethod", "ValidationThreshold",
-        NULL};
+    cutune_answer_spec *r = cutune__t1_alloc(p, d, n, sizeof *r);
+    if (!r)
+        return CUTUNE_ERR_NO_MEMORY;
+    d->spec.answers = r;
     for (size_t i = 0; i < n; i++) {
-        char field[80];
-        snprintf(field, sizeof field,
-                 "KernelSpecification.ReferenceArguments[%zu]", i);
-        json_t *jr = json_array_get(refs, i);
-        if (!json_is_object(jr))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                   "%s: expected an object", field);
-        cutune_status st = cutune__t1_check_known(p, jr, field, known);
+        d->spec.n_answers = i + 1;
+        cutune_status st =
+            parse_reference(p, d, json_array_get(refs, i), i, dir, &r[i]);
         if (st)
-            return st;
-        cutune__reference *r = &p->refs[i];
-        p->n_refs = i + 1;
-        const char *target = cutune__t1_string(jr, "TargetName");
-        if (!target)
-            target = cutune__t1_string(jr, "Name");
-        size_t t = CUTUNE__NONE;
-        for (size_t k = 0; target && k < p->n_args; k++)
-            if (strcmp(p->args[k].name, target) == 0)
-                t = k;
-        if (t == CUTUNE__NONE || !p->args[t].is_vector || p->args[t].is_symbol)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                   "%s: '%s' names no vector "
-                                   "argument",
-                                   field, target ? target : "(no name)");
-        const cutune__arg *a = &p->args[t];
-        r->arg = t;
-        const char *type = cutune__t1_string(jr, "Type");
-        if (type) {
-            size_t k;
-            for (k = 0; k < sizeof dtype_names / sizeof *dtype_names; k++)
-                if (strcmp(type, dtype_names[k].name) == 0)
-                    break;
-            if (k == sizeof dtype_names / sizeof *dtype_names ||
-                dtype_names[k].type != a->dtype)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                       "%s.Type: '%s' is not the "
-                                       "type of '%s'",
-                                       field, type, a->name);
-        }
-        json_t *size = json_object_get(jr, "Size");
-        if (size && (!json_is_integer(size) ||
-                     (uint64_t)json_integer_value(size) != a->count))
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                   "%s.Size: '%s' has %llu "
-                                   "elements",
-                                   field, a->name,
-                                   (unsigned long long)a->count);
-        const char *fill = cutune__t1_string(jr, "FillType");
-        json_t *fv = json_object_get(jr, "FillValue");
-        json_t *seed = json_object_get(jr, "RandomSeed");
-        r->seed = json_is_integer(seed) ? (uint64_t)json_integer_value(seed)
-                                        : a->seed;
-        if (!fill || strcmp(fill, "Constant") == 0 ||
-            strcmp(fill, "Random") == 0) {
-            r->fill = fill && strcmp(fill, "Random") == 0
-                          ? CUTUNE__FILL_RANDOM
-                          : CUTUNE__FILL_CONSTANT;
-            if (!json_is_number(fv))
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                       "%s.FillValue: a number is "
-                                       "needed",
-                                       field);
-            r->fill_value = json_number_value(fv);
-        } else if (strcmp(fill, "BinaryRaw") == 0) {
-            const char *src = cutune__t1_string(jr, "DataSource");
-            if (!src)
-                return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                       "%s.DataSource: missing", field);
-            if ((st = read_data_source(p, src, dir, field, a->count, a->dtype,
-                                       &r->data, &r->data_size)))
-                return st;
-            r->fill = CUTUNE__FILL_BINARY;
-        } else {
-            return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
-                                   "%s.FillType: '%s' "
-                                   "(Constant, Random, BinaryRaw)",
-                                   field, fill);
-        }
-        if ((st = ref_validation(p, jr, field, r)))
             return st;
     }
     return CUTUNE_OK;

@@ -14,6 +14,7 @@
 
 #include "expr/none.h"
 #include "kernel_source.h"
+#include "problem_spec.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------ */
@@ -40,10 +41,12 @@ static cutune__value *varying_size(const cutune_problem *p,
                                    size_t errlen)
 {
     if (!config) {
+        char field[64];
         snprintf(err, errlen,
                  "ProblemSize varies with the configuration "
-                 "(KernelSpecification.ProblemSize names tunable "
-                 "parameters) and has no value here");
+                 "(%s names tunable parameters) and has no value here",
+                 cutune__problem_field(p, CUTUNE__F_PROBLEM_SIZE, 0, 0, field,
+                                       sizeof field));
         return NULL;
     }
     size_t n = p->n_problem_size;
@@ -74,16 +77,15 @@ int cutune__problem_size_at(const cutune_problem *p, const uint32_t *config,
         out[d] = p->problem_size[d];
         if (!e)
             continue;
+        char field[64];
+        cutune__problem_field(p, CUTUNE__F_SIZE_AT, d, 0, field, sizeof field);
         if (cutune__t1_eval_int(p, e, config, &out[d], why, sizeof why)) {
-            snprintf(err, errlen, "KernelSpecification.ProblemSize[%zu]: %s",
-                     d, why);
+            snprintf(err, errlen, "%s: %s", field, why);
             return -1;
         }
         if (out[d] <= 0) {
-            snprintf(err, errlen,
-                     "KernelSpecification.ProblemSize[%zu]: "
-                     "'%s' is %lld, not a positive size",
-                     d, cutune__expr_text(e), out[d]);
+            snprintf(err, errlen, "%s: '%s' is %lld, not a positive size",
+                     field, cutune__expr_text(e), out[d]);
             return -1;
         }
     }
@@ -186,36 +188,82 @@ int cutune__t1_eval_int(const cutune_problem *p, const cutune__expr *e,
 /* ------------------------------------------------------------------ */
 /* JSON helpers                                                        */
 
-/* Parses a JSON scalar or an expression string into an expression. JSON
+/* A JSON scalar or an expression string as expression text. JSON
  * numbers become their literal text, so every size and value field may be
  * written either way. */
-cutune__expr *cutune__t1_parse_field(cutune_problem *p, json_t *j,
-                                     const char *field, cutune_status *st)
+const char *cutune__t1_field_text(cutune_problem *p, cutune__t1_draft *d,
+                                  json_t *j, const char *field,
+                                  cutune_status *st)
 {
-    char text[64];
-    const char *src;
-    if (json_is_string(j)) {
-        src = json_string_value(j);
-    } else if (json_is_integer(j)) {
-        snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT,
-                 json_integer_value(j));
-        src = text;
-    } else if (json_is_real(j)) {
-        snprintf(text, sizeof text, "%.17g", json_real_value(j));
-        src = text;
-    } else {
+    char *text;
+    if (json_is_string(j))
+        return json_string_value(j);
+    if (json_is_integer(j))
+        text = cutune__strdup_printf("%" JSON_INTEGER_FORMAT,
+                                     json_integer_value(j));
+    else if (json_is_real(j))
+        text = cutune__strdup_printf("%.17g", json_real_value(j));
+    else {
         *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                               "%s: expected a number or an expression string",
                               field);
         return NULL;
     }
-    cutune__expr_error xerr;
-    cutune__expr *e = cutune__expr_parse(src, 0, &xerr);
+    if (!cutune__t1_keep(p, d, text)) {
+        *st = CUTUNE_ERR_NO_MEMORY;
+        return NULL;
+    }
+    return text;
+}
+
+cutune_status cutune__t1_eval_field(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *j, const char *field,
+                                    cutune__value *out)
+{
+    cutune_status st = CUTUNE_OK;
+    const char *text = cutune__t1_field_text(p, d, j, field, &st);
+    cutune__expr *e = text ? cutune__problem_parse(p, text, field, &st) : NULL;
     if (!e)
-        *st = cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                              "%s: %s at column %d ('%s') in \"%s\"", field,
-                              xerr.message, xerr.column, xerr.token, src);
-    return e;
+        return st;
+    char err[256];
+    int rc = cutune__spec_eval(&d->spec, d->opt, e, out, err, sizeof err);
+    cutune__expr_free(e);
+    return rc ? cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: %s", field, err)
+              : CUTUNE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The draft's memory                                                  */
+
+void *cutune__t1_keep(cutune_problem *p, cutune__t1_draft *d, void *ptr)
+{
+    void **more =
+        ptr ? realloc(d->owned, (d->n_owned + 1) * sizeof *more) : NULL;
+    if (!more) {
+        free(ptr);
+        cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    d->owned = more;
+    d->owned[d->n_owned++] = ptr;
+    return ptr;
+}
+
+void *cutune__t1_alloc(cutune_problem *p, cutune__t1_draft *d, size_t n,
+                       size_t size)
+{
+    return cutune__t1_keep(p, d, calloc(n ? n : 1, size));
+}
+
+void cutune__t1_draft_free(cutune__t1_draft *d)
+{
+    for (size_t i = 0; i < d->n_owned; i++)
+        free(d->owned[i]);
+    free(d->owned);
+    for (size_t i = 0; i < d->n_lists; i++)
+        cutune__value_clear(&d->lists[i]);
+    free(d->lists);
+    free(d->source_hash);
 }
 
 const char *cutune__t1_string(json_t *obj, const char *key)
@@ -235,7 +283,7 @@ void cutune__t1_warn(cutune_problem *p, const char *fmt, ...)
     va_end(ap);
     /* The built-in templates are cutune's own: what they carry for other
      * T1 readers is not the user's to fix. */
-    if (!p->is_t1_file)
+    if (p->builtin)
         return;
     for (size_t i = 0; i < p->n_warnings; i++)
         if (strcmp(p->warnings[i], buf) == 0)
@@ -375,20 +423,5 @@ cutune_status cutune__t1_read_file(cutune_problem *p, const char *path,
     if (cutune__read_regular_file(path, CUTUNE__MAX_DATA_BYTES, data, len, err,
                                   sizeof err) != 0)
         return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s: %s", field, err);
-    return CUTUNE_OK;
-}
-
-/* Appends an NVRTC option the loader derives (include folders); takes
- * ownership of `opt`. */
-cutune_status cutune__t1_add_option(cutune_problem *p, char *opt)
-{
-    char **more =
-        opt ? realloc(p->options, (p->n_options + 1) * sizeof *more) : NULL;
-    if (!more) {
-        free(opt);
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    }
-    p->options = more;
-    p->options[p->n_options++] = opt;
     return CUTUNE_OK;
 }

@@ -16,47 +16,29 @@
 
 #include "expr/none.h"
 #include "kernel_source.h"
+#include "problem_spec.h"
 #include "util.h"
 
-static cutune_status parse_geometry(cutune_problem *p, json_t *ks,
-                                    const char *key, cutune__expr *out[3])
+/* LocalSize or GlobalSize: X, Y and Z as expression text. */
+static cutune_status parse_geometry(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *ks, const char *key,
+                                    const char *out[3])
 {
     static const char *const dims[3] = {"X", "Y", "Z"};
     json_t *g = json_object_get(ks, key);
     if (!json_is_object(g))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                "KernelSpecification.%s: missing", key);
-    for (int d = 0; d < 3; d++) {
+    for (int k = 0; k < 3; k++) {
         char field[64];
         snprintf(field, sizeof field, "KernelSpecification.%s.%s", key,
-                 dims[d]);
-        json_t *v = json_object_get(g, dims[d]);
+                 dims[k]);
+        json_t *v = json_object_get(g, dims[k]);
         cutune_status st = CUTUNE_OK;
-        if (v) {
-            out[d] = cutune__t1_parse_field(p, v, field, &st);
-        } else {
-            /* An absent dimension is 1, as in CUDA's dim3. */
-            out[d] = cutune__expr_parse("1", 0, NULL);
-            st = CUTUNE_ERR_NO_MEMORY;
-        }
-        if (!out[d])
+        /* An absent dimension is 1, as in CUDA's dim3. */
+        out[k] = v ? cutune__t1_field_text(p, d, v, field, &st) : "1";
+        if (!out[k])
             return st;
-    }
-    return CUTUNE_OK;
-}
-
-/* Every free name of `e` is a tuning parameter; else a message naming
- * `field` and the name. */
-static cutune_status check_names(cutune_problem *p, const cutune__expr *e,
-                                 const char *field)
-{
-    for (size_t i = 0; i < cutune__expr_name_count(e); i++) {
-        const char *name = cutune__expr_name(e, i);
-        if (cutune__problem_find_param(p, name) == CUTUNE__NONE)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                   "%s: '%s' is not a "
-                                   "tuning parameter",
-                                   field, name);
     }
     return CUTUNE_OK;
 }
@@ -64,11 +46,16 @@ static cutune_status check_names(cutune_problem *p, const cutune__expr *e,
 /* GridDivX/Y/Z: lists whose entries are parameter names, numbers or
  * expressions over the tunables, multiplied, as Kernel Tuner's grid_div_*
  * and BAT's runner take them. */
-static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
+static cutune_status parse_grid_div(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *ks)
 {
     static const char *const keys[3] = {"GridDivX", "GridDivY", "GridDivZ"};
-    for (int d = 0; d < 3; d++) {
-        json_t *g = json_object_get(ks, keys[d]);
+    const char *const **lists[3] = {&d->spec.grid_div_x, &d->spec.grid_div_y,
+                                    &d->spec.grid_div_z};
+    size_t *counts[3] = {&d->spec.n_grid_div_x, &d->spec.n_grid_div_y,
+                         &d->spec.n_grid_div_z};
+    for (int k = 0; k < 3; k++) {
+        json_t *g = json_object_get(ks, keys[k]);
         if (!g || json_is_null(g))
             continue;
         if (!json_is_array(g))
@@ -76,16 +63,16 @@ static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
                                    "KernelSpecification.%s: "
                                    "expected a list of parameter names or "
                                    "expressions",
-                                   keys[d]);
+                                   keys[k]);
         size_t n = json_array_size(g);
-        p->grid_div[d] = calloc(n ? n : 1, sizeof *p->grid_div[d]);
-        if (!p->grid_div[d])
-            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        for (size_t k = 0; k < n; k++) {
+        const char **list = cutune__t1_alloc(p, d, n, sizeof *list);
+        if (!list)
+            return CUTUNE_ERR_NO_MEMORY;
+        for (size_t e = 0; e < n; e++) {
             char field[64];
             snprintf(field, sizeof field, "KernelSpecification.%s[%zu]",
-                     keys[d], k);
-            json_t *entry = json_array_get(g, k);
+                     keys[k], e);
+            json_t *entry = json_array_get(g, e);
             cutune_status st = CUTUNE_OK;
             if (!json_is_string(entry) && !json_is_integer(entry))
                 return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
@@ -93,21 +80,17 @@ static cutune_status parse_grid_div(cutune_problem *p, json_t *ks)
                                        "parameter name, an expression or "
                                        "a whole number, found %s",
                                        field, cutune__t1_json_kind(entry));
-            p->grid_div[d][k] = cutune__t1_parse_field(p, entry, field, &st);
-            if (!p->grid_div[d][k])
-                return st;
-            p->n_grid_div[d] = k + 1;
-            if ((st = check_names(p, p->grid_div[d][k], field)))
+            if (!(list[e] = cutune__t1_field_text(p, d, entry, field, &st)))
                 return st;
         }
-        p->grid_div_given[d] = 1;
-        p->has_grid_div = 1;
+        *lists[k] = list;
+        *counts[k] = n;
     }
     return CUTUNE_OK;
 }
 
-static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
-                                      const char *dir);
+static cutune_status read_kernel_file(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *ks, const char *dir);
 
 /* The prelude goes in as text rather than as an NVRTC header (the
  * headers/includeNames of nvrtcCreateProgram): the source is then the one
@@ -183,8 +166,8 @@ cutune_status cutune__t1_parse_simulation_input(cutune_problem *p, json_t *ks,
                : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
 
-cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
-                                      const char *dir,
+cutune_status cutune__t1_parse_kernel(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *root, const char *dir,
                                       const cutune__template *builtin)
 {
     json_t *ks = json_object_get(root, "KernelSpecification");
@@ -222,17 +205,15 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                "KernelSpecification.KernelName: "
                                "missing");
-    p->kernel_name = strdup(kname);
-    if (!p->name)
-        p->name = strdup(kname);
-    if (!p->kernel_name || !p->name)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    d->spec.kernel_name = kname;
 
     json_t *opts = json_object_get(ks, "CompilerOptions");
     size_t no = json_is_array(opts) ? json_array_size(opts) : 0;
-    p->options = calloc(no ? no : 1, sizeof(char *));
-    if (!p->options)
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    /* Two more for the include folders of a KernelFile. */
+    const char **options = cutune__t1_alloc(p, d, no + 2, sizeof *options);
+    if (!options)
+        return CUTUNE_ERR_NO_MEMORY;
+    d->spec.compiler_options = options;
     for (size_t i = 0; i < no; i++) {
         json_t *o = json_array_get(opts, i);
         if (!json_is_string(o))
@@ -241,24 +222,22 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
                 "KernelSpecification.CompilerOptions[%zu]: expected "
                 "a string",
                 i);
-        p->options[i] = strdup(json_string_value(o));
-        if (!p->options[i])
-            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        p->n_options = i + 1;
+        options[i] = json_string_value(o);
+        d->spec.n_compiler_options = i + 1;
     }
 
     const char *gst = cutune__t1_string(ks, "GlobalSizeType");
     if (!gst || strcmp(gst, "OpenCL") == 0)
-        p->global_in_blocks = 0;
+        d->spec.global_size_in_blocks = 0;
     else if (strcmp(gst, "CUDA") == 0)
-        p->global_in_blocks = 1;
+        d->spec.global_size_in_blocks = 1;
     else
         return cutune__t1_fail(
             p, CUTUNE_ERR_UNSUPPORTED,
             "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)", gst);
-    if ((st = parse_geometry(p, ks, "LocalSize", p->local_size)) ||
-        (st = parse_geometry(p, ks, "GlobalSize", p->global_size)) ||
-        (st = parse_grid_div(p, ks)))
+    if ((st = parse_geometry(p, d, ks, "LocalSize", d->spec.block_size)) ||
+        (st = parse_geometry(p, d, ks, "GlobalSize", d->spec.global_size)) ||
+        (st = parse_grid_div(p, d, ks)))
         return st;
 
     if ((st = cutune__t1_parse_simulation_input(p, ks, dir)))
@@ -270,27 +249,27 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
             return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
                                    "KernelSpecification."
                                    "SharedMemory: expected a byte count");
-        p->shared_memory = (unsigned)json_integer_value(sm);
+        d->spec.shared_memory = (unsigned)json_integer_value(sm);
     }
 
     /* The kernel source: embedded for a built-in, else beside the file. */
     if (builtin) {
-        p->source = cutune__t1_template_source(builtin, &p->source_len);
-        if (!p->source)
-            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        snprintf(
-            p->source_hash, sizeof p->source_hash, "%016llx",
-            (unsigned long long)cutune__fnv1a64(p->source, p->source_len));
+        size_t len = 0;
+        char *source = cutune__t1_template_source(builtin, &len);
+        if (!cutune__t1_keep(p, d, source))
+            return CUTUNE_ERR_NO_MEMORY;
+        d->spec.source = source;
+        d->spec.source_len = len;
         return CUTUNE_OK;
     }
-    return read_kernel_file(p, ks, dir);
+    return read_kernel_file(p, d, ks, dir);
 }
 
 /* KernelFile, relative to the T1 file's folder: a regular CUDA file of
  * sane size. Its quoted #includes are looked up beside it and beside the
  * T1 file (NVRTC gets both folders), and hashed with it. */
-static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
-                                      const char *dir)
+static cutune_status read_kernel_file(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *ks, const char *dir)
 {
     static const char field[] = "KernelSpecification.KernelFile";
     json_t *jkf = json_object_get(ks, "KernelFile");
@@ -320,16 +299,22 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
     const char *why;
     cutune__source_language lang =
         cutune__source_language_of(path, NULL, &why);
-    char err[512];
+    char err[512], *source = NULL;
+    size_t len = 0;
     if (lang == CUTUNE__SRC_CUDA) {
-        if (cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES,
-                                      &p->source, &p->source_len, err,
-                                      sizeof err) != 0) {
+        if (cutune__read_regular_file(path, CUTUNE__MAX_SOURCE_BYTES, &source,
+                                      &len, err, sizeof err) != 0) {
             free(path);
             return cutune__t1_fail(p, CUTUNE_ERR_IO, "%s '%s': %s", field, kf,
                                    err);
         }
-        lang = cutune__source_language_of(NULL, p->source, &why);
+        if (!cutune__t1_keep(p, d, source)) {
+            free(path);
+            return CUTUNE_ERR_NO_MEMORY;
+        }
+        d->spec.source = source;
+        d->spec.source_len = len;
+        lang = cutune__source_language_of(NULL, source, &why);
     }
     if (lang != CUTUNE__SRC_CUDA) {
         free(path);
@@ -355,12 +340,21 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
     }
     const char *dirs[2] = {kreal, treal};
     size_t n_dirs = strcmp(kreal, treal) == 0 ? 1 : 2;
-    snprintf(p->source_hash, sizeof p->source_hash, "%016llx",
-             (unsigned long long)cutune__source_hash(p->source, p->source_len,
-                                                     dirs, n_dirs));
-    cutune_status st = CUTUNE_OK;
-    for (size_t i = 0; i < n_dirs && !st; i++)
-        st = cutune__t1_add_option(p, cutune__strdup_printf("-I%s", dirs[i]));
+    d->source_hash = cutune__strdup_printf(
+        "%016llx",
+        (unsigned long long)cutune__source_hash(source, len, dirs, n_dirs));
+    const char **options = (const char **)d->spec.compiler_options;
+    cutune_status st =
+        d->source_hash
+            ? CUTUNE_OK
+            : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n_dirs && !st; i++) {
+        char *opt = cutune__strdup_printf("-I%s", dirs[i]);
+        if (!cutune__t1_keep(p, d, opt))
+            st = CUTUNE_ERR_NO_MEMORY;
+        else
+            options[d->spec.n_compiler_options++] = opt;
+    }
     free(kreal);
     free(treal);
     return st;
@@ -370,18 +364,12 @@ static cutune_status read_kernel_file(cutune_problem *p, json_t *ks,
  * problem_size="num_blocks") a string naming tunables or an expression
  * of them, which makes the dimension vary with the configuration. */
 static cutune_status problem_size_entry(cutune_problem *p, json_t *e, size_t i,
-                                        size_t n)
+                                        long long *size, const char **expr)
 {
     char field[64];
     snprintf(field, sizeof field, "KernelSpecification.ProblemSize[%zu]", i);
     if (json_is_integer(e)) {
-        long long v = json_integer_value(e);
-        if (v <= 0)
-            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
-                                   "%s: %lld is not a "
-                                   "positive size",
-                                   field, v);
-        p->problem_size[i] = v;
+        size[i] = json_integer_value(e);
         return CUTUNE_OK;
     }
     if (!json_is_string(e))
@@ -390,26 +378,22 @@ static cutune_status problem_size_entry(cutune_problem *p, json_t *e, size_t i,
                                "integer, or a string naming tunable "
                                "parameters, found %s",
                                field, cutune__t1_json_kind(e));
-    if (!p->problem_size_exprs &&
-        !(p->problem_size_exprs = calloc(n, sizeof *p->problem_size_exprs)))
-        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    cutune_status st = CUTUNE_OK;
-    p->problem_size_exprs[i] = cutune__t1_parse_field(p, e, field, &st);
-    p->problem_size[i] = 0;
-    return p->problem_size_exprs[i] ? CUTUNE_OK : st;
+    expr[i] = json_string_value(e);
+    return CUTUNE_OK;
 }
 
-cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
-                                            const cutune_problem_options *opt)
+cutune_status cutune__t1_parse_problem_size(cutune_problem *p,
+                                            cutune__t1_draft *d, json_t *root)
 {
     json_t *ks = json_object_get(root, "KernelSpecification");
     json_t *ps = json_object_get(ks, "ProblemSize");
-    int given = opt && opt->n_problem_size > 0;
+    int given = d->opt && d->opt->n_problem_size > 0;
     /* Kernel Tuner takes one number or one string as a one-dimensional
      * size. */
     json_t *one = json_is_integer(ps) || json_is_string(ps)
                       ? json_pack("[O]", ps)
                       : NULL;
+    /* The list holds `ps` itself (its string stays the document's). */
     if (one)
         ps = one;
     if (!given && ps && !json_is_null(ps) && !json_is_array(ps))
@@ -420,70 +404,58 @@ cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
                                "%s",
                                cutune__t1_json_kind(ps));
     size_t n = json_is_array(ps) ? json_array_size(ps) : 0;
-    /* A dimension the kernel has no use for would be cached as a size of
-     * its own; fewer are the T1 file's own business (1 where missing). */
-    if (given && n > 0 && opt->n_problem_size > n) {
-        json_decref(one);
-        return cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
-                               "a problem size of %zu dimensions where "
-                               "KernelSpecification.ProblemSize has %zu",
-                               opt->n_problem_size, n);
-    }
-    if (given)
-        n = opt->n_problem_size;
-    p->n_problem_size = n;
-    p->problem_size = calloc(n ? n : 1, sizeof(long long));
-    p->problem_size_value.type = CUTUNE__V_LIST;
-    p->problem_size_value.u.list.items =
-        calloc(n ? n : 1, sizeof(cutune__value));
-    cutune_status st = CUTUNE_OK;
-    if (!p->problem_size || !p->problem_size_value.u.list.items)
-        st = cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < n && !st; i++) {
-        if (!given) {
-            st = problem_size_entry(p, json_array_get(ps, i), i, n);
-        } else if (opt->problem_size[i] <= 0) {
-            st = cutune__t1_fail(p, CUTUNE_ERR_INVALID_ARGUMENT,
-                                 "problem size %lld in dimension %zu: "
-                                 "must be positive",
-                                 opt->problem_size[i], i);
-        } else {
-            p->problem_size[i] = opt->problem_size[i];
-        }
-        p->problem_size_value.u.list.items[i].type = CUTUNE__V_INT;
-        p->problem_size_value.u.list.items[i].u.i = p->problem_size[i];
-    }
+    long long *size = cutune__t1_alloc(p, d, n, sizeof *size);
+    const char **expr = size ? cutune__t1_alloc(p, d, n, sizeof *expr) : NULL;
+    cutune_status st = expr ? CUTUNE_OK : CUTUNE_ERR_NO_MEMORY;
+    /* A size the options give replaces the file's, entries and all. */
+    for (size_t i = 0; i < n && !st && !given; i++)
+        st = problem_size_entry(p, json_array_get(ps, i), i, size, expr);
     json_decref(one);
-    p->problem_size_value.u.list.n = n;
-    return st;
+    d->spec.problem_size = size;
+    d->spec.problem_size_expr = expr;
+    d->spec.n_problem_size = n;
+    /* Before the arguments' sizes are evaluated at it. */
+    return st ? st : cutune__problem_check_size_option(p, &d->spec, d->opt);
 }
 
-cutune_status cutune__t1_check_problem_size(cutune_problem *p)
+/* CompilerOptionParameters: tunables whose values are NVRTC options
+ * ("-Xptxas=-dlcm=cg", "--maxrregcount=64"; "" for none) rather than
+ * macro values. */
+static cutune_status parse_option_params(cutune_problem *p,
+                                         cutune__t1_draft *d, json_t *cop)
 {
-    for (size_t d = 0; p->problem_size_exprs && d < p->n_problem_size; d++) {
-        char field[64];
-        snprintf(field, sizeof field, "KernelSpecification.ProblemSize[%zu]",
-                 d);
-        cutune_status st;
-        if (p->problem_size_exprs[d] &&
-            (st = check_names(p, p->problem_size_exprs[d], field)))
-            return st;
-    }
-    for (size_t c = 0; p->problem_size_exprs && c < p->n_conditions; c++)
-        for (size_t i = 0; i < cutune__expr_name_count(p->conditions[c]); i++)
-            if (strcmp(cutune__expr_name(p->conditions[c], i),
-                       "ProblemSize") == 0)
+    if (!json_is_array(cop))
+        return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                               "CutuneExtensions."
+                               "CompilerOptionParameters: expected a list of "
+                               "parameter names");
+    for (size_t i = 0; i < json_array_size(cop); i++) {
+        const char *name = json_string_value(json_array_get(cop, i));
+        cutune_tunable *t = NULL;
+        for (size_t k = 0; name && k < d->spec.n_tune_params && !t; k++)
+            if (strcmp(d->tunables[k].name, name) == 0)
+                t = &d->tunables[k];
+        if (!t)
+            return cutune__t1_fail(p, CUTUNE_ERR_PARSE,
+                                   "CutuneExtensions."
+                                   "CompilerOptionParameters[%zu]: '%s' is "
+                                   "not a tuning parameter",
+                                   i, name ? name : "(not a string)");
+        for (size_t v = 0; v < t->n_values; v++)
+            if (t->values[v].type != CUTUNE_VALUE_STRING)
                 return cutune__t1_fail(
-                    p, CUTUNE_ERR_UNSUPPORTED,
-                    "ConfigurationSpace.Conditions[%zu].Expression: reads "
-                    "ProblemSize, which varies with the configuration here "
-                    "(KernelSpecification.ProblemSize names tunable "
-                    "parameters)",
-                    c);
+                    p, CUTUNE_ERR_PARSE,
+                    "CutuneExtensions."
+                    "CompilerOptionParameters[%zu]: the values "
+                    "of '%s' must be strings (compiler options)",
+                    i, name);
+        t->compiler_option = 1;
+    }
     return CUTUNE_OK;
 }
 
-cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
+cutune_status cutune__t1_parse_extensions(cutune_problem *p,
+                                          cutune__t1_draft *d, json_t *root)
 {
     json_t *ext = json_object_get(root, "CutuneExtensions");
     if (!ext)
@@ -495,62 +467,20 @@ cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root)
     if (st)
         return st;
     json_t *b = json_object_get(ext, "BytesPerLaunch");
-    if (b) {
-        p->bytes_per_launch = cutune__t1_parse_field(
-            p, b, "CutuneExtensions.BytesPerLaunch", &st);
-        if (!p->bytes_per_launch)
-            return st;
-    }
+    if (b && !(d->spec.bytes_per_launch = cutune__t1_field_text(
+                   p, d, b, "CutuneExtensions.BytesPerLaunch", &st)))
+        return st;
     json_t *f = json_object_get(ext, "FlopsPerLaunch");
-    if (f) {
-        p->flops_per_launch = cutune__t1_parse_field(
-            p, f, "CutuneExtensions.FlopsPerLaunch", &st);
-        if (!p->flops_per_launch)
-            return st;
-    }
-    /* Parameters whose values are NVRTC options ("-Xptxas=-dlcm=cg",
-     * "--maxrregcount=64"; "" for none) rather than macro values. */
+    if (f && !(d->spec.flops_per_launch = cutune__t1_field_text(
+                   p, d, f, "CutuneExtensions.FlopsPerLaunch", &st)))
+        return st;
     json_t *cop = json_object_get(ext, "CompilerOptionParameters");
-    if (cop) {
-        if (!json_is_array(cop))
-            return cutune__t1_fail(
-                p, CUTUNE_ERR_PARSE,
-                "CutuneExtensions."
-                "CompilerOptionParameters: expected a list of "
-                "parameter names");
-        p->param_is_option = calloc(p->n_params ? p->n_params : 1, 1);
-        if (!p->param_is_option)
-            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        for (size_t i = 0; i < json_array_size(cop); i++) {
-            const char *name = json_string_value(json_array_get(cop, i));
-            size_t k =
-                name ? cutune__problem_find_param(p, name) : CUTUNE__NONE;
-            if (k == CUTUNE__NONE)
-                return cutune__t1_fail(
-                    p, CUTUNE_ERR_PARSE,
-                    "CutuneExtensions."
-                    "CompilerOptionParameters[%zu]: '%s' is not a "
-                    "tuning parameter",
-                    i,
-                    name ? name
-                         : "(not a "
-                           "string)");
-            for (size_t v = 0; v < p->param_value_counts[k]; v++)
-                if (p->param_values[k][v].type != CUTUNE__V_STR)
-                    return cutune__t1_fail(
-                        p, CUTUNE_ERR_PARSE,
-                        "CutuneExtensions."
-                        "CompilerOptionParameters[%zu]: the values "
-                        "of '%s' must be strings (compiler options)",
-                        i, name);
-            p->param_is_option[k] = 1;
-        }
-    }
-    return CUTUNE_OK;
+    return cop ? parse_option_params(p, d, cop) : CUTUNE_OK;
 }
 
 /* T1 Budget: a list of limits, each {Type, BudgetValue}; all apply. */
-cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root)
+cutune_status cutune__t1_parse_budget(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *root)
 {
     json_t *b = json_object_get(root, "Budget");
     if (!b || json_is_null(b))
@@ -568,11 +498,11 @@ cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root)
                                    i);
         double v = json_number_value(jv);
         if (strcmp(type, "ConfigurationCount") == 0)
-            p->budget_evals = (size_t)v;
+            d->spec.budget_evals = (size_t)v;
         else if (strcmp(type, "TuningDuration") == 0)
-            p->budget_seconds = v;
+            d->spec.budget_seconds = v;
         else if (strcmp(type, "ConfigurationFraction") == 0 && v <= 1)
-            p->budget_fraction = v;
+            d->spec.budget_fraction = v;
         else
             return cutune__t1_fail(p, CUTUNE_ERR_UNSUPPORTED,
                                    "Budget[%zu].Type: '%s' "
@@ -585,7 +515,8 @@ cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root)
 
 /* T1 Search: the strategy by name. The names of other tuners map to
  * cutune's strategies; attributes (strategy settings) are not taken. */
-cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root)
+cutune_status cutune__t1_parse_search(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *root)
 {
     static const struct {
         const char *t1;
@@ -636,8 +567,6 @@ cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root)
                                "Search.Name: '%s' is not a "
                                "strategy cutune knows",
                                name);
-    p->search_strategy = strdup(ours);
-    return p->search_strategy
-               ? CUTUNE_OK
-               : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    d->spec.strategy = ours;
+    return CUTUNE_OK;
 }

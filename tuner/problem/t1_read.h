@@ -39,9 +39,6 @@ const char *cutune__t1_need_string(cutune_problem *p, json_t *obj,
                                    const char *field, const char *key,
                                    cutune_status *st);
 
-/* A JSON number or an expression string, parsed. */
-cutune__expr *cutune__t1_parse_field(cutune_problem *p, json_t *j,
-                                     const char *field, cutune_status *st);
 /* Evaluates with parameters bound to their values in `config`, or to
  * their whole value lists when config is NULL; ProblemSize bound. */
 int cutune__t1_eval_in(const cutune_problem *p, const cutune__expr *e,
@@ -57,34 +54,65 @@ int cutune__t1_as_double(const cutune__value *v, double *out);
 cutune_status cutune__t1_read_file(cutune_problem *p, const char *path,
                                    char **data, size_t *len,
                                    const char *field);
-/* Appends an NVRTC option; takes ownership of opt (NULL: out of memory). */
-cutune_status cutune__t1_add_option(cutune_problem *p, char *opt);
 
 /* "a=1, b=2" for value indices v[] (one per parameter), cut to outlen. */
 void cutune__t1_config_text(const cutune_problem *p, const uint32_t *v,
                             char *out, size_t outlen);
 
-/* The sections. */
-cutune_status cutune__t1_parse_space(cutune_problem *p, json_t *root);
-cutune_status cutune__t1_build_space(cutune_problem *p);
-cutune_status cutune__t1_parse_problem_size(cutune_problem *p, json_t *root,
-                                            const cutune_problem_options *o);
-/* After the space is parsed: the names in a varying ProblemSize are
- * tunables, and no condition reads a ProblemSize that varies. */
-cutune_status cutune__t1_check_problem_size(cutune_problem *p);
-cutune_status cutune__t1_parse_kernel(cutune_problem *p, json_t *root,
-                                      const char *dir,
+/* A T1 file read into a cutune_problem_spec, which
+ * cutune__problem_build makes into the problem (problem_spec.c): the
+ * spec's strings point into the JSON document or into memory the draft
+ * owns until the build is over. */
+typedef struct cutune__t1_draft {
+    cutune_problem_spec spec;
+    const cutune_problem_options *opt;
+    cutune_tunable *tunables; /* spec.tune_params, writable */
+    char *source_hash;        /* a KernelFile's (headers included) */
+    void **owned;             /* freed by cutune__t1_draft_free */
+    size_t n_owned;
+    cutune__value *lists; /* evaluated Values lists, cleared by it */
+    size_t n_lists;
+} cutune__t1_draft;
+
+/* Zeroed memory the draft frees; NULL after a message. */
+void *cutune__t1_alloc(cutune_problem *p, cutune__t1_draft *d, size_t n,
+                       size_t size);
+/* Hands a malloc'ed block to the draft (NULL: out of memory, said). */
+void *cutune__t1_keep(cutune_problem *p, cutune__t1_draft *d, void *ptr);
+void cutune__t1_draft_free(cutune__t1_draft *d);
+/* A JSON number or string as expression text (numbers written as their
+ * literal, kept by the draft); NULL after a message naming `field`. */
+const char *cutune__t1_field_text(cutune_problem *p, cutune__t1_draft *d,
+                                  json_t *j, const char *field,
+                                  cutune_status *st);
+/* Evaluates a T1 expression field (Size, FillValue) as
+ * cutune__spec_eval does; non-zero after a message naming `field`. */
+cutune_status cutune__t1_eval_field(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *j, const char *field,
+                                    cutune__value *out);
+
+/* The sections, each into the draft. */
+cutune_status cutune__t1_parse_space(cutune_problem *p, cutune__t1_draft *d,
+                                     json_t *root);
+cutune_status cutune__t1_parse_problem_size(cutune_problem *p,
+                                            cutune__t1_draft *d, json_t *root);
+cutune_status cutune__t1_parse_kernel(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *root, const char *dir,
                                       const cutune__template *builtin);
 /* A built-in template's source as NVRTC gets it: the embedded prelude in
  * place of its `#include "cutune_prelude.cuh"` line. Malloc'ed (the
  * caller frees), `*len` bytes; NULL when memory ran out. */
 char *cutune__t1_template_source(const cutune__template *t, size_t *len);
-cutune_status cutune__t1_parse_arg(cutune_problem *p, json_t *ja, size_t i,
-                                   const char *dir);
-cutune_status cutune__t1_parse_references(cutune_problem *p, json_t *refs,
+cutune_status cutune__t1_parse_args(cutune_problem *p, cutune__t1_draft *d,
+                                    json_t *ks, const char *dir);
+cutune_status cutune__t1_parse_references(cutune_problem *p,
+                                          cutune__t1_draft *d, json_t *refs,
                                           const char *dir);
-cutune_status cutune__t1_parse_extensions(cutune_problem *p, json_t *root);
-cutune_status cutune__t1_parse_budget(cutune_problem *p, json_t *root);
-cutune_status cutune__t1_parse_search(cutune_problem *p, json_t *root);
+cutune_status cutune__t1_parse_extensions(cutune_problem *p,
+                                          cutune__t1_draft *d, json_t *root);
+cutune_status cutune__t1_parse_budget(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *root);
+cutune_status cutune__t1_parse_search(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *root);
 
 #endif
