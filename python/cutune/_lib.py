@@ -174,6 +174,8 @@ class SessionOptions(Structure):
         ("replay_time_scale", c_double),
         ("progress", c_void_p),
         ("progress_user", c_void_p),
+        ("objective", c_int),
+        ("measure_energy", c_int),
     ]
 
 
@@ -190,6 +192,9 @@ class Eval(Structure):
         ("runs", c_size_t),
         ("final_runs", c_size_t),
         ("worker", c_size_t),
+        ("energy_j", c_double),
+        ("power_w", c_double),
+        ("energy_rsd", c_double),
     ]
 
 
@@ -222,6 +227,9 @@ class TuneResult(Structure):
         ("finalists", c_size_t),
         ("workers", c_size_t),
         ("restarts", c_size_t),
+        ("objective", c_int),
+        ("best_energy_j", c_double),
+        ("best_power_w", c_double),
     ]
 
 
@@ -247,6 +255,8 @@ class CacheRecord(Structure):
         ("evaluations", c_size_t),
         ("tune_seconds", c_double),
         ("timestamp", c_longlong),
+        ("objective", c_int),
+        ("energy_j", c_double),
     ]
 
 
@@ -266,6 +276,7 @@ class CacheQuery(Structure):
         ("sm_count", c_int),
         ("accept", c_void_p),
         ("accept_user", c_void_p),
+        ("objective", c_int),
     ]
 
 
@@ -323,6 +334,7 @@ def _proto(name, restype, *argtypes):
 version = _proto("cutune_version", c_char_p)
 status_str = _proto("cutune_status_str", c_char_p, c_int)
 outcome_str = _proto("cutune_outcome_str", c_char_p, c_int)
+objective_str = _proto("cutune_objective_str", c_char_p, c_int)
 match_str = _proto("cutune_match_str", c_char_p, c_int)
 
 problem_spec_init = _proto("cutune_problem_spec_init", None, POINTER(ProblemSpec))

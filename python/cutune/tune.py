@@ -101,9 +101,25 @@ def _log_callback(verbose, quiet):
     return _lib.LOG_FN(log)
 
 
-def _session(device, strategy, max_evals, max_seconds, max_fraction, cache_dir, write_cache, reuse, replay, scale, log, seed):
+_OBJECTIVES = {"time": 0, "energy": 1, "edp": 2}
+
+
+def _objective(name):
+    """cutune_objective's value for a name (None: time). Kernel Tuner's
+    observer names for energy are accepted too."""
+    aliases = {None: "time", "nvml_energy": "energy"}
+    key = aliases.get(name, name)
+    if key not in _OBJECTIVES:
+        raise ValueError("objective: '%s' is not an objective (time, energy, edp)" % (name,))
+    return _OBJECTIVES[key]
+
+
+def _session(device, strategy, max_evals, max_seconds, max_fraction, cache_dir, write_cache, reuse, replay, scale, log, seed,
+             objective=0, measure_energy=False):
     o = _lib.SessionOptions()
     _lib.session_options_init(byref(o))
+    o.objective = int(objective)
+    o.measure_energy = 1 if measure_energy else 0
     o.device = int(device)
     o.strategy = strategy.encode() if strategy else None
     o.max_evals = int(max_evals or 0)
@@ -164,6 +180,9 @@ def _results(r, problem, values, metrics):
         else:
             row["time"] = _FAILED.get(e.outcome, RuntimeFailedConfig)()
             row["message"] = _lib.text(e.message) or ""
+        if e.energy_j == e.energy_j:  # measured (not NaN)
+            row["energy"] = e.energy_j
+            row["power"] = e.power_w
         row["compile_time"] = e.compile_ms
         row["outcome"] = _lib.text(_lib.outcome_str(e.outcome))
         row["runs"] = e.runs
@@ -217,6 +236,7 @@ def tune_kernel(
     replay_time_scale=0.0,
     seed=None,
     write_t4=None,
+    measure_energy=False,
 ):
     """Tune a CUDA kernel as Kernel Tuner's tune_kernel does, on cutune.
 
@@ -235,9 +255,8 @@ def tune_kernel(
     _refuse("compiler", compiler, "cutune compiles with NVRTC only")
     _refuse("observers", observers, "cutune measures with its own protocol (docs/measuring.md)")
     _refuse("simulation_mode", simulation_mode, "give replay_devices= (T4 recordings) instead")
-    _refuse("objective_higher_is_better", objective_higher_is_better, "cutune minimises time")
-    if objective not in (None, "time"):
-        raise ValueError("objective: '%s'; this cutune minimises 'time' only" % objective)
+    _refuse("objective_higher_is_better", objective_higher_is_better, "cutune minimises time, energy or edp")
+    objective_code = _objective(objective)
     if iterations is not None:
         warnings.warn(
             "iterations=%r ignored: cutune times each configuration until the interval of its median "
@@ -279,7 +298,7 @@ def tune_kernel(
     callback = _log_callback(verbose, quiet)
     session = _session(
         device, strategy, max_evals, max_seconds, max_fraction, cache_dir, write_cache, reuse,
-        replay_devices, replay_time_scale, callback, seed,
+        replay_devices, replay_time_scale, callback, seed, objective_code, measure_energy,
     )
     try:
         rp = POINTER(_lib.TuneResult)()
@@ -306,7 +325,9 @@ def tune_kernel(
                 "block_size_names": block_size_names,
                 "compiler_options": compiler_options,
                 "lang": "CUDA",
-                "objective": "time",
+                "objective": _lib.text(_lib.objective_str(r.objective)),
+                "best_energy": r.best_energy_j,
+                "best_power": r.best_power_w,
                 "strategy": _lib.text(r.strategy),
                 "source_hash": problem.source_hash,
                 "space_size": problem.space_size,
@@ -344,6 +365,7 @@ def lookup(
     fallback=True,
     *,
     replay_devices=None,
+    objective=None,
 ):
     """The cached winner for this problem on a device, or None.
 
@@ -353,6 +375,7 @@ def lookup(
     architecture, default) and "device_name"; None when the cache has
     nothing for it (use the occupancy API's suggestion).
     """
+    objective_code = _objective(objective)
     problem = _problem.build(
         kernel_name, kernel_source, problem_size, None, tune_params, restrictions=restrictions, space_only=True
     )
@@ -367,19 +390,8 @@ def lookup(
     record = POINTER(_lib.CacheRecord)()
     match = ctypes.c_int(0)
     try:
-        if device_name is not None:
-            sizes = [s for s in (problem_size if isinstance(problem_size, (list, tuple)) else [problem_size])]
-            arr = (c_longlong * len(sizes))(*[int(s) for s in sizes])
-            q = _lib.CacheQuery()
-            q.problem_name = problem.name.encode()
-            q.device_name = device_name.encode()
-            q.problem_size = arr
-            q.n_problem_size = len(sizes)
-            q.fallback = 1 if fallback else 0
-            q.accept = ctypes.cast(_lib.problem_accepts_record, c_void_p).value
-            q.accept_user = problem.handle
-            st = _lib.cache_lookup(handle, byref(q), byref(record), byref(match))
-        else:
+        dev = None
+        if device_name is None:
             session = _session(device, None, 0, 0, 0, None, 0, 0, replay_devices, 0.0, None, None)
             try:
                 devs = POINTER(_lib.Device)()
@@ -392,7 +404,26 @@ def lookup(
                 dev = _lib.Device.from_buffer_copy(devs[device])
             finally:
                 _lib.session_destroy(session)
+        if dev is not None and objective_code == 0:
             st = _lib.cache_lookup_device(handle, byref(dev), problem.handle, byref(record), byref(match))
+        else:
+            # By name, or for an objective other than time (which only a
+            # query names): the device's fingerprint in the query.
+            sizes = [s for s in (problem_size if isinstance(problem_size, (list, tuple)) else [problem_size])]
+            arr = (c_longlong * len(sizes))(*[int(s) for s in sizes])
+            q = _lib.CacheQuery()
+            q.problem_name = problem.name.encode()
+            q.device_name = device_name.encode() if dev is None else dev.name
+            if dev is not None:
+                q.device_uuid = dev.uuid
+                q.cc_major, q.cc_minor, q.sm_count = dev.cc_major, dev.cc_minor, dev.sm_count
+            q.problem_size = arr
+            q.n_problem_size = len(sizes)
+            q.fallback = 1 if fallback else 0
+            q.accept = ctypes.cast(_lib.problem_accepts_record, c_void_p).value
+            q.accept_user = problem.handle
+            q.objective = objective_code
+            st = _lib.cache_lookup(handle, byref(q), byref(record), byref(match))
         if st == _NOT_FOUND:
             return None
         if st != 0:
@@ -400,6 +431,8 @@ def lookup(
         rec = record.contents
         out = _pairs(rec.config, rec.n_config, values)
         out["time"] = rec.time_ms
+        if objective_code != 0:
+            out["energy"] = rec.energy_j
         out["match"] = _lib.text(_lib.match_str(match.value))
         out["device_name"] = _lib.text(rec.device.name)
         return out
