@@ -23,6 +23,12 @@
 extern "C" {
 #endif
 
+/* Everything these headers declare is exported from a shared libcutune;
+ * the library's other symbols are hidden (docs/library-api.md#linking). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define CUTUNE_VERSION_MAJOR  0
 #define CUTUNE_VERSION_MINOR  1
 #define CUTUNE_VERSION_PATCH  0
@@ -953,6 +959,10 @@ cutune_status cutune_output_path_check(const char *path, char *message,
 
 cutune_status cutune_cache_foreach(cutune_cache *cache,
                                    cutune_cache_visit_fn visit, void *user);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

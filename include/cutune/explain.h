@@ -17,6 +17,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct cutune_explain cutune_explain;
 
 /* Whether hardware counters were read; stable values, new ones last. */
@@ -63,6 +67,10 @@ char *cutune_explain_text(const cutune_explain *x);
 char *cutune_explain_json(const cutune_explain *x);
 
 void cutune_explain_destroy(cutune_explain *x);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct cutune_plan cutune_plan;
 
 /* What became of one task of a plan run. Stable values. */
@@ -180,6 +184,10 @@ cutune_status cutune_plan_run_mpi(cutune_plan *plan,
                                   const cutune_plan_backend *backend,
                                   const cutune_plan_run_options *options,
                                   cutune_plan_report *report);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 typedef struct cutune_report cutune_report;
 
 /* What a tune knows that a T4 file does not. Every field is optional:
@@ -67,6 +71,10 @@ const char *cutune_report_note(const cutune_report *report, size_t index);
 
 const char *cutune_report_errmsg(const cutune_report *report);
 void cutune_report_destroy(cutune_report *report);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Replay: a strategy run against recorded results instead of a GPU.   */
 
@@ -180,6 +184,10 @@ const cutune_simulate_result *
 cutune_simulation_result(const cutune_simulation *simulation);
 const char *cutune_simulation_errmsg(const cutune_simulation *simulation);
 void cutune_simulation_destroy(cutune_simulation *simulation);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 
 #include "worker_client.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,8 +20,37 @@
 #ifndef CUTUNE_INSTALLED_WORKER
 #define CUTUNE_INSTALLED_WORKER "/usr/local/libexec/cutune/cutune-worker"
 #endif
+#ifndef CUTUNE_LIBDIR_TO_WORKER
+#define CUTUNE_LIBDIR_TO_WORKER "../libexec/cutune"
+#endif
 
 extern char **environ;
+
+/* The folder of `file` (resolved), malloc'ed; NULL if it cannot be had. */
+static char *folder_of(const char *file)
+{
+    char *real = file ? realpath(file, NULL) : NULL;
+    char *slash = real ? strrchr(real, '/') : NULL;
+    if (!slash) {
+        free(real);
+        return NULL;
+    }
+    *slash = '\0';
+    return real;
+}
+
+/* `dir`/`rel`/cutune-worker when it can be run, malloc'ed; else NULL. */
+static char *worker_in(const char *dir, const char *rel)
+{
+    if (!dir)
+        return NULL;
+    char *path = rel ? cutune__strdup_printf("%s/%s/cutune-worker", dir, rel)
+                     : cutune__strdup_printf("%s/cutune-worker", dir);
+    if (path && access(path, X_OK) == 0)
+        return path;
+    free(path);
+    return NULL;
+}
 
 char *cutune__worker_locate(const char *configured)
 {
@@ -29,20 +59,26 @@ char *cutune__worker_locate(const char *configured)
     const char *env = getenv("CUTUNE_WORKER");
     if (env && *env)
         return strdup(env);
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            char *beside = cutune__strdup_printf("%s/cutune-worker", self);
-            if (beside && access(beside, X_OK) == 0)
-                return beside;
-            free(beside);
-        }
-    }
-    return strdup(CUTUNE_INSTALLED_WORKER);
+    /* The library's own file: a program that loaded libcutune.so from
+     * anywhere (an rpath, ctypes) runs the worker installed with it, even
+     * in a tree that was moved. Linked statically, the library is the
+     * program, whose path dladdr may only know as argv[0]: then the
+     * program's own path stands in. */
+    char *exe_dir = folder_of("/proc/self/exe");
+    Dl_info info;
+    char *lib_dir = NULL;
+    if (dladdr((void *)cutune__worker_locate, &info) != 0)
+        lib_dir = folder_of(info.dli_fname);
+    if (!lib_dir && exe_dir)
+        lib_dir = strdup(exe_dir);
+    char *found = worker_in(exe_dir, NULL);
+    if (!found)
+        found = worker_in(lib_dir, NULL);
+    if (!found)
+        found = worker_in(lib_dir, CUTUNE_LIBDIR_TO_WORKER);
+    free(exe_dir);
+    free(lib_dir);
+    return found ? found : strdup(CUTUNE_INSTALLED_WORKER);
 }
 
 int cutune__worker_start(cutune__worker_client *w, const char *path)

@@ -42,8 +42,11 @@ void cutune__worker_stop(cutune__worker_client *w);
 void cutune__worker_stop_all(cutune__worker_client *w, size_t n);
 
 /* The worker program to run: `configured` when given, else $CUTUNE_WORKER,
- * else cutune-worker beside the running executable, else the installed
- * one. Returns a malloc'ed path. */
+ * else cutune-worker beside the running executable, else beside the
+ * library (a shared libcutune's own file), else where the installation
+ * the library belongs to keeps it (libexec/cutune, found from the
+ * library's folder), else the configured install path. Returns a malloc'ed
+ * path. */
 char *cutune__worker_locate(const char *configured);
 
 #endif
