@@ -167,7 +167,7 @@ static cutune_status arg_size(cutune_problem *p, cutune__t1_draft *d,
     json_t *js = json_object_get(ja, "Size");
     if (!js || json_is_null(js))
         return cutune__t1_fail(p, CUTUNE_ERR_PARSE, "%s: missing", sfield);
-    double items;
+    double items = 0;
     cutune_status st = eval_number(p, d, js, sfield, 1, &items);
     if (st)
         return st;
@@ -300,7 +300,7 @@ static cutune_status parse_arg(cutune_problem *p, cutune__t1_draft *d,
                                "of several elements ('%s') is not supported",
                                field, cutune__t1_string(ja, "Type"));
     if (a->memory != CUTUNE_ARG_SCALAR) {
-        long long items;
+        long long items = 0;
         if ((st = arg_size(p, d, ja, field, &items)))
             return st;
         if ((unsigned long long)items > (1ull << 40) / lanes)
