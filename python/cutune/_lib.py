@@ -1,7 +1,8 @@
 """The C library through ctypes: where it is, its structs, its functions.
 
 The structs mirror include/cutune/cutune.h field for field; a change
-there is a change here (the pytest suite exercises every one of them).
+there is a change here; python/tests/test_abi.py checks every size and
+offset against the compiler's layout of the header.
 """
 
 import ctypes
