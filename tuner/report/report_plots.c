@@ -482,7 +482,7 @@ size_t cutune__report_plot_energy(const cutune_report *r, const size_t *front,
         p.height += p.top;
         p.x = time_axis(xlo, xhi, "time per launch (ms)");
         p.y = time_axis(ylo, yhi, "energy per launch (J)");
-        cutune__svg_begin(&p, out, "energy", "Energy against time",
+        cutune__svg_begin(&p, out, "energy-time", "Energy against time",
                           "Each correct configuration's energy per launch "
                           "against its time, the Pareto front (those no "
                           "other beats on both) connected, and the best by "
