@@ -292,8 +292,13 @@ static void energy_section(const cutune_report *r, cutune__rtext *out)
                          "launch against its time, as the file recorded them "
                          "(%zu configurations",
                          r->n_energy);
-    if (r->n_correct > r->n_energy)
-        cutune__rtext_put(out, "; correct ones without energy are left out");
+    size_t without = 0;
+    for (size_t i = 0; i < r->n_evals; i++)
+        without += !r->evals[i].duplicate && isfinite(r->evals[i].time_ms) &&
+                   !isfinite(r->evals[i].energy_j);
+    if (without)
+        cutune__rtext_printf(out, "; %zu correct without energy are left out",
+                             without);
     cutune__rtext_put(out,
                       "). The Pareto front, connected, is the "
                       "configurations no other beats on both: none is at "
