@@ -368,6 +368,52 @@ static void test_json(void)
     CHECK_STR(cutune_counters_str(CUTUNE_COUNTERS_NO_CUPTI), "no-cupti");
 }
 
+/* Power and energy: rows and keys only where measured (a tune's
+ * measurement, `explain --measure-energy`); "-" for a column without. */
+static void test_energy(void)
+{
+    cutune_explain *x = three(CUTUNE_COUNTERS_READ);
+    char *t = cutune_explain_text(x);
+    CHECK(strstr(t, "power (W)") == NULL);
+    CHECK(strstr(t, "energy per launch") == NULL);
+    free(t);
+    char *text = cutune_explain_json(x);
+    CHECK(strstr(text, "energy_j") == NULL && strstr(text, "power_w") == NULL);
+    free(text);
+
+    x->cfg[0].energy_j = 0.1024;
+    x->cfg[0].power_w = 64;
+    x->cfg[1].energy_j = x->cfg[1].power_w = NAN;
+    x->cfg[2].energy_j = 0.25;
+    x->cfg[2].power_w = 125.5;
+    t = cutune_explain_text(x);
+    CHECK_CONTAINS(t, "time, timed launches (ms)             0.3000"
+                      "        0.3000        0.3000\n"
+                      "power (W)                               64.0"
+                      "             -         125.5\n"
+                      "energy per launch (J)                 0.1024"
+                      "             -          0.25\n");
+    free(t);
+    text = cutune_explain_json(x);
+    json_error_t err;
+    json_t *j = json_loads(text, 0, &err);
+    CHECK(j != NULL);
+    json_t *cs = json_object_get(j, "configurations");
+    json_t *w = json_array_get(cs, 0), *o = json_array_get(cs, 1),
+           *d = json_array_get(cs, 2);
+    CHECK_NEAR(json_real_value(json_object_get(w, "energy_j")), 0.1024, 1e-12);
+    CHECK_NEAR(json_real_value(json_object_get(w, "power_w")), 64, 1e-12);
+    CHECK(json_object_get(o, "energy_j") == NULL);
+    CHECK(json_object_get(o, "power_w") == NULL);
+    CHECK_NEAR(json_real_value(json_object_get(d, "power_w")), 125.5, 1e-12);
+    /* The keys that were there before stay. */
+    CHECK_STR(json_string_value(json_object_get(w, "role")), "winner");
+    CHECK(json_object_get(w, "time_ms") != NULL);
+    json_decref(j);
+    free(text);
+    cutune_explain_destroy(x);
+}
+
 int main(void)
 {
     test_metric_table();
@@ -375,5 +421,6 @@ int main(void)
     test_rules();
     test_text();
     test_json();
+    test_energy();
     return check_finish();
 }

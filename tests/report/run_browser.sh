@@ -9,7 +9,11 @@
 # usage: run_browser.sh PAGE CUTUNE SOURCE_DIR OUT_DIR
 #   PAGE: results (the recorded A100 convolution), own (a T4 of cutune's
 #   own writer, from test_report), big (102,400 configurations), cache
-#   (`report --cache`), probe (the console check catches what it must)
+#   (`report --cache`), energy (the synthetic energy recording: the time
+#   against energy plot, its Pareto front and the objectives' winners,
+#   checked by check_energy.py against the file), noenergy (the same space
+#   without energy: no such plot), probe (the console check catches what
+#   it must)
 set -u
 page=$1 cutune=$2 src=$3 out=$4
 
@@ -164,6 +168,32 @@ cache)
     expect "grids" "$(count '<table class="grid"')" 1
     expect "device rows" "$(count '<tr><th scope="row">')" 4
     expect "plots" "$(count '<svg')" 1
+    ;;
+energy)
+    html="$out/sim_energy.html"
+    "$cutune" report "$src/tests/cli/fixtures/sim.json" \
+        --results "$src/tests/data/energy/sim_energy_T4.json" \
+        --output "$html" || fail "cutune report failed"
+    check_file "$html"
+    render "$html" sim_energy
+    expect "energy sections" "$(count '<section id="energy"')" 1
+    expect "energy plots" "$(section_svgs energy)" 1
+    expect "objective winners" "$(tbody_rows objective-winners)" 3
+    python3 "$src/tests/report/check_energy.py" "$work/dom" \
+        "$src/tests/data/energy/sim_energy_T4.json" ||
+        fail "the energy section disagrees with the file"
+    ;;
+noenergy)
+    html="$out/sim_noenergy.html"
+    "$cutune" report "$src/tests/cli/fixtures/sim.json" \
+        --results "$src/tests/cli/fixtures/sim_T4.json" \
+        --output "$html" || fail "cutune report failed"
+    check_file "$html"
+    render "$html" sim_noenergy
+    expect "energy sections" "$(count '<section id="energy"')" 0
+    expect "energy plots" "$(count 'id="energy-time"')" 0
+    expect "Pareto tables" "$(count 'pareto-table')" 0
+    expect "convergence plots" "$(section_svgs convergence)" 2
     ;;
 probe)
     # A script error and a blocked fetch must each be caught, or the

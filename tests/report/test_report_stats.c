@@ -120,11 +120,82 @@ static void test_median_subsample(void)
     free(pick);
 }
 
+/* Points whose front is known by hand: a point beaten on both, one tied
+ * in y at a larger x, one tied in x at a larger y, two equal points (both
+ * kept), and points with a NAN or infinite coordinate (left out). */
+static void test_pareto_known(void)
+{
+    const double x[] = {1, 2, 2, 3, 4, 5, 4, NAN, 6, INFINITY};
+    const double y[] = {10, 8, 9, 8, 3, 5, 3, 1, 1, 0.5};
+    const size_t want[] = {0, 1, 4, 6, 8};
+    size_t out[10], n = 99;
+    CHECK_INT(cutune__report_pareto(x, y, 10, out, &n), 0);
+    CHECK_INT(n, 5);
+    for (size_t i = 0; i < n && i < 5; i++)
+        CHECK_INT(out[i], want[i]);
+
+    /* A single point is its own front; no point, an empty one. */
+    CHECK_INT(cutune__report_pareto(x, y, 1, out, &n), 0);
+    CHECK_INT(n, 1);
+    CHECK_INT(out[0], 0);
+    CHECK_INT(cutune__report_pareto(x, y, 0, out, &n), 0);
+    CHECK_INT(n, 0);
+
+    /* All equal: none beats another. */
+    const double same[] = {2, 2, 2};
+    CHECK_INT(cutune__report_pareto(same, same, 3, out, &n), 0);
+    CHECK_INT(n, 3);
+    /* On a line of equal x, only the lowest y; on equal y, the lowest x. */
+    const double col_x[] = {1, 1, 1}, col_y[] = {3, 1, 2};
+    CHECK_INT(cutune__report_pareto(col_x, col_y, 3, out, &n), 0);
+    CHECK_INT(n, 1);
+    CHECK_INT(out[0], 1);
+    CHECK_INT(cutune__report_pareto(col_y, col_x, 3, out, &n), 0);
+    CHECK_INT(n, 1);
+    CHECK_INT(out[0], 1);
+}
+
+/* Against the definition, point by point, on random points with many
+ * ties (small integer coordinates). */
+static void test_pareto_random(void)
+{
+    enum { N = 300 };
+    double x[N], y[N];
+    size_t out[N], n = 0;
+    uint64_t state = 12345;
+    for (size_t i = 0; i < N; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        x[i] = (double)((state >> 33) % 40);
+        y[i] = (double)((state >> 45) % 40);
+    }
+    CHECK_INT(cutune__report_pareto(x, y, N, out, &n), 0);
+    char on[N] = {0};
+    for (size_t i = 0; i < n; i++) {
+        on[out[i]] = 1;
+        if (i)
+            CHECK(x[out[i]] > x[out[i - 1]] ||
+                  (x[out[i]] == x[out[i - 1]] && out[i] > out[i - 1]));
+    }
+    size_t expected = 0;
+    for (size_t i = 0; i < N; i++) {
+        int beaten = 0;
+        for (size_t j = 0; j < N && !beaten; j++)
+            beaten =
+                x[j] <= x[i] && y[j] <= y[i] && (x[j] < x[i] || y[j] < y[i]);
+        CHECK_INT(on[i], !beaten);
+        expected += !beaten;
+    }
+    CHECK_INT(n, expected);
+    CHECK(n >= 1 && n < N);
+}
+
 int main(void)
 {
     test_random_best();
     test_random_best_large();
     test_draws();
     test_median_subsample();
+    test_pareto_known();
+    test_pareto_random();
     return check_finish();
 }

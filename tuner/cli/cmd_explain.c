@@ -27,6 +27,9 @@ static const char usage[] =
     "                      counters as extra measurements (for `cutune\n"
     "                      report --results FILE`)\n"
     "  --json              print the explanation as JSON\n"
+    "  --measure-energy    also measure each configuration's power (W) and\n"
+    "                      energy per launch (J) through NVML, as a tune "
+    "does\n"
     "\n"
     "exit codes: 0 counters read; 7 counters refused (no permission, a\n"
     "virtual GPU or other setup that does not allow profiling); 8 CUPTI not\n"
@@ -106,13 +109,14 @@ int cli_cmd_explain(int argc, char **argv)
     const char *output = NULL;
     long long device = 0;
     cli_sizes size = {{0}, 0};
-    int json = 0;
+    int json = 0, measure_energy = 0;
     const cli_opt opts[] = {{"--config", CLI_STRING, &config},
                             {"--device", CLI_COUNT, &device},
                             {"--size", CLI_SIZES, &size},
                             {"--cache-dir", CLI_STRING, &cache_dir},
                             {"--output", CLI_STRING, &output},
                             {"--json", CLI_FLAG, &json},
+                            {"--measure-energy", CLI_FLAG, &measure_energy},
                             {NULL, 0, NULL}};
     int rc;
     if (!cli_parse_problem(argc, argv, opts, usage, &problem, &rc))
@@ -153,6 +157,7 @@ int cli_cmd_explain(int argc, char **argv)
     o.device = (int)device;
     o.cache_dir = cache_dir;
     o.write_cache = 0;
+    o.measure_energy = measure_energy;
     cutune_status st = CUTUNE_OK;
     if (rc == 0 && (st = cutune_session_create(&o, &s)) == CUTUNE_OK)
         st = cutune_session_explain(s, p, pick, n_pick,

@@ -44,6 +44,14 @@ static double f_time(const cutune__explained *e)
 {
     return e->time_ms;
 }
+static double f_power(const cutune__explained *e)
+{
+    return e->energy_j > 0 ? e->power_w : NAN;
+}
+static double f_energy(const cutune__explained *e)
+{
+    return e->energy_j > 0 ? e->energy_j : NAN;
+}
 static double f_profiled(const cutune__explained *e)
 {
     return e->values[CUTUNE__M_TIME_NS] * 1e-6;
@@ -121,6 +129,11 @@ static const struct row {
     {"profiling passes", "%.0f", f_passes},
 };
 
+static const struct row energy_rows[] = {
+    {"power (W)", "%.1f", f_power},
+    {"energy per launch (J)", "%.4g", f_energy},
+};
+
 #define LABEL_W  30
 #define COLUMN_W 14
 
@@ -145,8 +158,16 @@ static void print_table(FILE *f, const cutune_explain *x)
     for (size_t i = 0; i < x->n; i++)
         fprintf(f, "%*s", COLUMN_W, x->cfg[i].role);
     fputc('\n', f);
+    int energy = 0;
+    for (size_t i = 0; i < x->n; i++)
+        energy |= isfinite(f_energy(&x->cfg[i]));
     for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
         print_row(f, x, &rows[k]);
+        /* Only an explanation that measured energy has its rows. */
+        if (energy && rows[k].figure == f_time) {
+            print_row(f, x, &energy_rows[0]);
+            print_row(f, x, &energy_rows[1]);
+        }
         if (rows[k].figure == f_theoretical) {
             fprintf(f, "%-*s", LABEL_W, "  limited by");
             for (size_t i = 0; i < x->n; i++)
@@ -239,6 +260,11 @@ static json_t *config_json(const cutune__explained *e)
             json_string(e->range_of_ours ? "around-launch" : "kernel"));
     if (j)
         json_object_set_new(j, "dram_gbs", number(cutune__dram_gbs(e)));
+    /* As a tune's evaluations: present only where measured. */
+    if (j && isfinite(f_energy(e))) {
+        json_object_set_new(j, "energy_j", json_real(e->energy_j));
+        json_object_set_new(j, "power_w", number(e->power_w));
+    }
     if (j && e->has_static)
         json_object_set_new(
             j, "static",

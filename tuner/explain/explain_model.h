@@ -111,6 +111,10 @@ typedef struct cutune__explained {
     int outcome;    /* cutune_outcome of the timed run */
     char *message;  /* its message, owned; "" when none */
     double time_ms; /* median of the timed launches; NaN */
+    /* Energy per launch (J) and mean power (W) as a tune measures them
+     * (NVML, measure_energy); NaN, or 0 in a zeroed struct, when not
+     * measured. */
+    double energy_j, power_w;
     int has_static; /* the static facts are known */
     cutune__static_facts facts;
     cutune__occupancy occ;

@@ -206,6 +206,44 @@ static void take_counters(cutune_report *r, const cutune__t4_entry *e,
     r->has_counters = 1;
 }
 
+/* The value an objective ranks by (cutune_objective's order). */
+static double objective_value(const cutune__report_eval *e, size_t objective)
+{
+    return objective == 0   ? e->time_ms
+           : objective == 1 ? e->energy_j
+                            : e->energy_j * e->time_ms * 1e-3;
+}
+
+/* Whether e beats the winner w by objective k: a tie in time goes to the
+ * lower energy and one in energy to the lower time, so that every winner
+ * is on the Pareto front; then to the first in the file. */
+static int beats(const cutune__report_eval *e, const cutune__report_eval *w,
+                 size_t k)
+{
+    double a = objective_value(e, k), b = objective_value(w, k);
+    if (a != b || k == 2)
+        return a < b;
+    return objective_value(e, 1 - k) < objective_value(w, 1 - k);
+}
+
+/* The results with energy, and the best of them by each objective. */
+static void set_energy_winners(cutune_report *r)
+{
+    for (size_t k = 0; k < CUTUNE__REPORT_OBJECTIVES; k++)
+        r->energy_winner[k] = CUTUNE__NONE;
+    for (size_t i = 0; i < r->n_evals; i++) {
+        const cutune__report_eval *e = &r->evals[i];
+        if (e->duplicate || !isfinite(e->energy_j))
+            continue;
+        r->n_energy++;
+        for (size_t k = 0; k < CUTUNE__REPORT_OBJECTIVES; k++) {
+            size_t *w = &r->energy_winner[k];
+            if (*w == CUTUNE__NONE || beats(e, &r->evals[*w], k))
+                *w = i;
+        }
+    }
+}
+
 static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
 {
     r->evals = calloc(t4->n_entries ? t4->n_entries : 1, sizeof *r->evals);
@@ -228,6 +266,10 @@ static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
                          : INFINITY;
         if (v->outcome == CUTUNE_OUTCOME_CORRECT && !isfinite(v->time_ms))
             v->outcome = CUTUNE_OUTCOME_RUNTIME; /* a success with no time */
+        int has_energy =
+            isfinite(v->time_ms) && isfinite(e->energy_j) && e->energy_j > 0;
+        v->energy_j = has_energy ? e->energy_j : NAN;
+        v->power_w = has_energy && isfinite(e->power_w) ? e->power_w : NAN;
         if ((size_t)v->outcome < sizeof r->by_outcome / sizeof *r->by_outcome)
             r->by_outcome[v->outcome]++;
         if (isfinite(v->time_ms)) {
@@ -238,9 +280,10 @@ static cutune_status copy_entries(cutune_report *r, const cutune__t4 *t4)
         }
     }
     set_elapsed(r, t4);
-    return mark_duplicates(r)
-               ? cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory")
-               : CUTUNE_OK;
+    if (mark_duplicates(r))
+        return cutune__report_fail(r, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    set_energy_winners(r);
+    return CUTUNE_OK;
 }
 
 /* The default configuration, the occupancy suggestion and the winner. */

@@ -210,6 +210,112 @@ static void plots(const cutune_report *r, cutune__rtext *out)
     cutune__rtext_put(out, "</div></section>\n");
 }
 
+/* One configuration of the energy section: ms, J per launch, W, where it
+ * came in the file and what it is. */
+static void energy_cells(const cutune_report *r, cutune__rtext *out, size_t ev)
+{
+    const cutune__report_eval *e = &r->evals[ev];
+    cutune__rtext_put(out, "<td class=\"n\">");
+    put_num(out, e->time_ms, 4, "");
+    cutune__rtext_put(out, "</td><td class=\"n\">");
+    put_num(out, e->energy_j, 4, "");
+    cutune__rtext_put(out, "</td><td class=\"n\">");
+    put_num(out, e->power_w, 4, "");
+    cutune__rtext_printf(out, "</td><td class=\"n\">%zu</td><td>", ev + 1);
+    put_config(out, r->problem, e->config, 0);
+    cutune__rtext_put(out, "</td>");
+}
+
+static const char energy_head[] =
+    "<th>time (ms)</th><th>energy per launch (J)</th><th>power (W)</th>"
+    "<th>evaluation</th><th>configuration</th></tr></thead><tbody>";
+
+static void energy_tables(const cutune_report *r, cutune__rtext *out,
+                          const size_t *front, size_t n_front)
+{
+    static const char *const objectives[CUTUNE__REPORT_OBJECTIVES] = {
+        "time", "energy", "edp"};
+    static const char *const meaning[CUTUNE__REPORT_OBJECTIVES] = {
+        "least time", "least energy per launch", "least energy x time"};
+    cutune__rtext_printf(out,
+                         "<table id=\"objective-winners\"><caption>"
+                         "The best by each objective</caption><thead>"
+                         "<tr><th>objective</th>%s",
+                         energy_head);
+    for (size_t k = 0; k < CUTUNE__REPORT_OBJECTIVES; k++) {
+        cutune__rtext_printf(out,
+                             "<tr data-objective=\"%s\"><th scope=\"row\">"
+                             "%s (%s)</th>",
+                             objectives[k], objectives[k], meaning[k]);
+        energy_cells(r, out, r->energy_winner[k]);
+        cutune__rtext_put(out, "</tr>");
+    }
+    cutune__rtext_printf(out,
+                         "</tbody></table></div><p>The Pareto front: %zu of "
+                         "the %zu configurations, fastest first; the "
+                         "objectives' winners are marked.</p><table "
+                         "id=\"pareto-table\"><thead><tr>%s",
+                         n_front, r->n_energy, energy_head);
+    for (size_t i = 0; i < n_front; i++) {
+        int winner = 0;
+        for (size_t k = 0; k < CUTUNE__REPORT_OBJECTIVES; k++)
+            winner |= r->energy_winner[k] == front[i];
+        cutune__rtext_put(out, winner ? "<tr class=\"mark\">" : "<tr>");
+        energy_cells(r, out, front[i]);
+        cutune__rtext_put(out, "</tr>");
+    }
+    cutune__rtext_put(out, "</tbody></table>");
+}
+
+/* Only for results that carry energy: a page without it is unchanged. */
+static void energy_section(const cutune_report *r, cutune__rtext *out)
+{
+    if (!r->n_energy)
+        return;
+    size_t n = r->n_evals;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    size_t *evals = malloc(n * sizeof *evals),
+           *front = malloc(n * sizeof *front);
+    size_t m = 0, n_front = 0;
+    if (x && y && evals && front) {
+        m = cutune__report_energy_points(r, x, y, evals);
+        if (cutune__report_pareto(x, y, m, front, &n_front) != 0)
+            out->oom = 1;
+        for (size_t i = 0; i < n_front; i++)
+            front[i] = evals[front[i]];
+    } else {
+        out->oom = 1;
+    }
+    cutune__rtext_printf(out,
+                         "<section id=\"energy\"><h2>Energy against time"
+                         "</h2><p>Each correct configuration's energy per "
+                         "launch against its time, as the file recorded them "
+                         "(%zu configurations",
+                         r->n_energy);
+    size_t without = 0;
+    for (size_t i = 0; i < r->n_evals; i++)
+        without += !r->evals[i].duplicate && isfinite(r->evals[i].time_ms) &&
+                   !isfinite(r->evals[i].energy_j);
+    if (without)
+        cutune__rtext_printf(out, "; %zu correct without energy are left out",
+                             without);
+    cutune__rtext_put(out,
+                      "). The Pareto front, connected, is the "
+                      "configurations no other beats on both: none is at "
+                      "least as fast and takes at most as much energy while "
+                      "better in one. Each objective's winner (time, energy, "
+                      "energy x time) is on it.</p><div class=\"plots\">");
+    if (!out->oom) {
+        cutune__report_plot_energy(r, front, n_front, out);
+        energy_tables(r, out, front, n_front);
+    }
+    cutune__rtext_put(out, "</section>\n");
+    free(x);
+    free(y);
+    free(evals);
+    free(front);
+}
+
 static void top_row(const cutune_report *r, cutune__rtext *out, size_t rank,
                     size_t ev)
 {
@@ -343,11 +449,15 @@ void cutune__report_html_results(const cutune_report *r, cutune__rtext *out)
                       "<nav><a href=\"#summary\">summary</a><a href=\""
                       "#convergence\">convergence</a><a href=\"#threads\">"
                       "threads per block</a><a href=\"#params\">parameters"
-                      "</a><a href=\"#top\">top configurations</a><a href=\""
-                      "#failures\">failures</a><a href=\"#notes\">notes</a>"
-                      "</nav>\n");
+                      "</a>");
+    if (r->n_energy)
+        cutune__rtext_put(out, "<a href=\"#energy\">energy</a>");
+    cutune__rtext_put(out, "<a href=\"#top\">top configurations</a><a href=\""
+                           "#failures\">failures</a><a href=\"#notes\">notes"
+                           "</a></nav>\n");
     summary(r, out);
     plots(r, out);
+    energy_section(r, out);
     top_table(r, out);
     failures(r, out);
     cutune__rtext_put(out, "<section id=\"notes\"><h2>Notes</h2><ul>");

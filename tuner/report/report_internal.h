@@ -35,7 +35,14 @@ typedef struct cutune__report_eval {
      * (tuner/explain/; NULL without counters). */
     double dram_pct, sm_pct;
     const char *bottleneck;
+    /* J per launch and W while it ran, of a correct result whose file
+     * recorded them (docs/t1-t4.md); NAN otherwise. */
+    double energy_j, power_w;
 } cutune__report_eval;
+
+/* The objectives a tune can rank by (cutune_objective), in the order the
+ * report names their winners. */
+enum { CUTUNE__REPORT_OBJECTIVES = 3 };
 
 /* Best and median time of the configurations with one value of a
  * tunable. */
@@ -78,7 +85,12 @@ struct cutune_report {
     int seconds_from_timestamps;
     const char *threads_source; /* NULL: threads unknown */
     int has_bytes, has_flops;
-    int has_counters;             /* some result carries hardware counters */
+    int has_counters; /* some result carries hardware counters */
+    /* Correct results with energy (not counting repeats): the time-energy
+     * plot's points; and the best of them by time, energy and energy x
+     * time (CUTUNE__NONE when there are none). */
+    size_t n_energy;
+    size_t energy_winner[CUTUNE__REPORT_OBJECTIVES];
     cutune__report_param *params; /* tunables with > 1 value, */
     size_t n_params;              /* widest spread first */
 
@@ -134,12 +146,30 @@ cutune_status cutune__report_param_stats(cutune_report *r);
  * Caller frees; NULL when memory ran out or none (*n = 0). */
 size_t *cutune__report_ranked(const cutune_report *r, size_t *n);
 
+/* The Pareto front of n points (x[i], y[i]), both to be minimised: those
+ * no other point beats, that is, none is at most as large in both and
+ * smaller in one (equal points are all on it). Points with a NAN or
+ * infinite coordinate are left out. Writes their indices into `out` (room
+ * for n), x ascending, ties in index order, and their count into *n_out.
+ * Returns 0, or -1 when memory ran out. */
+int cutune__report_pareto(const double *x, const double *y, size_t n,
+                          size_t *out, size_t *n_out);
+/* Time and energy of the results with both (r->n_energy of them, in file
+ * order) into x (ms) and y (J) and their indices into `evals`; each has
+ * room for r->n_evals. Returns how many. */
+size_t cutune__report_energy_points(const cutune_report *r, double *x,
+                                    double *y, size_t *evals);
+
 /* report_plots.c: the SVG plots; each returns the number of <svg> it
  * wrote. */
 size_t cutune__report_plot_convergence(const cutune_report *r,
                                        cutune__rtext *out);
 size_t cutune__report_plot_threads(const cutune_report *r, cutune__rtext *out);
 size_t cutune__report_plot_params(const cutune_report *r, cutune__rtext *out);
+/* Energy against time with the Pareto front and the objectives' winners;
+ * the front's eval indices, time ascending, are `front[n_front]`. */
+size_t cutune__report_plot_energy(const cutune_report *r, const size_t *front,
+                                  size_t n_front, cutune__rtext *out);
 
 /* report_html.c: the page's frame and the results page. */
 void cutune__report_html_head(cutune__rtext *out, const char *title);

@@ -22,7 +22,8 @@ enum {
     S_OCCUPANCY = 2,
     S_DEFAULT = 3,
     S_WINNER = 4,
-    S_MEDIAN = 5
+    S_MEDIAN = 5,
+    S_FRONT = 6
 };
 
 static void plot_init(cutune__svg_plot *p, double w, double h)
@@ -392,4 +393,113 @@ size_t cutune__report_plot_params(const cutune_report *r, cutune__rtext *out)
         plots++;
     }
     return plots;
+}
+
+/* The objectives' winners on the energy plot: shape, series, name. */
+static const struct {
+    cutune__svg_shape shape;
+    int series;
+    const char *name;
+} objective_marks[CUTUNE__REPORT_OBJECTIVES] = {
+    {CUTUNE__MARK_STAR, S_WINNER, "time winner"},
+    {CUTUNE__MARK_DIAMOND, S_DEFAULT, "energy winner"},
+    {CUTUNE__MARK_TRIANGLE, S_OCCUPANCY, "edp winner"}};
+
+/* "NAME: T ms, E J per launch, P W, evaluation N" into buf. */
+static void energy_tip(const cutune__report_eval *e, size_t eval,
+                       const char *name, char *buf, size_t len)
+{
+    char t[32], j[32], w[32];
+    snprintf(buf, len, "%s: %s ms, %s J per launch, %s W, evaluation %zu",
+             name, cutune__rtext_num(t, e->time_ms, 4),
+             cutune__rtext_num(j, e->energy_j, 4),
+             cutune__rtext_num(w, e->power_w, 4), eval + 1);
+}
+
+static void energy_marks(cutune__svg_plot *p, const cutune_report *r,
+                         const size_t *front, size_t n_front)
+{
+    double *fx = malloc((n_front ? n_front : 1) * sizeof *fx);
+    double *fy = malloc((n_front ? n_front : 1) * sizeof *fy);
+    if (fx && fy) {
+        for (size_t i = 0; i < n_front; i++) {
+            fx[i] = r->evals[front[i]].time_ms;
+            fy[i] = r->evals[front[i]].energy_j;
+        }
+        cutune__svg_line(p, fx, fy, n_front, S_FRONT, 0, 0, "Pareto front");
+        for (size_t i = 0; i < n_front; i++) {
+            char tip[200];
+            energy_tip(&r->evals[front[i]], front[i], "Pareto front", tip,
+                       sizeof tip);
+            cutune__svg_marker(p, fx[i], fy[i], CUTUNE__MARK_CIRCLE, S_FRONT,
+                               tip);
+        }
+    }
+    free(fx);
+    free(fy);
+    for (size_t k = 0; k < CUTUNE__REPORT_OBJECTIVES; k++) {
+        size_t w = r->energy_winner[k];
+        char tip[200];
+        energy_tip(&r->evals[w], w, objective_marks[k].name, tip, sizeof tip);
+        cutune__svg_marker(p, r->evals[w].time_ms, r->evals[w].energy_j,
+                           objective_marks[k].shape, objective_marks[k].series,
+                           tip);
+    }
+}
+
+size_t cutune__report_plot_energy(const cutune_report *r, const size_t *front,
+                                  size_t n_front, cutune__rtext *out)
+{
+    size_t n = r->n_evals ? r->n_evals : 1;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    size_t *evals = malloc(n * sizeof *evals),
+           *keep = malloc(n * sizeof *keep);
+    size_t m = x && y && evals && keep && r->n_energy
+                   ? cutune__report_energy_points(r, x, y, evals)
+                   : 0;
+    if (m) {
+        double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
+        for (size_t i = 0; i < m; i++) {
+            xlo = fmin(xlo, x[i]);
+            xhi = fmax(xhi, x[i]);
+            ylo = fmin(ylo, y[i]);
+            yhi = fmax(yhi, y[i]);
+        }
+        /* Every point when they are few; else an even sample (the front
+         * and the winners are drawn on top in any case). */
+        size_t k = cutune__report_subsample(m, r->max_points, keep);
+        for (size_t i = 0; i < k; i++) {
+            x[i] = x[keep[i]];
+            y[i] = y[keep[i]];
+        }
+        cutune__svg_plot p;
+        plot_init(&p, 560, 340);
+        p.legend_above = 1;
+        const char *names[] = {
+            "configuration", "Pareto front", objective_marks[0].name,
+            objective_marks[1].name, objective_marks[2].name};
+        p.top = cutune__svg_legend_top(&p, names, 5);
+        p.height += p.top;
+        p.x = time_axis(xlo, xhi, "time per launch (ms)");
+        p.y = time_axis(ylo, yhi, "energy per launch (J)");
+        cutune__svg_begin(&p, out, "energy-time", "Energy against time",
+                          "Each correct configuration's energy per launch "
+                          "against its time, the Pareto front (those no "
+                          "other beats on both) connected, and the best by "
+                          "time, by energy and by energy x time.");
+        cutune__svg_dots(&p, x, y, k, S_BEST, "configurations");
+        energy_marks(&p, r, front, n_front);
+        cutune__svg_legend(&p, CUTUNE__MARK_CIRCLE, S_BEST, 0, names[0]);
+        cutune__svg_legend(&p, CUTUNE__MARK_CIRCLE, S_FRONT, 0, names[1]);
+        for (size_t j = 0; j < CUTUNE__REPORT_OBJECTIVES; j++)
+            cutune__svg_legend(&p, objective_marks[j].shape,
+                               objective_marks[j].series, 0,
+                               objective_marks[j].name);
+        cutune__svg_end(&p);
+    }
+    free(x);
+    free(y);
+    free(evals);
+    free(keep);
+    return m ? 1 : 0;
 }

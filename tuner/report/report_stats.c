@@ -214,3 +214,63 @@ cutune_status cutune__report_param_stats(cutune_report *r)
     free(scratch);
     return st ? cutune__report_fail(r, st, "out of memory") : CUTUNE_OK;
 }
+
+typedef struct xy_item {
+    size_t index;
+    double x, y;
+} xy_item;
+
+static int by_x_then_y(const void *a, const void *b)
+{
+    const xy_item *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->y != q->y)
+        return p->y < q->y ? -1 : 1;
+    return p->index < q->index ? -1 : p->index > q->index;
+}
+
+int cutune__report_pareto(const double *x, const double *y, size_t n,
+                          size_t *out, size_t *n_out)
+{
+    *n_out = 0;
+    xy_item *items = malloc((n ? n : 1) * sizeof *items);
+    if (!items)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]) && isfinite(y[i]))
+            items[m++] = (xy_item){i, x[i], y[i]};
+    qsort(items, m, sizeof *items, by_x_then_y);
+    /* Sorted by x, a point is beaten exactly when one before it has a
+     * lower y, or the same y at a lower x: the front keeps each point
+     * whose y is below every earlier one's, and any point equal to the
+     * last one kept. */
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        const xy_item *last = k ? &items[k - 1] : NULL;
+        if (!last || items[i].y < last->y ||
+            (items[i].y == last->y && items[i].x == last->x))
+            items[k++] = items[i];
+    }
+    for (size_t i = 0; i < k; i++)
+        out[i] = items[i].index;
+    *n_out = k;
+    free(items);
+    return 0;
+}
+
+size_t cutune__report_energy_points(const cutune_report *r, double *x,
+                                    double *y, size_t *evals)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_evals; i++) {
+        const cutune__report_eval *e = &r->evals[i];
+        if (e->duplicate || !isfinite(e->time_ms) || !isfinite(e->energy_j))
+            continue;
+        x[n] = e->time_ms;
+        y[n] = e->energy_j;
+        evals[n++] = i;
+    }
+    return n;
+}

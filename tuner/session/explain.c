@@ -64,6 +64,16 @@ static void time_config(cutune_session *s, cutune__explained *e,
         return;
     }
     cutune__session_measure(s, s->slots, rec, job, 1);
+    /* measure() leaves energy to a search's candidates; explain measures
+     * it here, after the timing, as a search does, when asked to. */
+    unsigned grid[3], block[3];
+    char why[256];
+    if (s->proto.energy.on &&
+        cutune__problem_geometry(s->problem, e->config_index, grid, block, why,
+                                 sizeof why) == 0)
+        cutune__session_measure_energy(s, s->slots, rec, grid, block);
+    e->energy_j = rec->energy_j;
+    e->power_w = rec->power_w;
     e->outcome = rec->pub.outcome;
     e->time_ms = rec->pub.time_ms;
     e->message = strdup(rec->pub.message ? rec->pub.message : "");
@@ -170,7 +180,7 @@ static cutune_status pick_configs(cutune_session *s, cutune_explain *x,
         cutune__explained *e = &x->cfg[i];
         snprintf(e->role, sizeof e->role, "%s", roles[i]);
         e->config_index = idx[i];
-        e->time_ms = NAN;
+        e->time_ms = e->energy_j = e->power_w = NAN;
         e->counters = CUTUNE_COUNTERS_NOT_RUN;
         for (int m = 0; m < CUTUNE__METRIC_COUNT; m++)
             e->values[m] = NAN;
@@ -272,7 +282,9 @@ cutune_status cutune_session_explain(cutune_session *s,
     if (!x)
         return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY, "out of memory");
     double t_devices, t_ref;
-    cutune_status st = cutune__session_open_device(s, &t_devices, &t_ref);
+    cutune_status st = cutune__session_energy_settings(s);
+    if (!st)
+        st = cutune__session_open_device(s, &t_devices, &t_ref);
     if (!st) {
         describe_header(s, x, note);
         st = pick_configs(s, x, config, n_config, role);
