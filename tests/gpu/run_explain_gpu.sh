@@ -59,4 +59,32 @@ cat "$tmp/nocupti"
     no "not exactly one line saying why counters were not read"
 row "$tmp/nocupti" 'registers per thread' | grep -q '[0-9]' ||
     no "no static figures without counters"
+
+# Energy and power measured as a tune measures them (--measure-energy):
+# a row of each with figures, and the JSON keys with positive values.
+"$build/cutune" explain vector_add --size 16777216 --measure-energy \
+    >"$tmp/energy" 2>&1 || no "explain --measure-energy exit $?"
+cat "$tmp/energy"
+for r in 'power' 'energy per launch'; do
+    row "$tmp/energy" "$r" | grep -q '[0-9]' || no "no $r row with figures"
+done
+"$build/cutune" explain vector_add --size 16777216 --measure-energy --json \
+    >"$tmp/energy.json" 2>/dev/null || no "explain --measure-energy --json exit $?"
+python3 - "$tmp/energy.json" <<'PY' || no "energy_j/power_w missing or not positive in the JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+found = []
+def walk(x):
+    if isinstance(x, dict):
+        if "energy_j" in x:
+            found.append((x["energy_j"], x.get("power_w")))
+        for v in x.values():
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(d)
+print("energy_j, power_w:", found)
+sys.exit(0 if found and all(e > 0 and 10 < w < 2000 for e, w in found) else 1)
+PY
 exit $fail
