@@ -440,12 +440,8 @@ static cutune_status build_param(cutune_problem *p, const cutune_tunable *t,
                                    "must be strings (compiler options)",
                                    field, t->name);
     }
-    if (t->compiler_option) {
-        if (!p->param_is_option &&
-            !(p->param_is_option = calloc(p->n_params, 1)))
-            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
-        p->param_is_option[i] = 1;
-    }
+    if (t->compiler_option)
+        p->param_is_option[i] = 1; /* allocated by build_params */
     return param_default(p, t, field, i);
 }
 
@@ -467,6 +463,12 @@ static cutune_status build_params(cutune_problem *p,
     if (!p->param_names || !p->param_values || !p->param_value_counts ||
         !p->value_texts || !p->default_values)
         return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    /* One flag per parameter, all of them: n_params grows as they are
+     * built, so the flags cannot be sized by it. */
+    for (size_t i = 0; i < n && !p->param_is_option; i++)
+        if (spec->tune_params[i].compiler_option &&
+            !(p->param_is_option = calloc(n, 1)))
+            return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < n; i++) {
         p->n_params = i + 1;
         cutune_status st = build_param(p, &spec->tune_params[i], i);
