@@ -603,7 +603,11 @@ static void default_report(void *state, size_t index, double objective)
     } else if (st->climb != CUTUNE__NONE && st->climb != index &&
                st->climb_batch) {
         st->climb_evals++;
-        if (isfinite(o) &&
+        /* In flight, results come out of proposal order: one may come
+         * before the climb's start has its own, and there is nothing
+         * to compare with yet (its objective is unwritten). The climb
+         * stays where it started. */
+        if (isfinite(o) && st->h.done[st->climb] &&
             cutune__default_faster(o, st->h.objective[st->climb]))
             st->climb = index;
     }
