@@ -336,6 +336,7 @@ version = _proto("cutune_version", c_char_p)
 status_str = _proto("cutune_status_str", c_char_p, c_int)
 outcome_str = _proto("cutune_outcome_str", c_char_p, c_int)
 objective_str = _proto("cutune_objective_str", c_char_p, c_int)
+objective_parse = _proto("cutune_objective_parse", c_int, c_char_p, POINTER(c_int))
 match_str = _proto("cutune_match_str", c_char_p, c_int)
 
 problem_spec_init = _proto("cutune_problem_spec_init", None, POINTER(ProblemSpec))

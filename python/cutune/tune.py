@@ -101,17 +101,14 @@ def _log_callback(verbose, quiet):
     return _lib.LOG_FN(log)
 
 
-_OBJECTIVES = {"time": 0, "energy": 1, "edp": 2}
-
-
 def _objective(name):
-    """cutune_objective's value for a name (None: time). Kernel Tuner's
-    observer names for energy are accepted too."""
-    aliases = {None: "time", "nvml_energy": "energy"}
-    key = aliases.get(name, name)
-    if key not in _OBJECTIVES:
+    """cutune_objective's value for a name (None: time), by the library's
+    own parser; Kernel Tuner's observer name for energy is taken too."""
+    key = {None: "time", "nvml_energy": "energy"}.get(name, name)
+    value = ctypes.c_int(0)
+    if not isinstance(key, str) or _lib.objective_parse(key.encode(), byref(value)) != 0:
         raise ValueError("objective: '%s' is not an objective (time, energy, edp)" % (name,))
-    return _OBJECTIVES[key]
+    return value.value
 
 
 def _session(device, strategy, max_evals, max_seconds, max_fraction, cache_dir, write_cache, reuse, replay, scale, log, seed,

@@ -84,9 +84,9 @@ def python_enums():
     d = _problem._DTYPES
     values = {
         "CUTUNE_ERR_NOT_FOUND": tune._NOT_FOUND,
-        "CUTUNE_OBJECTIVE_TIME": tune._OBJECTIVES["time"],
-        "CUTUNE_OBJECTIVE_ENERGY": tune._OBJECTIVES["energy"],
-        "CUTUNE_OBJECTIVE_EDP": tune._OBJECTIVES["edp"],
+        "CUTUNE_OBJECTIVE_TIME": tune._objective("time"),
+        "CUTUNE_OBJECTIVE_ENERGY": tune._objective("energy"),
+        "CUTUNE_OBJECTIVE_EDP": tune._objective("edp"),
         "CUTUNE_VALUE_INT": _problem._VALUE_INT,
         "CUTUNE_VALUE_FLOAT": _problem._VALUE_FLOAT,
         "CUTUNE_VALUE_BOOL": _problem._VALUE_BOOL,
