@@ -28,18 +28,13 @@
 #define ENERGY_WINDOW_MS_MAX 10000.0
 #define ENERGY_WINDOWS_MAX   50
 
-static int energy_wanted(const cutune_session *s)
-{
-    return s->proto.energy_wanted;
-}
-
 /* Read for every device when the tune starts, before any device is
  * opened, so that a bad value is refused at once, GPU or not. */
 cutune_status cutune__session_energy_settings(cutune_session *s)
 {
     s->proto.energy.on = 0;
     s->proto.energy.warned = 0;
-    if (!energy_wanted(s))
+    if (!s->proto.energy_wanted)
         return CUTUNE_OK;
     char msg[256];
     double window_ms = ENERGY_WINDOW_MS, windows = ENERGY_WINDOWS;
@@ -59,7 +54,7 @@ cutune_status cutune__session_energy_settings(cutune_session *s)
  * anything is measured. */
 cutune_status cutune__session_check_energy(cutune_session *s)
 {
-    if (!energy_wanted(s))
+    if (!s->proto.energy_wanted)
         return CUTUNE_OK;
     for (size_t i = 0; i < s->n_slots; i++) {
         cutune__mslot *slot = &s->slots[i];
