@@ -35,10 +35,13 @@ static double factor_of(const unit *units, size_t n, const char *name)
     return 0.0;
 }
 
+/* The measurement names read, energy first: cutune's, then Kernel
+ * Tuner's NVML observer's. */
+static const char *const names[] = {"energy", "nvml_energy", "power",
+                                    "nvml_power"};
+
 int cutune__t4_is_energy_name(const char *name)
 {
-    static const char *const names[] = {"energy", "power", "nvml_energy",
-                                        "nvml_power"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -88,10 +91,8 @@ cutune_status cutune__t4_read_energy(const char *path, json_t *res, size_t i,
                                      cutune__t4_entry *e, char *err,
                                      size_t errlen)
 {
-    double v[4];
-    static const char *const names[] = {"energy", "nvml_energy", "power",
-                                        "nvml_power"};
-    for (size_t k = 0; k < 4; k++) {
+    double v[sizeof names / sizeof *names];
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         cutune_status st =
             read_one(path, res, i, names[k], k < 2, &v[k], err, errlen);
         if (st)
