@@ -88,6 +88,10 @@ case_ simulate-json 0 simulate sim.json --results sim_T4.json --strategy local -
 # then the default (proposals in flight), as text and JSON.
 case_ simulate-clock-json 0 simulate sim.json --results sim_T4.json --strategy random --budget-evals 6 --seed 1 --threads 2 --json
 case_ simulate-clock 0 simulate sim.json --results sim_T4.json --budget-evals 8 --repeat 2 --seed 1 --threads 4
+# Threads per block from a LocalSize expression (no block_size_x): the
+# occupancy suggestion is placed by the launch geometry, which a problem
+# loaded for its space alone has too.
+case_ simulate-occupancy-localsize 0 simulate sim_threads.json --results sim_threads_T4.json --strategy brute_force --budget-evals 1 --occupancy-block 128
 case_ simulate-threads-too-many 1 simulate sim.json --results sim_T4.json --threads 5000
 case_ simulate-all-fail 6 simulate sim.json --results sim_fail_T4.json --strategy bayes --budget-evals 5
 case_ simulate-no-results 1 simulate sim.json

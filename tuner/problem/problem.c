@@ -28,8 +28,9 @@
 #include "util.h"
 
 /* A problem read for its space only: the kernel part is not looked at,
- * but a replay runs the strategy and budget a tune would, and its records
- * carry the source hash a tune's would. */
+ * but a replay runs the strategy and budget a tune would, starts where a
+ * tune would (the launch geometry places an occupancy suggestion), and
+ * its records carry the source hash a tune's would. */
 static cutune_status space_only(cutune_problem *p, cutune__t1_draft *d,
                                 json_t *root, const char *dir,
                                 const cutune__template *builtin)
@@ -37,8 +38,13 @@ static cutune_status space_only(cutune_problem *p, cutune__t1_draft *d,
     json_t *ks = json_object_get(root, "KernelSpecification");
     d->spec.kernel_name = cutune__t1_string(ks, "KernelName");
     cutune_status st;
+    /* The geometry where the file gives one (LocalSize and GlobalSize):
+     * a file read for its space alone need not describe a launch. */
+    int launch = json_object_get(ks, "LocalSize") != NULL &&
+                 json_object_get(ks, "GlobalSize") != NULL;
     if ((st = cutune__t1_parse_budget(p, d, root)) ||
         (st = cutune__t1_parse_search(p, d, root)) ||
+        (launch && (st = cutune__t1_parse_launch(p, d, ks))) ||
         (st = cutune__t1_parse_simulation_input(p, ks, dir)))
         return st;
     size_t len = 0;
@@ -407,6 +413,10 @@ int cutune__problem_geometry(const cutune_problem *p, size_t config,
                              size_t errlen)
 {
     static const long long grid_max[3] = {2147483647LL, 65535, 65535};
+    if (!p->local_size[0]) {
+        snprintf(err, errlen, "no launch geometry");
+        return CUTUNE__GEOMETRY_BAD_FIELD;
+    }
     const uint32_t *cfg = cutune__space_config(p->space, config);
     long long size[8];
     if (p->has_grid_div && p->n_problem_size > 0) {

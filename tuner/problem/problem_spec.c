@@ -667,7 +667,13 @@ cutune_status cutune__problem_build(cutune_problem *p,
         (st = check_problem_size(p)))
         return st;
     if (p->space_only) {
-        if ((st = build_space(p)))
+        /* The geometry where the spec gives a block, though nothing is
+         * launched: a simulation starts where a tune would, and an
+         * occupancy suggestion is placed by threads per block
+         * (search/strategy/seed.h). */
+        if ((spec->block_size[0] &&
+             (st = cutune__problem_build_geometry(p, spec))) ||
+            (st = build_space(p)))
             return st;
         if (source_hash)
             snprintf(p->source_hash, sizeof p->source_hash, "%s", source_hash);

@@ -26,6 +26,11 @@ cutune__problem_check_size_option(cutune_problem *p,
 cutune_status cutune__problem_build_kernel(cutune_problem *p,
                                            const cutune_problem_spec *spec,
                                            const char *source_hash);
+/* The launch geometry alone (part of build_kernel): a problem loaded for
+ * its space only needs it too, for the threads per block that place an
+ * occupancy suggestion in a space whose LocalSize is an expression. */
+cutune_status cutune__problem_build_geometry(cutune_problem *p,
+                                             const cutune_problem_spec *spec);
 cutune_status cutune__problem_build_args(cutune_problem *p,
                                          const cutune_problem_spec *spec);
 cutune_status cutune__problem_build_answers(cutune_problem *p,

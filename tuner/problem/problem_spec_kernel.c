@@ -102,8 +102,8 @@ static cutune_status grid_div(cutune_problem *p, int d,
 /* Kernel Tuner's launch rule unless the spec gives a T1 GlobalSize: the
  * block from block_size (by default the tunables block_size_x/y/z, else
  * 256 by 1 by 1), the grid dividing the problem size. */
-static cutune_status build_geometry(cutune_problem *p,
-                                    const cutune_problem_spec *spec)
+cutune_status cutune__problem_build_geometry(cutune_problem *p,
+                                             const cutune_problem_spec *spec)
 {
     static const char *const names[3] = {"block_size_x", "block_size_y",
                                          "block_size_z"};
@@ -153,7 +153,7 @@ cutune_status cutune__problem_build_kernel(cutune_problem *p,
 {
     cutune_status st;
     if ((st = copy_source(p, spec, source_hash)) ||
-        (st = build_geometry(p, spec)))
+        (st = cutune__problem_build_geometry(p, spec)))
         return st;
     p->shared_memory = spec->shared_memory;
     char field[64];

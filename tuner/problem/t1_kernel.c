@@ -166,6 +166,26 @@ cutune_status cutune__t1_parse_simulation_input(cutune_problem *p, json_t *ks,
                : cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
 }
 
+cutune_status cutune__t1_parse_launch(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *ks)
+{
+    cutune_status st;
+    const char *gst = cutune__t1_string(ks, "GlobalSizeType");
+    if (!gst || strcmp(gst, "OpenCL") == 0)
+        d->spec.global_size_in_blocks = 0;
+    else if (strcmp(gst, "CUDA") == 0)
+        d->spec.global_size_in_blocks = 1;
+    else
+        return cutune__t1_fail(
+            p, CUTUNE_ERR_UNSUPPORTED,
+            "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)", gst);
+    if ((st = parse_geometry(p, d, ks, "LocalSize", d->spec.block_size)) ||
+        (st = parse_geometry(p, d, ks, "GlobalSize", d->spec.global_size)) ||
+        (st = parse_grid_div(p, d, ks)))
+        return st;
+    return CUTUNE_OK;
+}
+
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, cutune__t1_draft *d,
                                       json_t *root, const char *dir,
                                       const cutune__template *builtin)
@@ -226,21 +246,8 @@ cutune_status cutune__t1_parse_kernel(cutune_problem *p, cutune__t1_draft *d,
         d->spec.n_compiler_options = i + 1;
     }
 
-    const char *gst = cutune__t1_string(ks, "GlobalSizeType");
-    if (!gst || strcmp(gst, "OpenCL") == 0)
-        d->spec.global_size_in_blocks = 0;
-    else if (strcmp(gst, "CUDA") == 0)
-        d->spec.global_size_in_blocks = 1;
-    else
-        return cutune__t1_fail(
-            p, CUTUNE_ERR_UNSUPPORTED,
-            "KernelSpecification.GlobalSizeType: '%s' (CUDA, OpenCL)", gst);
-    if ((st = parse_geometry(p, d, ks, "LocalSize", d->spec.block_size)) ||
-        (st = parse_geometry(p, d, ks, "GlobalSize", d->spec.global_size)) ||
-        (st = parse_grid_div(p, d, ks)))
-        return st;
-
-    if ((st = cutune__t1_parse_simulation_input(p, ks, dir)))
+    if ((st = cutune__t1_parse_launch(p, d, ks)) ||
+        (st = cutune__t1_parse_simulation_input(p, ks, dir)))
         return st;
 
     json_t *sm = json_object_get(ks, "SharedMemory");

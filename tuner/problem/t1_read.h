@@ -96,6 +96,11 @@ cutune_status cutune__t1_parse_space(cutune_problem *p, cutune__t1_draft *d,
                                      json_t *root);
 cutune_status cutune__t1_parse_problem_size(cutune_problem *p,
                                             cutune__t1_draft *d, json_t *root);
+/* KernelSpecification's launch geometry (GlobalSizeType, LocalSize,
+ * GlobalSize, GridDiv*): part of parse_kernel, and read alone for a
+ * problem loaded for its space, whose seed start needs threads per block. */
+cutune_status cutune__t1_parse_launch(cutune_problem *p, cutune__t1_draft *d,
+                                      json_t *ks);
 cutune_status cutune__t1_parse_kernel(cutune_problem *p, cutune__t1_draft *d,
                                       json_t *root, const char *dir,
                                       const cutune__template *builtin);
