@@ -544,14 +544,7 @@ size_t cutune__problem_default_config(const cutune_problem *p)
 {
     if (!p->space || cutune__space_size(p->space) == 0)
         return CUTUNE__NONE;
-    uint32_t *cfg = malloc(p->n_params * sizeof *cfg);
-    if (!cfg)
-        return 0;
-    for (size_t i = 0; i < p->n_params; i++)
-        cfg[i] = (uint32_t)p->default_values[i];
-    size_t idx = cutune__space_nearest(p->space, cfg);
-    free(cfg);
-    return idx;
+    return p->default_config;
 }
 
 /* Kernel Tuner's convention, which published kernels rely on: a

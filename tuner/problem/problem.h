@@ -74,6 +74,9 @@ struct cutune_problem {
     size_t n_conditions;
     cutune__space *space;
     double space_seconds; /* wall time of building `space` */
+    /* The default configuration's index (cutune__problem_default_config),
+     * found once the space is built, so that asking never allocates. */
+    size_t default_config;
 
     cutune__expr *local_size[3];
     cutune__expr *global_size[3];

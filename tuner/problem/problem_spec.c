@@ -621,6 +621,13 @@ static cutune_status build_space(cutune_problem *p)
                                "%s: no configuration satisfies the "
                                "conditions",
                                field);
+    uint32_t *cfg = malloc((p->n_params ? p->n_params : 1) * sizeof *cfg);
+    if (!cfg)
+        return cutune__t1_fail(p, CUTUNE_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < p->n_params; i++)
+        cfg[i] = (uint32_t)p->default_values[i];
+    p->default_config = cutune__space_nearest(p->space, cfg);
+    free(cfg);
     warn_invalid_default(p);
     return CUTUNE_OK;
 }
