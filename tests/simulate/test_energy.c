@@ -438,6 +438,58 @@ static void test_replayed_tune(const cutune_problem *p)
     cutune_session_destroy(t.s);
 }
 
+static void count_evaluations(void *user, const cutune_progress *progress)
+{
+    (void)progress;
+    ++*(size_t *)user;
+}
+
+/* An energy tune of a recording without energy is refused before its
+ * search, naming the file: nothing evaluated (it used to fail after a
+ * whole search), nothing cached. */
+static void test_refused_before_search(const cutune_problem *p)
+{
+    char cache[512];
+    snprintf(cache, sizeof cache, "%s/refused", dir);
+    const cutune_objective needs[] = {CUTUNE_OBJECTIVE_ENERGY,
+                                      CUTUNE_OBJECTIVE_EDP};
+    for (size_t k = 0; k < 2; k++) {
+        cutune_session_options so;
+        cutune_session_options_init(&so);
+        so.strategy = "brute_force";
+        so.replay_devices = time_t4;
+        so.cache_dir = cache;
+        so.write_cache = 1;
+        so.objective = needs[k];
+        size_t evaluations = 0;
+        so.progress = count_evaluations;
+        so.progress_user = &evaluations;
+        cutune_session *s = NULL;
+        const cutune_tune_result *r = NULL;
+        cutune_status st = cutune_session_create(&so, &s);
+        CHECK_INT(st, CUTUNE_OK);
+        if (st == CUTUNE_OK)
+            st = cutune_session_tune(s, p, &r);
+        CHECK_INT(st, CUTUNE_ERR_INVALID_ARGUMENT);
+        CHECK(r == NULL);
+        CHECK_CONTAINS(cutune_session_errmsg(s), "replayed device 0: ");
+        CHECK_CONTAINS(cutune_session_errmsg(s),
+                       k == 0 ? "sim_T4.json: objective energy: no correct"
+                              : "sim_T4.json: objective edp: no correct");
+        CHECK_INT(evaluations, 0);
+        cutune_session_destroy(s);
+    }
+    /* No record was filed: the cache folder holds no record file (its
+     * binaries folder is made with the session). */
+    DIR *d = opendir(cache);
+    size_t records = 0;
+    for (struct dirent *de; d && (de = readdir(d));)
+        records += strstr(de->d_name, ".jsonl") != NULL;
+    if (d)
+        closedir(d);
+    CHECK_INT(records, 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -450,6 +502,7 @@ int main(void)
         test_units(p);
         test_simulate(p);
         test_replayed_tune(p);
+        test_refused_before_search(p);
     }
     cutune_problem_destroy(p);
     remove_tree(dir);

@@ -120,6 +120,13 @@ void cutune__t4_free(cutune__t4 *t4);
 int cutune__t4_mismatch(const cutune__t4 *t4, const char *path,
                         const cutune_problem *problem, char *msg, size_t len);
 
+/* 1 with one line (no newline) in msg naming `path` when `objective`
+ * needs energy (energy, edp) and no correct result of the file has an
+ * energy measurement, so that a replay of it is refused before it runs;
+ * else 0 (msg then ""). In t4_energy.c. */
+int cutune__t4_lacks_energy(const cutune__t4 *t4, const char *path,
+                            cutune_objective objective, char *msg, size_t len);
+
 /* What evaluating the entry cost, in seconds, as recorded: its
  * compilation plus every recorded run (the time a replay's time budget
  * spends on it). */

@@ -12,6 +12,7 @@
  * writer (file_utils.py) gives measurements other than times the unit "",
  * so "" reads as J or W. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "t4_energy.h"
@@ -123,4 +124,23 @@ int cutune__t4_write_energy(json_t *meas, double energy_j, double power_w)
                                                      "power", "value", power_w,
                                                      "unit", "W"));
     return bad;
+}
+
+int cutune__t4_lacks_energy(const cutune__t4 *t4, const char *path,
+                            cutune_objective objective, char *msg, size_t len)
+{
+    if (len)
+        msg[0] = '\0';
+    if (objective == CUTUNE_OBJECTIVE_TIME)
+        return 0;
+    for (size_t e = 0; e < t4->n_entries; e++)
+        if (t4->entries[e].outcome == CUTUNE_OUTCOME_CORRECT &&
+            t4->entries[e].energy_j > 0 && isfinite(t4->entries[e].energy_j))
+            return 0;
+    snprintf(msg, len,
+             "%s: objective %s: no correct result has an energy "
+             "measurement (energy or nvml_energy, or a power with the "
+             "time)",
+             path, cutune_objective_str(objective));
+    return 1;
 }

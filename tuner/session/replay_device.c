@@ -163,6 +163,12 @@ cutune_status cutune__replay_devices_load(cutune_session *s)
         if (cutune__t4_mismatch(d->t4, d->path, s->problem, err, sizeof err))
             cutune__session_log(s, CUTUNE_LOG_WARN, "replayed device %zu: %s",
                                 i, err);
+        /* An energy tune of a recording without energy could only fail
+         * after its whole search: refused before it. */
+        if (cutune__t4_lacks_energy(d->t4, d->path, s->proto.objective, err,
+                                    sizeof err))
+            return cutune__session_fail(s, CUTUNE_ERR_INVALID_ARGUMENT,
+                                        "replayed device %zu: %s", i, err);
         d->by_config = calloc(n ? n : 1, sizeof *d->by_config);
         if (!d->by_config)
             return cutune__session_fail(s, CUTUNE_ERR_NO_MEMORY,

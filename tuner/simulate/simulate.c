@@ -285,16 +285,6 @@ static void read_record(cutune_simulation *sim, const cutune_problem *problem,
     }
 }
 
-/* Whether a correct result of the file has an energy. */
-static int any_energy(const cutune__t4 *t4)
-{
-    for (size_t e = 0; e < t4->n_entries; e++)
-        if (t4->entries[e].outcome == CUTUNE_OUTCOME_CORRECT &&
-            t4->entries[e].energy_j > 0 && isfinite(t4->entries[e].energy_j))
-            return 1;
-    return 0;
-}
-
 /* Where every run starts: where a tune would (search/strategy/seed.h). Its
  * values go after the runs' and the optimum's in sim->configs. */
 static void set_start(cutune_simulation *sim, const cutune_problem *problem,
@@ -506,12 +496,10 @@ cutune_status cutune_simulate(const cutune_problem *problem,
     cutune_simulate_result *r = &sim->result;
     read_record(sim, problem, t4, &rec, repeat, o.objective);
     r->objective = o.objective;
-    if (o.objective != CUTUNE_OBJECTIVE_TIME && !any_energy(t4)) {
-        st = fail(sim, CUTUNE_ERR_INVALID_ARGUMENT,
-                  "%s: objective %s: no correct result has an energy "
-                  "measurement (energy or nvml_energy, or a power with the "
-                  "time)",
-                  o.results_path, cutune_objective_str(o.objective));
+    char why[1024];
+    if (cutune__t4_lacks_energy(t4, o.results_path, o.objective, why,
+                                sizeof why)) {
+        st = fail(sim, CUTUNE_ERR_INVALID_ARGUMENT, "%s", why);
         goto out;
     }
     r->strategy = type->name;
