@@ -321,8 +321,9 @@ static cutune_status start_replayed(cutune_session *s, size_t *start)
         (st = cutune__session_bring_up(s, s->slots, 1)))
         return st;
     s->proto.device = s->props[s->slots[0].ordinal];
-    /* No measurement log: its records need the launch geometry, which a
-     * problem loaded for its space alone does not have. */
+    /* No measurement log: its records need the whole launch (source,
+     * arguments, geometry), which a problem loaded for its space alone
+     * does not have. */
     *start = cutune__problem_default_config(s->problem);
     cutune__session_log(s, CUTUNE_LOG_INFO,
                         "%s on %zu replayed device%s (%s): %zu "
